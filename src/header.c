@@ -1,0 +1,230 @@
+#include "header.h"
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <pam.h>
+
+#include "image.h"
+
+static char netpbm_msg[SP_WHY_MAX];
+
+/* Set between setjmp and a possible longjmp, so static rather than
+ * automatic (an automatic would be indeterminate after the jump).  The
+ * module is main-thread only, like libnetpbm's own jump buffer. */
+static jmp_buf *saved_jb;
+static tuple *row_buf;
+
+static void keep_error(const char *msg)
+{
+    size_t n;
+
+    snprintf(netpbm_msg, sizeof netpbm_msg, "%s", msg);
+    n = strlen(netpbm_msg);
+    while (n > 0 && (netpbm_msg[n - 1] == '\n' || netpbm_msg[n - 1] == '.'))
+        netpbm_msg[--n] = '\0';
+}
+
+static void drop_message(const char *msg)
+{
+    (void)msg;  /* library code never prints */
+}
+
+static void netpbm_setup(void)
+{
+    static int done;
+
+    if (!done) {
+        pm_init("scaleppm", 0);
+        pm_setusererrormsgfn(keep_error);
+        pm_setusermessagefn(drop_message);
+        done = 1;
+    }
+    netpbm_msg[0] = '\0';
+}
+
+/* read_pam: pnm_readpaminit(F) with libnetpbm's exit() turned into a
+ * return.  Returns 0, or -1 with netpbm_msg set. */
+static int read_pam(FILE *f, struct pam *pam)
+{
+    jmp_buf jb;
+
+    if (setjmp(jb) != 0) {
+        pm_setjmpbuf(saved_jb);
+        return -1;
+    }
+    pm_setjmpbufsave(&jb, &saved_jb);
+    pnm_readpaminit(f, pam, PAM_STRUCT_SIZE(tuple_type));
+    pm_setjmpbuf(saved_jb);
+    return 0;
+}
+
+static sp_status check_magic(FILE *f, char *why)
+{
+    int c0 = getc(f), c1 = getc(f);
+
+    if (c0 == EOF)
+        return SP_E_EMPTY;
+    if (c0 != 'P' || c1 == EOF || c1 < '1' || c1 > '7') {
+        snprintf(why, SP_WHY_MAX, "expected P2, P3, P5 or P6");
+        return SP_E_NOTPNM;
+    }
+    if (c1 == '1' || c1 == '4') {
+        snprintf(why, SP_WHY_MAX, "PBM (P%c) is not supported; "
+                 "use P2, P3, P5 or P6", c1);
+        return SP_E_UNSUPPORTED;
+    }
+    if (c1 == '7') {
+        snprintf(why, SP_WHY_MAX, "PAM (P7) is not supported; "
+                 "use P2, P3, P5 or P6");
+        return SP_E_UNSUPPORTED;
+    }
+    if (fseeko(f, 0, SEEK_SET) != 0)
+        return SP_E_BADHEADER;
+    return SP_OK;
+}
+
+sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why)
+{
+    struct pam pam;
+    sp_status st;
+    off_t off;
+
+    memset(hdr, 0, sizeof *hdr);
+    why[0] = '\0';
+    netpbm_setup();
+    st = check_magic(f, why);
+    if (st != SP_OK)
+        return st;
+    if (read_pam(f, &pam) != 0) {
+        snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
+        return SP_E_BADHEADER;
+    }
+    off = ftello(f);
+    if (off < 0)
+        return SP_E_BADHEADER;
+
+    /* libnetpbm checks most of this already; the core does not rely on it. */
+    if (pam.width <= 0 || pam.height <= 0) {
+        snprintf(why, SP_WHY_MAX, "%d x %d", pam.width, pam.height);
+        return SP_E_BADDIM;
+    }
+    if (pam.maxval < 1 || pam.maxval > 65535) {
+        snprintf(why, SP_WHY_MAX, "maxval %lu", (unsigned long)pam.maxval);
+        return SP_E_BADMAXVAL;
+    }
+    hdr->magic = (char)(pam.format & 0xff);
+    hdr->plain = hdr->magic == '2' || hdr->magic == '3';
+    hdr->width = (size_t)pam.width;
+    hdr->height = (size_t)pam.height;
+    hdr->channels = (hdr->magic == '3' || hdr->magic == '6') ? 3 : 1;
+    hdr->maxval = (unsigned)pam.maxval;
+    hdr->bytes = hdr->maxval > 255 ? 2 : 1;
+    hdr->raster_offset = off;
+    st = sp_image_raster_size(hdr->width, hdr->height, hdr->channels,
+                              hdr->bytes, &hdr->raster_bytes);
+    if (st != SP_OK)
+        snprintf(why, SP_WHY_MAX, "%zu x %zu pixels", hdr->width, hdr->height);
+    return st;
+}
+
+/* read_rows: decode every row of PAM into RASTER, under a jump buffer.
+ * Returns 0, or -1 with netpbm_msg set. */
+static int read_rows(struct pam *pam, unsigned char *raster, unsigned bytes)
+{
+    jmp_buf jb;
+
+    if (setjmp(jb) != 0) {
+        pm_setjmpbuf(saved_jb);
+        if (row_buf != NULL)
+            pnm_freepamrow(row_buf);
+        row_buf = NULL;
+        return -1;
+    }
+    pm_setjmpbufsave(&jb, &saved_jb);
+    row_buf = pnm_allocpamrow(pam);
+    for (int y = 0; y < pam->height; y++) {
+        pnm_readpamrow(pam, row_buf);
+        for (int x = 0; x < pam->width; x++) {
+            for (unsigned c = 0; c < pam->depth; c++) {
+                sample v = row_buf[x][c];
+                if (bytes == 2)
+                    *raster++ = (unsigned char)(v >> 8);
+                *raster++ = (unsigned char)v;
+            }
+        }
+    }
+    pnm_freepamrow(row_buf);
+    row_buf = NULL;
+    pm_setjmpbuf(saved_jb);
+    return 0;
+}
+
+sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
+                                 unsigned char *raster, off_t *end, char *why)
+{
+    struct pam pam;
+
+    why[0] = '\0';
+    netpbm_setup();
+    if (fseeko(f, 0, SEEK_SET) != 0 || read_pam(f, &pam) != 0) {
+        snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
+        return SP_E_BADHEADER;
+    }
+    if ((size_t)pam.width != hdr->width || (size_t)pam.height != hdr->height)
+        return SP_E_BADHEADER;
+    if (read_rows(&pam, raster, hdr->bytes) != 0) {
+        snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
+        return SP_E_BADRASTER;
+    }
+    *end = ftello(f);
+    return SP_OK;
+}
+
+/* write_pam: pnm_writepaminit(PAM) under a jump buffer. */
+static int write_pam(struct pam *pam)
+{
+    jmp_buf jb;
+
+    if (setjmp(jb) != 0) {
+        pm_setjmpbuf(saved_jb);
+        return -1;
+    }
+    pm_setjmpbufsave(&jb, &saved_jb);
+    pnm_writepaminit(pam);
+    pm_setjmpbuf(saved_jb);
+    return 0;
+}
+
+sp_status sp_header_write(FILE *f, size_t width, size_t height,
+                          unsigned channels, unsigned maxval, char *why)
+{
+    struct pam pam;
+
+    why[0] = '\0';
+    netpbm_setup();
+    if (width > INT_MAX || height > INT_MAX) {
+        snprintf(why, SP_WHY_MAX, "%zu x %zu is too large for PNM", width,
+                 height);
+        return SP_E_TOOBIG;
+    }
+    memset(&pam, 0, sizeof pam);
+    pam.size = sizeof pam;
+    pam.len = PAM_STRUCT_SIZE(tuple_type);
+    pam.file = f;
+    pam.format = channels == 3 ? RPPM_FORMAT : RPGM_FORMAT;
+    pam.plainformat = 0;
+    pam.width = (int)width;
+    pam.height = (int)height;
+    pam.depth = channels;
+    pam.maxval = maxval;
+    snprintf(pam.tuple_type, sizeof pam.tuple_type, "%s",
+             channels == 3 ? PAM_PPM_TUPLETYPE : PAM_PGM_TUPLETYPE);
+    if (write_pam(&pam) != 0) {
+        snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
+        return SP_E_BADHEADER;
+    }
+    return SP_OK;
+}

@@ -1,0 +1,56 @@
+/* header.h: the PNM header parser, and the decoder of the plain formats.
+ *
+ * libnetpbm enters scaleppm here (and in the PNM writer).  It reports bad
+ * input by calling exit() unless a jump buffer is set; these functions set
+ * one around every libnetpbm call and turn its message into a status and a
+ * text.  libnetpbm's jump buffer is one global: call them from the main
+ * thread only. */
+#ifndef SP_HEADER_H
+#define SP_HEADER_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "status.h"
+
+struct sp_header {
+    char magic;           /* '2', '3' (plain), '5' or '6' (binary) */
+    int plain;            /* 1 for P2/P3: the raster is ASCII and decoded */
+    size_t width;
+    size_t height;
+    unsigned channels;    /* 1 for P2/P5, 3 for P3/P6 */
+    unsigned bytes;       /* 1 when maxval <= 255, else 2 */
+    unsigned maxval;      /* 1..65535 */
+    off_t raster_offset;  /* file offset of the first raster byte */
+    size_t raster_bytes;  /* width*height*channels*bytes: the binary raster,
+                             and the size of a decoded plain one */
+};
+
+/* Room for a detail message: the parser's own words or libnetpbm's. */
+#define SP_WHY_MAX 256
+
+/* sp_header_parse: parse and validate the PNM header at the start of F,
+ * which must be seekable and positioned at offset 0.  Checks the magic
+ * number (PBM and PAM give SP_E_UNSUPPORTED), dimensions > 0, maxval
+ * 1..65535, and that raster_bytes fits in size_t; it does not check the
+ * file's length (the loader does, before it allocates or maps).  On error,
+ * WHY (SP_WHY_MAX bytes) gets a one-line detail, possibly empty.
+ * Returns 0, SP_E_EMPTY, SP_E_NOTPNM, SP_E_UNSUPPORTED, SP_E_BADHEADER,
+ * SP_E_BADDIM, SP_E_BADMAXVAL or SP_E_TOOBIG. */
+sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why);
+
+/* sp_header_decode_plain: decode the plain (P2/P3) raster described by HDR
+ * from F (seekable; it is rewound and read from the start) into RASTER,
+ * hdr->raster_bytes bytes in the binary layout (16-bit samples big-endian).
+ * *END gets the offset just past the last sample.  Returns 0,
+ * SP_E_BADRASTER (WHY says where) or SP_E_BADHEADER. */
+sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
+                                 unsigned char *raster, off_t *end, char *why);
+
+/* sp_header_write: write the binary PNM header (P5 or P6, by channels) of
+ * a WIDTH x HEIGHT image with MAXVAL to F, as libnetpbm's own tools write
+ * it.  Returns 0, or SP_E_BADHEADER with WHY set when libnetpbm refuses. */
+sp_status sp_header_write(FILE *f, size_t width, size_t height,
+                          unsigned channels, unsigned maxval, char *why);
+
+#endif

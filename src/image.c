@@ -1,0 +1,69 @@
+#include "image.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sys.h"
+
+sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
+                               unsigned bytes, size_t *size)
+{
+    size_t row, total;
+
+    if (__builtin_mul_overflow(width, (size_t)channels * bytes, &row) ||
+        __builtin_mul_overflow(row, height, &total))
+        return SP_E_TOOBIG;
+    *size = total;
+    return SP_OK;
+}
+
+sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
+                         unsigned channels, unsigned bytes, unsigned maxval)
+{
+    size_t size;
+    sp_status st;
+
+    memset(img, 0, sizeof *img);
+    st = sp_image_raster_size(width, height, channels, bytes, &size);
+    if (st != SP_OK)
+        return st;
+    /* malloc(0) may return NULL; a zero-pixel image never reaches here,
+     * but keep the allocation non-zero to make NULL mean ENOMEM. */
+    img->base = malloc(size ? size : 1);
+    if (img->base == NULL)
+        return ENOMEM;
+    img->backing = SP_BACKING_MALLOC;
+    img->base_len = size;
+    img->pixels = img->base;
+    img->width = width;
+    img->height = height;
+    img->stride = width * channels * bytes;
+    img->channels = channels;
+    img->bytes = bytes;
+    img->maxval = maxval;
+    return SP_OK;
+}
+
+sp_status sp_image_release(struct sp_image *img)
+{
+    sp_status st = SP_OK;
+
+    switch (img->backing) {
+    case SP_BACKING_MALLOC:
+        free(img->base);
+        break;
+    case SP_BACKING_MMAP:
+        /* The study's release: drop the pages, then the mapping. */
+        (void)sp_sys.madvise(img->base, img->base_len, MADV_DONTNEED);
+        if (sp_sys.munmap(img->base, img->base_len) != 0)
+            st = errno;
+        break;
+    case SP_BACKING_NONE:
+        break;
+    }
+    memset(img, 0, sizeof *img);
+    return st;
+}

@@ -1,0 +1,63 @@
+/* image.h: an image in memory, and how its memory is backed.
+ *
+ * The bookkeeping (backing, base, base_len: exactly what was allocated or
+ * mapped) is kept apart from the view (pixels, stride, width, height, ...).
+ * Release goes by the bookkeeping only; the pixel pointer is never freed or
+ * unmapped. */
+#ifndef SP_IMAGE_H
+#define SP_IMAGE_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+enum sp_backing {
+    SP_BACKING_NONE = 0,  /* nothing to release */
+    SP_BACKING_MALLOC,    /* base came from malloc: released by free() */
+    SP_BACKING_MMAP,      /* base came from mmap: madvise(DONTNEED) + munmap */
+};
+
+struct sp_image {
+    /* bookkeeping */
+    enum sp_backing backing;
+    void *base;
+    size_t base_len;
+
+    /* view: rows of width * channels samples, each sample `bytes` bytes,
+     * 16-bit samples big-endian as in the PNM raster.  A loaded input may
+     * be mapped PROT_READ: treat its pixels as read-only. */
+    unsigned char *pixels;
+    size_t width;
+    size_t height;
+    size_t stride;        /* bytes from one row to the next */
+    unsigned channels;    /* 1 (gray) or 3 (RGB) */
+    unsigned bytes;       /* bytes per sample: 1 or 2 */
+    unsigned maxval;      /* 1..65535 */
+};
+
+/* sp_image_pixel_size: bytes per pixel, channels * bytes. */
+static inline size_t sp_image_pixel_size(const struct sp_image *img)
+{
+    return (size_t)img->channels * img->bytes;
+}
+
+/* sp_image_alloc: give IMG a fresh malloc'd raster of WIDTH x HEIGHT pixels
+ * of the given layout, rows packed (stride = width * channels * bytes).
+ * The sizes are overflow-checked.  On success the caller owns the raster
+ * and frees it with sp_image_release().  Returns 0, SP_E_TOOBIG, or ENOMEM;
+ * on failure IMG is left empty. */
+sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
+                         unsigned channels, unsigned bytes, unsigned maxval);
+
+/* sp_image_raster_size: the bytes of a packed raster of the given layout in
+ * *SIZE.  Returns 0, or SP_E_TOOBIG when it does not fit in size_t. */
+sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
+                               unsigned bytes, size_t *size);
+
+/* sp_image_release: release IMG by its backing (free, or madvise+munmap of
+ * exactly base/base_len) and reset it to empty.  Safe on an empty image and
+ * idempotent.  An madvise failure is ignored (it is advice); returns the
+ * munmap error if there is one, else 0. */
+sp_status sp_image_release(struct sp_image *img);
+
+#endif

@@ -1,0 +1,56 @@
+/* The read() backend: seek past the header, read the raster into one
+ * malloc'd buffer, released with free(). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "load.h"
+#include "sys.h"
+
+sp_status sp_read_full(int fd, void *buf, size_t len, size_t *got)
+{
+    unsigned char *p = buf;
+    size_t done = 0;
+
+    while (done < len) {
+        ssize_t n = sp_sys.read(fd, p + done, len - done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            *got = done;
+            return errno;
+        }
+        if (n == 0)
+            break;
+        done += (size_t)n;
+    }
+    *got = done;
+    return SP_OK;
+}
+
+sp_status sp_load_read(int fd, const struct sp_header *hdr,
+                       struct sp_image *img)
+{
+    unsigned char *buf;
+    size_t got;
+    sp_status st;
+
+    if (sp_sys.lseek(fd, hdr->raster_offset, SEEK_SET) < 0)
+        return errno;
+    buf = malloc(hdr->raster_bytes);
+    if (buf == NULL)
+        return ENOMEM;
+    st = sp_read_full(fd, buf, hdr->raster_bytes, &got);
+    if (st == SP_OK && got < hdr->raster_bytes)
+        st = SP_E_CHANGED;  /* the length was checked: the file shrank */
+    if (st != SP_OK) {
+        free(buf);
+        return st;
+    }
+    img->backing = SP_BACKING_MALLOC;
+    img->base = buf;
+    img->base_len = hdr->raster_bytes;
+    sp_image_view(img, hdr, buf);
+    return SP_OK;
+}

@@ -1,0 +1,188 @@
+/* scaleppm: scale a PNM image by an integer factor, loading it with read()
+ * or mmap().  Parses the command line, runs the job, reports. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+#include "parallel.h"
+
+#define EXIT_USAGE 2
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: scaleppm [--io read|mmap] -s N [-t T] [--filter sample|box]\n"
+"                [--timings[=json]] [-v] IN OUT\n"
+"\n"
+"Scale the PNM image IN (P6/P5/P3/P2, 8 or 16 bits; - for stdin) by an\n"
+"integer factor and write it to OUT (- for stdout).\n"
+"\n"
+"  -s, --scale N       N >= 2 enlarges N times (each pixel an N x N block),\n"
+"                      N <= -2 reduces |N| times, 1 or -1 copies\n"
+"      --io METHOD     load with read() into a buffer or with mmap()\n"
+"                      (default mmap; pipes and devices are always read)\n"
+"  -t, --threads T     worker threads, 1..%d (default %d)\n"
+"      --filter F      reduce by sampling one pixel per block (sample, the\n"
+"                      default) or by the block's mean (box)\n"
+"      --timings[=json] print the phases' times and page faults on stderr\n"
+"  -v, --verbose       describe the input and output on stderr\n"
+"  -h, --help          show this help\n"
+"  -V, --version       show the version\n"
+"\n"
+"OUT's extension picks the format: .ppm/.pgm/.pnm or none (PNM of IN's\n"
+"type), .png, .jpg/.jpeg, .bmp, .tga (8 bits a sample).\n"
+"Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.\n",
+            SP_THREADS_MAX, SP_THREADS_DEFAULT);
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "scaleppm: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see scaleppm --help)\n");
+    return EXIT_USAGE;
+}
+
+/* parse_int: all of S as a decimal int in [LO, HI]. */
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static void print_error(const char *path, sp_status st, const char *why)
+{
+    if (why[0] != '\0')
+        fprintf(stderr, "scaleppm: %s: %s: %s\n", path, sp_strerror(st), why);
+    else
+        fprintf(stderr, "scaleppm: %s: %s\n", path, sp_strerror(st));
+}
+
+static void print_verbose(const struct sp_job *job, const struct sp_report *r)
+{
+    const struct sp_load_info *li = &r->load;
+
+    fprintf(stderr, "scaleppm: %s: P%c %zux%zu maxval %u, loaded with %s; "
+            "%s: %zux%zu, scale %d (%s), %u threads\n", job->in, li->magic,
+            r->in_width, r->in_height, r->maxval, sp_io_name(li->io_used),
+            job->out, r->out_width, r->out_height, job->factor,
+            sp_filter_name(job->filter), r->threads_used);
+    if (li->trailing_bytes > 0)
+        fprintf(stderr, "scaleppm: %s: %zu bytes after the first image%s; "
+                "using the first image\n", job->in, li->trailing_bytes,
+                li->trailing_image ? " (another image)" : "");
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS };
+    static const struct option longopts[] = {
+        {"io", required_argument, NULL, OPT_IO},
+        {"scale", required_argument, NULL, 's'},
+        {"threads", required_argument, NULL, 't'},
+        {"filter", required_argument, NULL, OPT_FILTER},
+        {"timings", optional_argument, NULL, OPT_TIMINGS},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    struct sp_job job = {.io = SP_IO_MMAP, .filter = SP_FILTER_SAMPLE,
+                         .threads = SP_THREADS_DEFAULT};
+    struct sp_report report;
+    int have_scale = 0, timings = 0, json = 0, verbose = 0, threads, c;
+    sp_status st;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":s:t:vhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_IO:
+            if (strcmp(optarg, "read") == 0)
+                job.io = SP_IO_READ;
+            else if (strcmp(optarg, "mmap") == 0)
+                job.io = SP_IO_MMAP;
+            else
+                return usage_error("--io '%s': expected read or mmap", optarg);
+            break;
+        case 's':
+            if (parse_int(optarg, -SP_SCALE_MAX, SP_SCALE_MAX, &job.factor) ||
+                job.factor == 0)
+                return usage_error("-s '%s': expected a non-zero integer "
+                                   "from -65536 to 65536", optarg);
+            have_scale = 1;
+            break;
+        case 't':
+            if (parse_int(optarg, 1, SP_THREADS_MAX, &threads))
+                return usage_error("-t '%s': expected 1 to 1024 threads",
+                                   optarg);
+            job.threads = (unsigned)threads;
+            break;
+        case OPT_FILTER:
+            if (strcmp(optarg, "sample") == 0)
+                job.filter = SP_FILTER_SAMPLE;
+            else if (strcmp(optarg, "box") == 0)
+                job.filter = SP_FILTER_BOX;
+            else
+                return usage_error("--filter '%s': expected sample or box",
+                                   optarg);
+            break;
+        case OPT_TIMINGS:
+            timings = 1;
+            if (optarg != NULL && strcmp(optarg, "json") != 0)
+                return usage_error("--timings='%s': expected json", optarg);
+            json = optarg != NULL;
+            break;
+        case 'v':
+            verbose = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("scaleppm %s (%s)\n", SP_VERSION, SP_COMMIT);
+            return 0;
+        case ':':
+            return usage_error("%s needs an argument", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!have_scale)
+        return usage_error("%s", "missing -s N");
+    if (argc - optind != 2)
+        return usage_error("%s", "expected two files, IN and OUT");
+    job.in = argv[optind];
+    job.out = argv[optind + 1];
+
+    st = sp_job_run(&job, &report);
+    if (st != SP_OK) {
+        print_error(report.failed_path, st, report.why);
+        return EXIT_FAILURE;
+    }
+    if (strcmp(job.out, "-") == 0 && fclose(stdout) != 0) {
+        print_error("-", errno, "");
+        return EXIT_FAILURE;
+    }
+    if (verbose)
+        print_verbose(&job, &report);
+    if (timings)
+        sp_report_print(&report, json, stderr);
+    return 0;
+}

@@ -1,0 +1,40 @@
+/* scale.h: the scale kernels.  Pure functions of pixels: a kernel fills
+ * output rows [y0, y1) from the source and knows nothing of files or
+ * threads, so bands of rows can run in parallel on one output image.
+ *
+ * FACTOR N: N >= 2 enlarges, each pixel becoming an N x N block;
+ * N <= -2 reduces by |N| to ceil(w/|N|) x ceil(h/|N|); 1 and -1 copy.
+ * A reduce with SP_FILTER_SAMPLE keeps the pixel at (x*|N|, y*|N|), the
+ * Sun study's sampling; SP_FILTER_BOX takes the mean of each |N| x |N|
+ * block (edge blocks over the pixels that exist), rounded to nearest. */
+#ifndef SP_SCALE_H
+#define SP_SCALE_H
+
+#include <stddef.h>
+
+#include "image.h"
+#include "status.h"
+
+enum sp_filter { SP_FILTER_SAMPLE, SP_FILTER_BOX };
+
+/* The largest |FACTOR| accepted. */
+#define SP_SCALE_MAX 65536
+
+/* sp_filter_name: "sample" or "box". */
+const char *sp_filter_name(enum sp_filter filter);
+
+/* sp_scale_size: the output size for a W x H input and FACTOR, in *OW x
+ * *OH.  Returns 0, SP_E_USAGE (FACTOR is 0 or |FACTOR| > SP_SCALE_MAX), or
+ * SP_E_TOOBIG (the output's size would overflow size_t). */
+sp_status sp_scale_size(size_t w, size_t h, int factor, size_t *ow,
+                        size_t *oh);
+
+/* sp_scale_rows: fill rows [Y0, Y1) of DST, which has the layout of SRC and
+ * the size sp_scale_size() gives, from SRC.  Enlarge copies a row it has
+ * already expanded in the band rather than expand it again.  Returns 0, or
+ * ENOMEM when the box filter cannot allocate its row of sums. */
+sp_status sp_scale_rows(const struct sp_image *src, struct sp_image *dst,
+                        int factor, enum sp_filter filter, size_t y0,
+                        size_t y1);
+
+#endif

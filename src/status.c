@@ -1,0 +1,27 @@
+#include "status.h"
+
+#include <string.h>
+
+const char *sp_strerror(sp_status status)
+{
+    if (status > 0)
+        return strerror(status);
+    switch (status) {
+    case SP_OK:            return "success";
+    case SP_E_USAGE:       return "invalid argument";
+    case SP_E_EMPTY:       return "empty file";
+    case SP_E_NOTPNM:      return "not a PNM image (bad magic number)";
+    case SP_E_UNSUPPORTED: return "unsupported format";
+    case SP_E_BADHEADER:   return "bad PNM header";
+    case SP_E_BADDIM:      return "image width or height is zero";
+    case SP_E_BADMAXVAL:   return "maxval out of range 1..65535";
+    case SP_E_TOOBIG:      return "image too large";
+    case SP_E_TRUNCATED:   return "file is truncated";
+    case SP_E_BADRASTER:   return "bad pixel data";
+    case SP_E_OUTFORMAT:   return "unsupported output format";
+    case SP_E_ENCODE:      return "image encoder failed";
+    case SP_E_THREAD:      return "cannot run worker threads";
+    case SP_E_CHANGED:     return "input changed while reading";
+    }
+    return "unknown error";
+}

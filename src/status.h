@@ -1,0 +1,34 @@
+/* status.h: the one status type of scaleppm.
+ *
+ * 0 is success, a positive value is an errno passed through unchanged, and a
+ * negative value is one of the project codes below.  Library code never
+ * prints and never exits: it returns an sp_status, and the program decides
+ * what to say. */
+#ifndef SP_STATUS_H
+#define SP_STATUS_H
+
+typedef int sp_status;
+
+enum {
+    SP_OK = 0,
+    SP_E_USAGE = -1,        /* an argument out of range */
+    SP_E_EMPTY = -2,        /* the input has no bytes at all */
+    SP_E_NOTPNM = -3,       /* does not start with a PNM magic number */
+    SP_E_UNSUPPORTED = -4,  /* a PNM/PAM variant we do not handle */
+    SP_E_BADHEADER = -5,    /* a malformed header (libnetpbm says why) */
+    SP_E_BADDIM = -6,       /* width or height is zero */
+    SP_E_BADMAXVAL = -7,    /* maxval outside 1..65535 */
+    SP_E_TOOBIG = -8,       /* a size does not fit in size_t (or int for stb) */
+    SP_E_TRUNCATED = -9,    /* shorter than the header says */
+    SP_E_BADRASTER = -10,   /* a plain-format sample is malformed or > maxval */
+    SP_E_OUTFORMAT = -11,   /* output extension we cannot write */
+    SP_E_ENCODE = -12,      /* the image encoder failed */
+    SP_E_THREAD = -13,      /* a worker thread could not be started or joined */
+    SP_E_CHANGED = -14,     /* the input changed while it was being read */
+};
+
+/* sp_strerror: a short lower-case description of STATUS, for either kind
+ * of code.  The string is static; never NULL. */
+const char *sp_strerror(sp_status status);
+
+#endif

@@ -1,0 +1,27 @@
+/* timing.h: wall time (CLOCK_MONOTONIC) and page faults (getrusage, the
+ * whole process: every thread) of one phase of a run. */
+#ifndef SP_TIMING_H
+#define SP_TIMING_H
+
+#include <stdint.h>
+
+struct sp_phase {
+    uint64_t ns;
+    long minflt;  /* minor page faults: no I/O, the page was in memory */
+    long majflt;  /* major page faults: the page had to be read */
+};
+
+struct sp_meter {
+    uint64_t t0;
+    long minflt0, majflt0;
+};
+
+/* sp_now_ns: CLOCK_MONOTONIC in nanoseconds. */
+uint64_t sp_now_ns(void);
+
+/* sp_meter_start / sp_meter_stop: measure what happens between the two
+ * calls into *PHASE. */
+void sp_meter_start(struct sp_meter *m);
+void sp_meter_stop(const struct sp_meter *m, struct sp_phase *phase);
+
+#endif

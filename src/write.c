@@ -1,0 +1,241 @@
+#include "write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <stb_image_write.h>
+
+sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt)
+{
+    static const struct { const char *ext; enum sp_outfmt fmt; } known[] = {
+        {"ppm", SP_OUT_PNM}, {"pgm", SP_OUT_PNM}, {"pnm", SP_OUT_PNM},
+        {"png", SP_OUT_PNG}, {"jpg", SP_OUT_JPEG}, {"jpeg", SP_OUT_JPEG},
+        {"bmp", SP_OUT_BMP}, {"tga", SP_OUT_TGA},
+    };
+    const char *base = strrchr(path, '/');
+    const char *dot;
+
+    base = base != NULL ? base + 1 : path;
+    dot = strrchr(base, '.');
+    *fmt = SP_OUT_PNM;
+    if (dot == NULL || dot == base)  /* no extension, or a dot file */
+        return SP_OK;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (strcasecmp(dot + 1, known[i].ext) == 0) {
+            *fmt = known[i].fmt;
+            return SP_OK;
+        }
+    }
+    return SP_E_OUTFORMAT;
+}
+
+/* The stb writers report through a callback and do not check their own
+ * output: the sink remembers the first failed write. */
+struct sink {
+    FILE *f;
+    int err;
+};
+
+static void sink_write(void *ctx, void *data, int size)
+{
+    struct sink *s = ctx;
+
+    if (s->err == 0 && size > 0 &&
+        fwrite(data, 1, (size_t)size, s->f) != (size_t)size)
+        s->err = errno ? errno : EIO;
+}
+
+/* to_8bit: IMG's samples rescaled to 0..255 in a new malloc'd buffer. */
+static unsigned char *to_8bit(const struct sp_image *img)
+{
+    size_t n = img->width * img->height * img->channels;
+    unsigned char *out = malloc(n ? n : 1);
+    const unsigned char *s = img->pixels;
+    unsigned m = img->maxval;
+
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned v = img->bytes == 2 ? (unsigned)s[0] << 8 | s[1] : s[0];
+        unsigned long w = ((unsigned long)v * 255 + m / 2) / m;
+        out[i] = (unsigned char)(w > 255 ? 255 : w);
+        s += img->bytes;
+    }
+    return out;
+}
+
+static sp_status write_stb(const struct sp_image *img, FILE *f,
+                           enum sp_outfmt fmt, char *why)
+{
+    struct sink sink = {f, 0};
+    const unsigned char *px = img->pixels;
+    unsigned char *conv = NULL;
+    int w, h, c = (int)img->channels, ok = 0;
+
+    if (img->width > INT_MAX / 4 || img->height > INT_MAX / 4 ||
+        img->width * c > INT_MAX / 4) {
+        snprintf(why, SP_WHY_MAX, "%zu x %zu is too large for this format",
+                 img->width, img->height);
+        return SP_E_TOOBIG;
+    }
+    w = (int)img->width;
+    h = (int)img->height;
+    if (img->bytes != 1 || img->maxval != 255) {
+        conv = to_8bit(img);
+        if (conv == NULL)
+            return ENOMEM;
+        px = conv;
+    }
+    switch (fmt) {
+    case SP_OUT_PNG:
+        ok = stbi_write_png_to_func(sink_write, &sink, w, h, c, px, w * c);
+        break;
+    case SP_OUT_JPEG:
+        ok = stbi_write_jpg_to_func(sink_write, &sink, w, h, c, px, 90);
+        break;
+    case SP_OUT_BMP:
+        ok = stbi_write_bmp_to_func(sink_write, &sink, w, h, c, px);
+        break;
+    case SP_OUT_TGA:
+        ok = stbi_write_tga_to_func(sink_write, &sink, w, h, c, px);
+        break;
+    case SP_OUT_PNM:
+        break;
+    }
+    free(conv);
+    if (sink.err != 0)
+        return sink.err;
+    if (!ok) {
+        snprintf(why, SP_WHY_MAX, "stb_image_write failed");
+        return SP_E_ENCODE;
+    }
+    return SP_OK;
+}
+
+/* write_stream: the whole image, as FMT, to F; F is flushed, not closed. */
+static sp_status write_stream(const struct sp_image *img, FILE *f,
+                              enum sp_outfmt fmt, char *why)
+{
+    sp_status st;
+
+    errno = 0;
+    if (fmt != SP_OUT_PNM) {
+        st = write_stb(img, f, fmt, why);
+    } else {
+        st = sp_header_write(f, img->width, img->height, img->channels,
+                             img->maxval, why);
+        for (size_t y = 0; st == SP_OK && y < img->height; y++) {
+            size_t row = img->width * sp_image_pixel_size(img);
+            if (fwrite(img->pixels + y * img->stride, 1, row, f) != row)
+                st = errno ? errno : EIO;
+        }
+    }
+    if (fflush(f) != 0 && st == SP_OK)
+        st = errno ? errno : EIO;
+    if (ferror(f) && st == SP_OK)
+        st = EIO;
+    return st;
+}
+
+/* new_file_mode: the mode a newly created file gets: 0666 less the umask
+ * (read here without changing it for good). */
+static mode_t new_file_mode(void)
+{
+    mode_t mask = umask(022);
+
+    umask(mask);
+    return 0666 & ~mask;
+}
+
+/* write_in_place: open an existing non-regular target and write to it. */
+static sp_status write_in_place(const struct sp_image *img, const char *path,
+                                enum sp_outfmt fmt, char *why)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    sp_status st;
+    FILE *f;
+
+    if (fd < 0)
+        return errno;
+    f = fdopen(fd, "wb");
+    if (f == NULL) {
+        st = errno;
+        close(fd);
+        return st;
+    }
+    st = write_stream(img, f, fmt, why);
+    if (fclose(f) != 0 && st == SP_OK)
+        st = errno;
+    return st;
+}
+
+/* write_atomic: write to a temporary file beside TARGET, then rename. */
+static sp_status write_atomic(const struct sp_image *img, const char *target,
+                              mode_t mode, enum sp_outfmt fmt, char *why)
+{
+    const char *slash = strrchr(target, '/');
+    size_t dirlen = slash != NULL ? (size_t)(slash - target) + 1 : 0;
+    char *tmp = malloc(dirlen + strlen(target + dirlen) + 16);
+    sp_status st;
+    FILE *f;
+    int fd;
+
+    if (tmp == NULL)
+        return ENOMEM;
+    sprintf(tmp, "%.*s.%s.XXXXXX", (int)dirlen, target, target + dirlen);
+    fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        st = errno;
+        free(tmp);
+        return st;
+    }
+    if (fchmod(fd, mode) != 0 || (f = fdopen(fd, "wb")) == NULL) {
+        st = errno;
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return st;
+    }
+    st = write_stream(img, f, fmt, why);
+    if (fclose(f) != 0 && st == SP_OK)
+        st = errno;
+    if (st == SP_OK && rename(tmp, target) != 0)
+        st = errno;
+    if (st != SP_OK)
+        unlink(tmp);
+    free(tmp);
+    return st;
+}
+
+sp_status sp_write(const struct sp_image *img, const char *path,
+                   enum sp_outfmt fmt, char *why)
+{
+    struct stat sb;
+    char *real = NULL;
+    sp_status st;
+    mode_t mode = new_file_mode();
+
+    why[0] = '\0';
+    if (strcmp(path, "-") == 0)
+        return write_stream(img, stdout, SP_OUT_PNM, why);
+    if (stat(path, &sb) == 0) {
+        if (!S_ISREG(sb.st_mode))
+            return S_ISDIR(sb.st_mode) ? EISDIR
+                                       : write_in_place(img, path, fmt, why);
+        mode = sb.st_mode & 07777;
+        /* Replace the file a symbolic link points to, not the link. */
+        real = realpath(path, NULL);
+        if (real == NULL)
+            return errno;
+    }
+    st = write_atomic(img, real != NULL ? real : path, mode, fmt, why);
+    free(real);
+    return st;
+}
