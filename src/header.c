@@ -21,9 +21,13 @@ static void keep_error(const char *msg)
 {
     size_t n;
 
+    /* One line, without libnetpbm's trailing newline, space or period. */
     snprintf(netpbm_msg, sizeof netpbm_msg, "%s", msg);
+    for (char *p = netpbm_msg; *p != '\0'; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
     n = strlen(netpbm_msg);
-    while (n > 0 && (netpbm_msg[n - 1] == '\n' || netpbm_msg[n - 1] == '.'))
+    while (n > 0 && (netpbm_msg[n - 1] == ' ' || netpbm_msg[n - 1] == '.'))
         netpbm_msg[--n] = '\0';
 }
 
@@ -132,7 +136,8 @@ sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why)
 
 /* read_rows: decode every row of PAM into RASTER, under a jump buffer.
  * Returns 0, or -1 with netpbm_msg set. */
-static int read_rows(struct pam *pam, unsigned char *raster, unsigned bytes)
+static int read_rows(struct pam *pam, unsigned char *volatile raster,
+                     unsigned bytes)
 {
     jmp_buf jb;
 
