@@ -110,14 +110,12 @@ sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why)
     if (off < 0)
         return SP_E_BADHEADER;
 
-    /* libnetpbm checks most of this already; the core does not rely on it. */
-    if (pam.width <= 0 || pam.height <= 0) {
-        snprintf(why, SP_WHY_MAX, "%d x %d", pam.width, pam.height);
-        return SP_E_BADDIM;
-    }
-    if (pam.maxval < 1 || pam.maxval > 65535) {
-        snprintf(why, SP_WHY_MAX, "maxval %lu", (unsigned long)pam.maxval);
-        return SP_E_BADMAXVAL;
+    /* libnetpbm refuses these itself; the core does not rely on it. */
+    if (pam.width <= 0 || pam.height <= 0 || pam.maxval < 1 ||
+        pam.maxval > 65535) {
+        snprintf(why, SP_WHY_MAX, "%d x %d, maxval %lu", pam.width,
+                 pam.height, (unsigned long)pam.maxval);
+        return SP_E_BADHEADER;
     }
     hdr->magic = (char)(pam.format & 0xff);
     hdr->plain = hdr->magic == '2' || hdr->magic == '3';

@@ -35,21 +35,24 @@ struct sp_header {
  * 1..65535, and that raster_bytes fits in size_t; it does not check the
  * file's length (the loader does, before it allocates or maps).  On error,
  * WHY (SP_WHY_MAX bytes) gets a one-line detail, possibly empty.
- * Returns 0, SP_E_EMPTY, SP_E_NOTPNM, SP_E_UNSUPPORTED, SP_E_BADHEADER,
- * SP_E_BADDIM, SP_E_BADMAXVAL or SP_E_TOOBIG. */
+ * Bad dimensions or maxval come back as SP_E_BADHEADER, with libnetpbm's
+ * words in WHY.  Returns 0, SP_E_EMPTY, SP_E_NOTPNM, SP_E_UNSUPPORTED,
+ * SP_E_BADHEADER or SP_E_TOOBIG. */
 sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why);
 
 /* sp_header_decode_plain: decode the plain (P2/P3) raster described by HDR
  * from F (seekable; it is rewound and read from the start) into RASTER,
  * hdr->raster_bytes bytes in the binary layout (16-bit samples big-endian).
- * *END gets the offset just past the last sample.  Returns 0,
+ * *END gets the offset past the last sample and the one whitespace
+ * character libnetpbm reads after it.  Returns 0,
  * SP_E_BADRASTER (WHY says where) or SP_E_BADHEADER. */
 sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
                                  unsigned char *raster, off_t *end, char *why);
 
 /* sp_header_write: write the binary PNM header (P5 or P6, by channels) of
  * a WIDTH x HEIGHT image with MAXVAL to F, as libnetpbm's own tools write
- * it.  Returns 0, or SP_E_BADHEADER with WHY set when libnetpbm refuses. */
+ * it.  Returns 0, SP_E_TOOBIG (a dimension over INT_MAX), or SP_E_BADHEADER
+ * with WHY set when libnetpbm refuses. */
 sp_status sp_header_write(FILE *f, size_t width, size_t height,
                           unsigned channels, unsigned maxval, char *why);
 

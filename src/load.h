@@ -39,8 +39,8 @@ struct sp_load_info {
  * sp_image_release(); on failure IMG is empty, nothing is left open or
  * mapped, and INFO->why may add a detail to the status.  Returns 0, an
  * errno value, or SP_E_EMPTY, SP_E_NOTPNM, SP_E_UNSUPPORTED,
- * SP_E_BADHEADER, SP_E_BADDIM, SP_E_BADMAXVAL, SP_E_TOOBIG,
- * SP_E_TRUNCATED, SP_E_BADRASTER. */
+ * SP_E_BADHEADER, SP_E_TOOBIG, SP_E_TRUNCATED, SP_E_BADRASTER, or
+ * SP_E_CHANGED (the file shrank while it was being loaded). */
 sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
                   struct sp_load_info *info);
 

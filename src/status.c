@@ -13,8 +13,6 @@ const char *sp_strerror(sp_status status)
     case SP_E_NOTPNM:      return "not a PNM image (bad magic number)";
     case SP_E_UNSUPPORTED: return "unsupported format";
     case SP_E_BADHEADER:   return "bad PNM header";
-    case SP_E_BADDIM:      return "image width or height is zero";
-    case SP_E_BADMAXVAL:   return "maxval out of range 1..65535";
     case SP_E_TOOBIG:      return "image too large";
     case SP_E_TRUNCATED:   return "file is truncated";
     case SP_E_BADRASTER:   return "bad pixel data";

@@ -16,15 +16,13 @@ enum {
     SP_E_NOTPNM = -3,       /* does not start with a PNM magic number */
     SP_E_UNSUPPORTED = -4,  /* a PNM/PAM variant we do not handle */
     SP_E_BADHEADER = -5,    /* a malformed header (libnetpbm says why) */
-    SP_E_BADDIM = -6,       /* width or height is zero */
-    SP_E_BADMAXVAL = -7,    /* maxval outside 1..65535 */
-    SP_E_TOOBIG = -8,       /* a size does not fit in size_t (or int for stb) */
-    SP_E_TRUNCATED = -9,    /* shorter than the header says */
-    SP_E_BADRASTER = -10,   /* a plain-format sample is malformed or > maxval */
-    SP_E_OUTFORMAT = -11,   /* output extension we cannot write */
-    SP_E_ENCODE = -12,      /* the image encoder failed */
-    SP_E_THREAD = -13,      /* a worker thread could not be started or joined */
-    SP_E_CHANGED = -14,     /* the input changed while it was being read */
+    SP_E_TOOBIG = -6,       /* a size does not fit in size_t (or int for stb) */
+    SP_E_TRUNCATED = -7,    /* shorter than the header says */
+    SP_E_BADRASTER = -8,    /* a plain-format sample is malformed or > maxval */
+    SP_E_OUTFORMAT = -9,    /* output extension we cannot write */
+    SP_E_ENCODE = -10,      /* the image encoder failed */
+    SP_E_THREAD = -11,      /* a worker thread could not be started or joined */
+    SP_E_CHANGED = -12,     /* the input changed while it was being read */
 };
 
 /* sp_strerror: a short lower-case description of STATUS, for either kind

@@ -182,14 +182,17 @@ static sp_status write_atomic(const struct sp_image *img, const char *target,
 {
     const char *slash = strrchr(target, '/');
     size_t dirlen = slash != NULL ? (size_t)(slash - target) + 1 : 0;
-    char *tmp = malloc(dirlen + strlen(target + dirlen) + 16);
+    /* ".NAME.XXXXXX", NAME cut short so that it fits in NAME_MAX. */
+    int baselen = (int)strnlen(target + dirlen, NAME_MAX - 8);
+    char *tmp = malloc(dirlen + (size_t)baselen + 16);
     sp_status st;
     FILE *f;
     int fd;
 
     if (tmp == NULL)
         return ENOMEM;
-    sprintf(tmp, "%.*s.%s.XXXXXX", (int)dirlen, target, target + dirlen);
+    sprintf(tmp, "%.*s.%.*s.XXXXXX", (int)dirlen, target, baselen,
+            target + dirlen);
     fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         st = errno;
@@ -214,28 +217,73 @@ static sp_status write_atomic(const struct sp_image *img, const char *target,
     return st;
 }
 
+/* resolve_links: PATH with every symbolic link along its last component
+ * followed, even to a file that does not exist yet, in a new malloc'd
+ * string.  Returns 0, ELOOP, or another errno value. */
+static sp_status resolve_links(const char *path, char **out)
+{
+    char *cur = strdup(path);
+
+    for (int hops = 0; cur != NULL; hops++) {
+        struct stat sb;
+        char link[PATH_MAX];
+        ssize_t n;
+
+        if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode)) {
+            *out = cur;
+            return SP_OK;
+        }
+        n = readlink(cur, link, sizeof link - 1);
+        if (hops == 40 || n < 0) {
+            free(cur);
+            return n < 0 ? errno : ELOOP;
+        }
+        link[n] = '\0';
+        if (link[0] == '/') {
+            free(cur);
+            cur = strdup(link);
+        } else {
+            /* relative to the directory that holds the link */
+            const char *slash = strrchr(cur, '/');
+            int dirlen = slash != NULL ? (int)(slash - cur) + 1 : 0;
+            char *next = malloc((size_t)dirlen + (size_t)n + 1);
+            if (next != NULL)
+                sprintf(next, "%.*s%s", dirlen, cur, link);
+            free(cur);
+            cur = next;
+        }
+    }
+    return ENOMEM;
+}
+
 sp_status sp_write(const struct sp_image *img, const char *path,
                    enum sp_outfmt fmt, char *why)
 {
     struct stat sb;
-    char *real = NULL;
+    char *target;
     sp_status st;
     mode_t mode = new_file_mode();
 
     why[0] = '\0';
     if (strcmp(path, "-") == 0)
         return write_stream(img, stdout, SP_OUT_PNM, why);
-    if (stat(path, &sb) == 0) {
-        if (!S_ISREG(sb.st_mode))
-            return S_ISDIR(sb.st_mode) ? EISDIR
-                                       : write_in_place(img, path, fmt, why);
-        mode = sb.st_mode & 07777;
-        /* Replace the file a symbolic link points to, not the link. */
-        real = realpath(path, NULL);
-        if (real == NULL)
-            return errno;
+    /* Replace the file a symbolic link points to, not the link. */
+    st = resolve_links(path, &target);
+    if (st != SP_OK)
+        return st;
+    if (stat(target, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            st = EISDIR;
+        else if (!S_ISREG(sb.st_mode))
+            st = write_in_place(img, target, fmt, why);
+        else
+            mode = sb.st_mode & 07777;
+        if (!S_ISREG(sb.st_mode)) {
+            free(target);
+            return st;
+        }
     }
-    st = write_atomic(img, real != NULL ? real : path, mode, fmt, why);
-    free(real);
+    st = write_atomic(img, target, mode, fmt, why);
+    free(target);
     return st;
 }

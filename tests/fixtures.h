@@ -1,0 +1,100 @@
+/* fixtures.h: what the Check suites share.
+ *
+ * Every suite's main calls fx_run(), which makes one temporary root
+ * directory, runs the suite in fork mode and removes the root afterwards
+ * (in the parent, so even a test that crashed leaves nothing behind).  A
+ * test case that adds the fx_setup/fx_teardown checked fixture gets a fresh
+ * directory of its own in fx_dir.  Helpers that can fail abort the test
+ * (ck_abort_msg) rather than return an error: a fixture that did not work
+ * is a test error, not a result. */
+#ifndef SP_TEST_FIXTURES_H
+#define SP_TEST_FIXTURES_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <check.h>
+
+#include "image.h"
+
+/* The current test's own temporary directory (set by fx_setup). */
+extern char fx_dir[];
+
+/* fx_setup / fx_teardown: a checked fixture: make fx_dir, remove it. */
+void fx_setup(void);
+void fx_teardown(void);
+
+/* fx_run: run suite S in CK_FORK mode with the usual output; returns the
+ * process exit status (0 when every test passed). */
+int fx_run(Suite *s);
+
+/* fx_tcase: a test case with the fx_setup/fx_teardown fixture and a
+ * timeout generous enough for a sanitizer build. */
+TCase *fx_tcase(const char *name);
+
+/* fx_path: NAME inside fx_dir; the string lives as long as the test, and
+ * the same NAME gives the same pointer. */
+const char *fx_path(const char *name);
+
+/* fx_rmtree: remove DIR and everything below it; missing is fine. */
+void fx_rmtree(const char *dir);
+
+/* fx_write_file: create or truncate PATH with LEN bytes of DATA. */
+void fx_write_file(const char *path, const void *data, size_t len);
+
+/* fx_write_text: PATH holds the string TEXT (without its NUL). */
+void fx_write_text(const char *path, const char *text);
+
+/* fx_write_pnm: PATH holds the header text HEADER followed by LEN raster
+ * bytes of RASTER (either may be empty). */
+void fx_write_pnm(const char *path, const char *header, const void *raster,
+                  size_t len);
+
+/* fx_make_image: IMG gets a fresh W x H image (sp_image_alloc) filled with
+ * a deterministic pattern of samples 0..MAXVAL that depends on SEED, with
+ * the corner cases of 0 and MAXVAL present.  Release with
+ * sp_image_release(). */
+void fx_make_image(struct sp_image *img, size_t w, size_t h,
+                   unsigned channels, unsigned bytes, unsigned maxval,
+                   unsigned seed);
+
+/* fx_sample / fx_set_sample: sample C of pixel (X, Y). */
+unsigned fx_sample(const struct sp_image *img, size_t x, size_t y,
+                   unsigned c);
+void fx_set_sample(struct sp_image *img, size_t x, size_t y, unsigned c,
+                   unsigned v);
+
+/* fx_pnm_bytes: the P5/P6 file of IMG as netpbm writes it, in a malloc'd
+ * buffer of *LEN bytes. */
+unsigned char *fx_pnm_bytes(const struct sp_image *img, size_t *len);
+
+/* fx_write_image: PATH holds IMG as a P5/P6 file. */
+void fx_write_image(const char *path, const struct sp_image *img);
+
+/* fx_read_file: all of PATH in a malloc'd buffer (NUL-terminated, the NUL
+ * not counted) of *LEN bytes. */
+unsigned char *fx_read_file(const char *path, size_t *len);
+
+/* fx_file_exists: whether PATH names anything (lstat). */
+int fx_file_exists(const char *path);
+
+/* fx_count_entries: the entries of DIR other than . and ..; with PREFIX
+ * not NULL, only those whose names start with it. */
+int fx_count_entries(const char *dir, const char *prefix);
+
+/* fx_count_fds: the open descriptors of this process (/proc/self/fd). */
+int fx_count_fds(void);
+
+/* fx_count_maps: the lines of /proc/self/maps, or with NEEDLE not NULL
+ * those that contain it (a file's path: its mappings). */
+int fx_count_maps(const char *needle);
+
+/* fx_limit_as: lower RLIMIT_AS to what the process maps now plus EXTRA
+ * bytes, so that a large allocation or mapping fails.  Relative to the
+ * current size, so that it works under AddressSanitizer too. */
+void fx_limit_as(size_t extra);
+
+/* fx_images_equal: same layout and the same samples, row by row. */
+int fx_images_equal(const struct sp_image *a, const struct sp_image *b);
+
+#endif

@@ -1,0 +1,548 @@
+/* The header parser, the plain-format decoder and the header writer, on
+ * good and bad headers, through sp_header_parse() and through sp_load(). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "header.h"
+#include "load.h"
+
+/* parse_bytes: sp_header_parse() of a file holding the LEN bytes of TEXT. */
+static sp_status parse_bytes(const void *text, size_t len,
+                             struct sp_header *hdr, char *why)
+{
+    const char *path = fx_path("h.pnm");
+    sp_status st;
+    FILE *f;
+
+    fx_write_file(path, text, len);
+    f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    st = sp_header_parse(f, hdr, why);
+    fclose(f);
+    return st;
+}
+
+static sp_status parse_text(const char *text, struct sp_header *hdr,
+                            char *why)
+{
+    return parse_bytes(text, strlen(text), hdr, why);
+}
+
+/* load_bytes: sp_load() by IO of a file holding the LEN bytes of TEXT;
+ * a failed load must leave the image empty. */
+static sp_status load_bytes(const void *text, size_t len, enum sp_io io,
+                            struct sp_load_info *info)
+{
+    const char *path = fx_path("l.pnm");
+    struct sp_image img;
+    sp_status st;
+
+    fx_write_file(path, text, len);
+    st = sp_load(path, io, &img, info);
+    if (st != SP_OK) {
+        ck_assert_ptr_null(img.base);
+        ck_assert_int_eq(img.backing, SP_BACKING_NONE);
+    }
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    return st;
+}
+
+static sp_status load_text(const char *text, enum sp_io io)
+{
+    struct sp_load_info info;
+
+    return load_bytes(text, strlen(text), io, &info);
+}
+
+struct good {
+    const char *text;      /* the whole header */
+    char magic;
+    size_t w, h;
+    unsigned channels, bytes, maxval;
+};
+
+static const struct good goods[] = {
+    {"P6\n3 2\n255\n", '6', 3, 2, 3, 1, 255},
+    {"P5\n3 2\n255\n", '5', 3, 2, 1, 1, 255},
+    {"P5 3 2 255 ", '5', 3, 2, 1, 1, 255},
+    /* a comment right after the magic, between numbers, before maxval */
+    {"P6# right after the magic\n3 2\n255\n", '6', 3, 2, 3, 1, 255},
+    {"P6\n# a line of its own\n3 # after width\n2\n255\n", '6', 3, 2, 3, 1,
+     255},
+    {"P5\n3 2\n# before maxval\n255\n", '5', 3, 2, 1, 1, 255},
+    {"P5\n3 2#no space before\n255\n", '5', 3, 2, 1, 1, 255},
+    {"P5\n#\n#\n3 2\n#\n255\n", '5', 3, 2, 1, 1, 255},
+    {"P5\n3 2\n# carriage return ends it\r255\n", '5', 3, 2, 1, 1, 255},
+    /* Every whitespace kind netpbm knows (blank, TAB, CR, LF), and runs of
+     * it.  VT and FF are not whitespace to netpbm (pamfile refuses
+     * "P5\v3"), but any one character may end a number. */
+    {"P5\t3\t2\t255\t", '5', 3, 2, 1, 1, 255},
+    {"P5\r3\r2\r255\r", '5', 3, 2, 1, 1, 255},
+    {"P5\n3\v2\f255\v", '5', 3, 2, 1, 1, 255},
+    {"P5 3\f2\v255\f", '5', 3, 2, 1, 1, 255},
+    {"P5\r\n3 \t\r\n 2\n\n\n255\r", '5', 3, 2, 1, 1, 255},
+    {"P5\r\n\t \r\n3\t\t2 \r\n255\n", '5', 3, 2, 1, 1, 255},
+    {"P6  \n\n  17    1\n 255\n", '6', 17, 1, 3, 1, 255},
+    /* the ends of the maxval range and the 8/16-bit boundary */
+    {"P5\n1 1\n1\n", '5', 1, 1, 1, 1, 1},
+    {"P5\n1 1\n255\n", '5', 1, 1, 1, 1, 255},
+    {"P5\n1 1\n256\n", '5', 1, 1, 1, 2, 256},
+    {"P6\n2 3\n65535\n", '6', 2, 3, 3, 2, 65535},
+    {"P5\n2 3\n0065535\n", '5', 2, 3, 1, 2, 65535},
+    {"P5\n0003 02\n255\n", '5', 3, 2, 1, 1, 255},
+    /* plain formats */
+    {"P2\n4 1\n15\n", '2', 4, 1, 1, 1, 15},
+    {"P3\n1 4\n1000\n", '3', 1, 4, 3, 2, 1000},
+};
+
+START_TEST(test_good_headers)
+{
+    const struct good *g = &goods[_i];
+    struct sp_header hdr;
+    char why[SP_WHY_MAX];
+    sp_status st = parse_text(g->text, &hdr, why);
+
+    ck_assert_msg(st == SP_OK, "'%s': %d %s (%s)", g->text, st,
+                  sp_strerror(st), why);
+    ck_assert_int_eq(hdr.magic, g->magic);
+    ck_assert_int_eq(hdr.plain, g->magic == '2' || g->magic == '3');
+    ck_assert_uint_eq(hdr.width, g->w);
+    ck_assert_uint_eq(hdr.height, g->h);
+    ck_assert_uint_eq(hdr.channels, g->channels);
+    ck_assert_uint_eq(hdr.bytes, g->bytes);
+    ck_assert_uint_eq(hdr.maxval, g->maxval);
+    /* Exactly one whitespace character follows maxval. */
+    ck_assert_int_eq(hdr.raster_offset, (off_t)strlen(g->text));
+    ck_assert_uint_eq(hdr.raster_bytes,
+                      g->w * g->h * g->channels * g->bytes);
+}
+END_TEST
+
+/* A good header also loads, by both paths, with the raster where the
+ * header says it starts (the raster's first byte looks like whitespace or
+ * a comment character on purpose). */
+START_TEST(test_good_headers_load)
+{
+    static const unsigned char first[] = {'\n', '#', ' ', '7'};
+    const struct good *g = &goods[_i];
+    size_t hl = strlen(g->text), n = g->w * g->h * g->channels * g->bytes;
+    unsigned char *file;
+    struct sp_image img;
+    struct sp_load_info info;
+    const char *path = fx_path("g.pnm");
+
+    if (g->magic == '2' || g->magic == '3')
+        return;  /* the plain rasters have tests of their own */
+    file = malloc(hl + n);
+    ck_assert_ptr_nonnull(file);
+    memcpy(file, g->text, hl);
+    for (size_t i = 0; i < n; i++)
+        file[hl + i] = i < sizeof first ? first[i] : (unsigned char)(i * 7);
+    if (g->bytes == 2)  /* keep every sample <= maxval */
+        for (size_t i = 0; i < n; i += 2)
+            file[hl + i] = 0;
+    fx_write_file(path, file, hl + n);
+    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info), SP_OK);
+        ck_assert_int_eq(info.raster_offset, (off_t)hl);
+        ck_assert_uint_eq(img.width, g->w);
+        ck_assert_uint_eq(img.height, g->h);
+        ck_assert_mem_eq(img.pixels, file + hl, n);
+        ck_assert_uint_eq(info.trailing_bytes, 0);
+        ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    }
+    free(file);
+}
+END_TEST
+
+struct bad {
+    const char *text;
+    sp_status st;
+    const char *why;       /* a word the detail must contain, or NULL */
+};
+
+/* Each bad header and the status it must give: the parser's own checks
+ * come first, and libnetpbm's (zero sizes, maxval range, numbers too
+ * large for an int) give SP_E_BADHEADER with libnetpbm's words. */
+static const struct bad bads[] = {
+    {"", SP_E_EMPTY, NULL},
+    {"X", SP_E_NOTPNM, NULL},
+    {"P", SP_E_NOTPNM, NULL},
+    {"p6\n1 1\n255\n", SP_E_NOTPNM, NULL},
+    {"P0\n1 1\n255\n", SP_E_NOTPNM, NULL},
+    {"P8\n1 1\n255\n", SP_E_NOTPNM, NULL},
+    {"PX\n1 1\n255\n", SP_E_NOTPNM, NULL},
+    {" P6\n1 1\n255\n", SP_E_NOTPNM, NULL},
+    {"\x89PNG\r\n\x1a\n", SP_E_NOTPNM, NULL},
+    {"\xff\xd8\xff\xe0", SP_E_NOTPNM, NULL},
+    {"BM", SP_E_NOTPNM, NULL},
+    {"P1\n1 1\n0\n", SP_E_UNSUPPORTED, "PBM"},
+    {"P4\n8 1\n\x55", SP_E_UNSUPPORTED, "PBM"},
+    {"P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n"
+     "abc", SP_E_UNSUPPORTED, "PAM"},
+    {"P5\n0 2\n255\nAB", SP_E_BADHEADER, "zero"},
+    {"P5\n2 0\n255\nAB", SP_E_BADHEADER, "zero"},
+    {"P6\n0 0\n255\n", SP_E_BADHEADER, "zero"},
+    {"P2\n0 1\n255\n", SP_E_BADHEADER, "zero"},
+    {"P5\n1 1\n0\nA", SP_E_BADHEADER, "maxval"},
+    {"P6\n1 1\n65536\nABCDEF", SP_E_BADHEADER, "maxval"},
+    {"P5\n1 1\n4294967296\nA", SP_E_BADHEADER, NULL},
+    {"P5\n2147483648 1\n255\nA", SP_E_BADHEADER, "too large"},
+    {"P5\n1 2147483648\n255\nA", SP_E_BADHEADER, "too large"},
+    {"P5\n4000000000 4000000000\n255\n", SP_E_BADHEADER, "too large"},
+    {"P6\n99999999999999999999 1\n255\n", SP_E_BADHEADER, "too large"},
+    {"P5\n-1 1\n255\nA", SP_E_BADHEADER, NULL},
+    {"P5\v3 2 255\nABCDEF", SP_E_BADHEADER, NULL},
+    {"P5\n3 2\n\f255\nABCDEF", SP_E_BADHEADER, NULL},
+    {"P5\nx 1\n255\nA", SP_E_BADHEADER, NULL},
+    {"P5\n1 1\n+255\nA", SP_E_BADHEADER, NULL},
+    {"P5\n", SP_E_BADHEADER, NULL},
+    {"P5\n3", SP_E_BADHEADER, NULL},
+    {"P5\n3 2", SP_E_BADHEADER, NULL},
+    {"P5\n3 2\n", SP_E_BADHEADER, NULL},
+    {"P5\n3 2\n255", SP_E_BADHEADER, NULL},
+    {"P5\n3 2\n# a comment that never ends", SP_E_BADHEADER, NULL},
+};
+
+static void check_bad(const struct bad *b, sp_status st, const char *why,
+                      const char *how)
+{
+    ck_assert_msg(st == b->st, "%s '%s': got %d (%s) '%s', want %d (%s)", how,
+                  b->text, st, sp_strerror(st), why, b->st,
+                  sp_strerror(b->st));
+    if (b->why != NULL)
+        ck_assert_msg(strstr(why, b->why) != NULL,
+                      "%s '%s': detail '%s' lacks '%s'", how, b->text, why,
+                      b->why);
+    ck_assert_uint_lt(strlen(why), SP_WHY_MAX);
+}
+
+START_TEST(test_bad_headers)
+{
+    const struct bad *b = &bads[_i];
+    struct sp_header hdr;
+    struct sp_load_info info;
+    char why[SP_WHY_MAX];
+    sp_status st = parse_text(b->text, &hdr, why);
+
+    check_bad(b, st, why, "parse");
+    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        st = load_bytes(b->text, strlen(b->text), (enum sp_io)io, &info);
+        check_bad(b, st, info.why, io == SP_IO_READ ? "load read"
+                                                    : "load mmap");
+    }
+}
+END_TEST
+
+/* libnetpbm's exit() is contained: error after error, the process goes on
+ * and the parser still works (its jump buffer is restored each time). */
+START_TEST(test_errors_never_exit)
+{
+    struct sp_header hdr;
+    char why[SP_WHY_MAX];
+
+    for (int round = 0; round < 3; round++) {
+        for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++)
+            ck_assert_int_eq(parse_text(bads[i].text, &hdr, why),
+                             bads[i].st);
+        ck_assert_int_eq(parse_text("P6\n3 2\n255\n", &hdr, why), SP_OK);
+        ck_assert_uint_eq(hdr.width, 3);
+        ck_assert_int_eq(load_text("P2\n2 1\n3\n1 9\n", SP_IO_READ),
+                         SP_E_BADRASTER);
+        ck_assert_int_eq(load_text("P2\n2 1\n3\n1 3\n", SP_IO_READ), SP_OK);
+    }
+}
+END_TEST
+
+/* A header that promises far more than the file holds is refused before
+ * anything of that size is allocated or mapped: run under an address-space
+ * limit of a few megabytes above what the test already uses. */
+static const char *const huge[] = {
+    "P6\n100000 100000\n255\n",
+    "P5\n100000 100000\n65535\n",
+    "P6\n80000000 2000000000\n65535\n",
+    "P3\n100000 100000\n255\n1 2 3\n",
+    "P2\n100000 100000\n65535\n1 2 3 4 5 6 7 8 9 10\n",
+    "P6\n60000 60000\n255\nABCDEFGHIJKL",
+};
+
+START_TEST(test_huge_header_no_alloc)
+{
+    struct sp_load_info info;
+    struct sp_image img;
+    const char *text = huge[_i];
+    char path[64];
+    sp_status st;
+    int fds[2];
+
+    fx_limit_as((size_t)64 << 20);
+    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        st = load_bytes(text, strlen(text), (enum sp_io)io, &info);
+        ck_assert_msg(st == SP_E_TRUNCATED || st == SP_E_TOOBIG,
+                      "'%s': %d %s (%s)", text, st, sp_strerror(st),
+                      info.why);
+    }
+    /* And as a stream: the few bytes fit in the pipe's buffer. */
+    ck_assert_int_eq(pipe(fds), 0);
+    ck_assert_int_eq(write(fds[1], text, strlen(text)), (ssize_t)strlen(text));
+    close(fds[1]);
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    st = sp_load(path, SP_IO_MMAP, &img, &info);
+    close(fds[0]);
+    ck_assert_msg(st == SP_E_TRUNCATED || st == SP_E_TOOBIG,
+                  "'%s' by pipe: %d %s (%s)", text, st, sp_strerror(st),
+                  info.why);
+    ck_assert_ptr_null(img.base);
+}
+END_TEST
+
+/* Truncated rasters, binary and plain. */
+START_TEST(test_truncated)
+{
+    static const char *const texts[] = {
+        "P5\n2 2\n255\nABC",
+        "P6\n2 2\n255\nABCDEFGHIJK",
+        "P5\n2 1\n65535\nABC",
+        "P6\n1 1\n65535\nABCDE",
+        "P5\n1 1\n255\n",
+        "P6\n1000 1000\n255\n",
+        "P2\n4 1\n255\n1 2",
+        "P3\n2 1\n255\n1 2 3\n",
+    };
+    struct sp_load_info info;
+
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+            sp_status st = load_bytes(texts[i], strlen(texts[i]),
+                                      (enum sp_io)io, &info);
+            ck_assert_msg(st == SP_E_TRUNCATED, "'%s' by %s: %d %s",
+                          texts[i], sp_io_name((enum sp_io)io), st,
+                          sp_strerror(st));
+            ck_assert_msg(info.why[0] != '\0', "'%s': no detail", texts[i]);
+        }
+    }
+}
+END_TEST
+
+/* Plain rasters: malformed samples. */
+START_TEST(test_bad_plain_raster)
+{
+    static const char *const texts[] = {
+        "P2\n2 1\n10\n5 11\n",
+        "P2\n2 1\n10\n5 x\n",
+        "P2\n2 1\n10\n5 -1\n",
+        "P3\n1 1\n255\n1 256 3\n",
+        "P2\n1 1\n1\n2\n",
+        "P2\n2 2\n65535\n1 2 3 65536\n",
+        "P2\n3 1\n255\n1 2 3",  /* netpbm too wants a byte after the last */
+    };
+    struct sp_load_info info;
+
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+            sp_status st = load_bytes(texts[i], strlen(texts[i]),
+                                      (enum sp_io)io, &info);
+            ck_assert_msg(st == SP_E_BADRASTER, "'%s': %d %s (%s)", texts[i],
+                          st, sp_strerror(st), info.why);
+        }
+    }
+}
+END_TEST
+
+struct plain {
+    const char *text;
+    unsigned char raster[16];
+    size_t n;
+    size_t end;            /* offset just past the last sample */
+};
+
+/* END is where libnetpbm stops: just past the one separator character
+ * that ends the last sample. */
+static const struct plain plains[] = {
+    {"P2\n3 1\n255\n0 128 255\n", {0, 128, 255}, 3, 21},
+    {"P2\n2 2\n1\n0 1\n1 0\n", {0, 1, 1, 0}, 4, 17},
+    {"P2\n2 1\n65535\n65535 256\n", {0xff, 0xff, 0x01, 0x00}, 4, 23},
+    {"P3\n2 1\n255\n1 2 3 4 5 6\n", {1, 2, 3, 4, 5, 6}, 6, 23},
+    {"P3\n1 1\n1000\n1000 999 0\n", {0x03, 0xe8, 0x03, 0xe7, 0, 0}, 6, 23},
+    {"P2\n2 1\n9\n  7\t\n\r 8 ", {7, 8}, 2, 18},
+    {"P2\n2 1\n9\n7 # a comment inside the raster\n8\n", {7, 8}, 2, 43},
+    {"P2 2 1 99 10 7 ", {10, 7}, 2, 15},
+    /* netpbm reads this too; the "x" is left over */
+    {"P3\n1 1\n255\n1 2 3x", {1, 2, 3}, 3, 17},
+    {"P2\n1 1\n9\n7\nP2\n1 1\n9\n8\n", {7}, 1, 11},
+    {"P2\n2 1\n9\n1 2 \r\n", {1, 2}, 2, 13},
+};
+
+/* The plain rasters decode right, by the decoder and by the loader. */
+START_TEST(test_plain_decode)
+{
+    const struct plain *p = &plains[_i];
+    const char *path = fx_path("p.pnm");
+    struct sp_header hdr;
+    struct sp_image img;
+    struct sp_load_info info;
+    unsigned char raster[16];
+    char why[SP_WHY_MAX];
+    off_t end = -1;
+    FILE *f;
+
+    fx_write_text(path, p->text);
+    f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(sp_header_parse(f, &hdr, why), SP_OK);
+    ck_assert_uint_eq(hdr.raster_bytes, p->n);
+    ck_assert_int_eq(sp_header_decode_plain(f, &hdr, raster, &end, why),
+                     SP_OK);
+    fclose(f);
+    ck_assert_mem_eq(raster, p->raster, p->n);
+    ck_assert_int_eq(end, (off_t)p->end);
+
+    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info), SP_OK);
+        ck_assert_int_eq(info.io_used, SP_IO_READ);
+        ck_assert_int_eq(info.magic, p->text[1]);
+        ck_assert_mem_eq(img.pixels, p->raster, p->n);
+        ck_assert_uint_eq(info.trailing_bytes, strlen(p->text) - p->end);
+        ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    }
+}
+END_TEST
+
+/* The header writer writes what netpbm's tools write (pamenlarge 2 of a
+ * 3x2 image starts "P6\n6 4\n255\n"): magic, newline, width, space,
+ * height, newline, maxval, newline. */
+START_TEST(test_header_write)
+{
+    static const struct {
+        size_t w, h;
+        unsigned c, maxval;
+        const char *want;
+    } cases[] = {
+        {3, 2, 3, 255, "P6\n3 2\n255\n"},
+        {3, 2, 1, 255, "P5\n3 2\n255\n"},
+        {6, 4, 3, 255, "P6\n6 4\n255\n"},
+        {1, 1, 1, 1, "P5\n1 1\n1\n"},
+        {1, 1, 3, 256, "P6\n1 1\n256\n"},
+        {70000, 12, 1, 65535, "P5\n70000 12\n65535\n"},
+        {INT_MAX, INT_MAX, 3, 65535, "P6\n2147483647 2147483647\n65535\n"},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *buf = NULL, why[SP_WHY_MAX];
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(sp_header_write(f, cases[i].w, cases[i].h,
+                                         cases[i].c, cases[i].maxval, why),
+                         SP_OK);
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_str_eq(buf, cases[i].want);
+        free(buf);
+    }
+}
+END_TEST
+
+/* Sizes PNM cannot carry and maxvals libnetpbm refuses: a status, no
+ * exit. */
+START_TEST(test_header_write_refused)
+{
+    char *buf = NULL, why[SP_WHY_MAX];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(sp_header_write(f, (size_t)INT_MAX + 1, 1, 3, 255, why),
+                     SP_E_TOOBIG);
+    ck_assert_int_eq(sp_header_write(f, 1, (size_t)INT_MAX + 1, 1, 255, why),
+                     SP_E_TOOBIG);
+    ck_assert_int_eq(sp_header_write(f, 1, 1, 3, 65536, why),
+                     SP_E_BADHEADER);
+    ck_assert_msg(strstr(why, "65536") != NULL, "why: '%s'", why);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_uint_eq(len, 0);
+    free(buf);
+}
+END_TEST
+
+/* What the writer writes, the parser reads back. */
+START_TEST(test_header_round_trip)
+{
+    static const unsigned maxvals[] = {1, 2, 100, 255, 256, 1000, 65535};
+    struct sp_header hdr;
+    char why[SP_WHY_MAX];
+
+    for (size_t i = 0; i < sizeof maxvals / sizeof maxvals[0]; i++) {
+        for (unsigned c = 1; c <= 3; c += 2) {
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&buf, &len);
+
+            ck_assert_ptr_nonnull(f);
+            ck_assert_int_eq(sp_header_write(f, 5, 7, c, maxvals[i], why),
+                             SP_OK);
+            ck_assert_int_eq(fclose(f), 0);
+            ck_assert_int_eq(parse_bytes(buf, len, &hdr, why), SP_OK);
+            ck_assert_uint_eq(hdr.width, 5);
+            ck_assert_uint_eq(hdr.height, 7);
+            ck_assert_uint_eq(hdr.channels, c);
+            ck_assert_uint_eq(hdr.maxval, maxvals[i]);
+            ck_assert_uint_eq(hdr.bytes, maxvals[i] > 255 ? 2 : 1);
+            ck_assert_int_eq(hdr.raster_offset, (off_t)len);
+            free(buf);
+        }
+    }
+}
+END_TEST
+
+/* Every status has a name, and errno values pass through. */
+START_TEST(test_strerror)
+{
+    for (sp_status st = SP_E_CHANGED; st <= SP_OK; st++) {
+        ck_assert_ptr_nonnull(sp_strerror(st));
+        ck_assert_str_ne(sp_strerror(st), "unknown error");
+    }
+    ck_assert_str_eq(sp_strerror(SP_E_TRUNCATED), "file is truncated");
+    ck_assert_str_eq(sp_strerror(ENOSPC), strerror(ENOSPC));
+    ck_assert_str_eq(sp_strerror(-1000), "unknown error");
+}
+END_TEST
+
+static Suite *header_suite(void)
+{
+    Suite *s = suite_create("header");
+    TCase *tc = fx_tcase("parse");
+
+    tcase_add_loop_test(tc, test_good_headers, 0,
+                        sizeof goods / sizeof goods[0]);
+    tcase_add_loop_test(tc, test_good_headers_load, 0,
+                        sizeof goods / sizeof goods[0]);
+    tcase_add_loop_test(tc, test_bad_headers, 0,
+                        sizeof bads / sizeof bads[0]);
+    tcase_add_test(tc, test_errors_never_exit);
+    tcase_add_loop_test(tc, test_huge_header_no_alloc, 0,
+                        sizeof huge / sizeof huge[0]);
+    tcase_add_test(tc, test_truncated);
+    tcase_add_test(tc, test_bad_plain_raster);
+    tcase_add_loop_test(tc, test_plain_decode, 0,
+                        sizeof plains / sizeof plains[0]);
+    suite_add_tcase(s, tc);
+
+    tc = fx_tcase("write");
+    tcase_add_test(tc, test_header_write);
+    tcase_add_test(tc, test_header_write_refused);
+    tcase_add_test(tc, test_header_round_trip);
+    tcase_add_test(tc, test_strerror);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return fx_run(header_suite());
+}

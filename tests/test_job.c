@@ -1,0 +1,548 @@
+/* A whole run, file to file: read and mmap, any thread count, every factor
+ * give the same bytes (those of the reference scaler here); output over
+ * input; the report; errors leave no output. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "job.h"
+#include "parallel.h"
+
+/* A too-large allocation must come back as NULL (ENOMEM), not end the
+ * process, in a sanitizer build too. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+
+/* ref_scale: dst(x, y) = src(x / N, y / N) to enlarge; src(x * N, y * N)
+ * or the rounded mean of the block's existing pixels to reduce. */
+static void ref_scale(const struct sp_image *src, int factor,
+                      enum sp_filter filter, struct sp_image *dst)
+{
+    size_t n = (size_t)(factor < 0 ? -factor : factor);
+    size_t ow = factor > 0 ? src->width * n : (src->width + n - 1) / n;
+    size_t oh = factor > 0 ? src->height * n : (src->height + n - 1) / n;
+
+    ck_assert_int_eq(sp_image_alloc(dst, ow, oh, src->channels, src->bytes,
+                                    src->maxval), SP_OK);
+    for (size_t y = 0; y < oh; y++) {
+        for (size_t x = 0; x < ow; x++) {
+            for (unsigned c = 0; c < src->channels; c++) {
+                uint64_t sum = 0, count = 0;
+
+                if (factor > 0) {
+                    sum = fx_sample(src, x / n, y / n, c);
+                    count = 1;
+                } else if (filter == SP_FILTER_SAMPLE) {
+                    sum = fx_sample(src, x * n, y * n, c);
+                    count = 1;
+                } else {
+                    for (size_t sy = y * n; sy < (y + 1) * n; sy++)
+                        for (size_t sx = x * n; sx < (x + 1) * n; sx++)
+                            if (sx < src->width && sy < src->height) {
+                                sum += fx_sample(src, sx, sy, c);
+                                count++;
+                            }
+                }
+                fx_set_sample(dst, x, y, c,
+                              (unsigned)((sum + count / 2) / count));
+            }
+        }
+    }
+}
+
+static sp_status run(const char *in, const char *out, enum sp_io io,
+                     int factor, enum sp_filter filter, unsigned threads,
+                     struct sp_report *r)
+{
+    struct sp_job job = {in, out, io, factor, filter, threads};
+
+    return sp_job_run(&job, r);
+}
+
+/* Every factor, both paths, threads 1, 2, 10 and more than the rows, both
+ * filters: the output file is the reference's, byte for byte.  _i picks
+ * the input: a 37x23 P6 or a 16-bit 29x31 P5. */
+START_TEST(test_equivalence)
+{
+    static const unsigned threads[] = {1, 2, 10, 500};
+    const char *in = fx_path("in.pnm"), *out = fx_path("out.pnm");
+    struct sp_image src;
+    struct sp_report r;
+
+    if (_i == 0)
+        fx_make_image(&src, 37, 23, 3, 1, 255, 1);
+    else
+        fx_make_image(&src, 29, 31, 1, 2, 65535, 2);
+    fx_write_image(in, &src);
+    for (int factor = -8; factor <= 8; factor++) {
+        if (factor == 0)
+            continue;
+        for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
+            struct sp_image want;
+            unsigned char *expect;
+            size_t expect_len;
+
+            ref_scale(&src, factor, (enum sp_filter)f, &want);
+            expect = fx_pnm_bytes(&want, &expect_len);
+            for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+                for (size_t t = 0; t < sizeof threads / sizeof threads[0];
+                     t++) {
+                    unsigned char *got;
+                    size_t len;
+                    sp_status st = run(in, out, (enum sp_io)io, factor,
+                                       (enum sp_filter)f, threads[t], &r);
+
+                    ck_assert_msg(st == SP_OK, "%s", sp_strerror(st));
+                    got = fx_read_file(out, &len);
+                    ck_assert_msg(len == expect_len &&
+                                  memcmp(got, expect, len) == 0,
+                                  "factor %d %s by %s with %u threads: "
+                                  "output differs", factor,
+                                  sp_filter_name((enum sp_filter)f),
+                                  sp_io_name((enum sp_io)io), threads[t]);
+                    free(got);
+                    ck_assert_int_eq(r.load.io_used, io);
+                    ck_assert_uint_eq(r.out_width, want.width);
+                    ck_assert_uint_eq(r.out_height, want.height);
+                    ck_assert_uint_eq(r.threads_used,
+                                      threads[t] < want.height
+                                          ? threads[t]
+                                          : (unsigned)want.height);
+                }
+            }
+            free(expect);
+            sp_image_release(&want);
+        }
+    }
+    sp_image_release(&src);
+}
+END_TEST
+
+/* The output may be the input, mapped while it is read. */
+START_TEST(test_out_is_in)
+{
+    static const int factors[] = {2, -2, 3, -3, 1};
+    const char *path = fx_path("same.ppm");
+    struct sp_image src, want;
+    struct sp_report r;
+
+    for (size_t i = 0; i < sizeof factors / sizeof factors[0]; i++) {
+        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+            unsigned char *got, *expect;
+            size_t len, expect_len;
+
+            fx_make_image(&src, 37, 23, 3, 1, 255, 3);
+            fx_write_image(path, &src);
+            ref_scale(&src, factors[i], SP_FILTER_BOX, &want);
+            ck_assert_int_eq(run(path, path, (enum sp_io)io, factors[i],
+                                 SP_FILTER_BOX, 4, &r), SP_OK);
+            ck_assert_int_eq(r.load.io_used, io);
+            got = fx_read_file(path, &len);
+            expect = fx_pnm_bytes(&want, &expect_len);
+            ck_assert_uint_eq(len, expect_len);
+            ck_assert_mem_eq(got, expect, len);
+            ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+            free(got);
+            free(expect);
+            sp_image_release(&want);
+            sp_image_release(&src);
+        }
+    }
+}
+END_TEST
+
+/* The report: sizes, layout, io path, threads clamped to output rows,
+ * trailing data. */
+START_TEST(test_report_fields)
+{
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.png");
+    struct sp_image src;
+    struct sp_report r;
+    unsigned char *data;
+    size_t len;
+
+    fx_make_image(&src, 37, 23, 3, 1, 255, 1);
+    data = fx_pnm_bytes(&src, &len);
+    data = realloc(data, len + 4);
+    ck_assert_ptr_nonnull(data);
+    memcpy(data + len, "junk", 4);
+    fx_write_file(in, data, len + 4);
+
+    ck_assert_int_eq(run(in, out, SP_IO_MMAP, -4, SP_FILTER_SAMPLE, 100, &r),
+                     SP_OK);
+    ck_assert_int_eq(r.load.io_used, SP_IO_MMAP);
+    ck_assert_int_eq(r.load.magic, '6');
+    ck_assert_uint_eq(r.in_width, 37);
+    ck_assert_uint_eq(r.in_height, 23);
+    ck_assert_uint_eq(r.out_width, 10);
+    ck_assert_uint_eq(r.out_height, 6);
+    ck_assert_uint_eq(r.threads_used, 6);
+    ck_assert_uint_eq(r.channels, 3);
+    ck_assert_uint_eq(r.bytes, 1);
+    ck_assert_uint_eq(r.maxval, 255);
+    ck_assert_uint_eq(r.load.trailing_bytes, 4);
+    ck_assert_int_eq(r.load.trailing_image, 0);
+    ck_assert_uint_eq(r.load.input_bytes, len + 4);
+    ck_assert_ptr_null(r.failed_path);
+    ck_assert(fx_file_exists(out));
+
+    ck_assert_int_eq(run(in, out, SP_IO_READ, 3, SP_FILTER_SAMPLE, 10, &r),
+                     SP_OK);
+    ck_assert_int_eq(r.load.io_used, SP_IO_READ);
+    ck_assert_uint_eq(r.out_width, 111);
+    ck_assert_uint_eq(r.out_height, 69);
+    ck_assert_uint_eq(r.threads_used, 10);
+
+    /* A plain input is read even when mmap is asked for. */
+    fx_write_text(fx_path("p.pgm"), "P2\n3 2\n9\n1 2 3\n4 5 6\n");
+    ck_assert_int_eq(run(fx_path("p.pgm"), out, SP_IO_MMAP, 2,
+                         SP_FILTER_SAMPLE, 10, &r), SP_OK);
+    ck_assert_int_eq(r.load.io_used, SP_IO_READ);
+    ck_assert_int_eq(r.load.magic, '2');
+    ck_assert_uint_eq(r.threads_used, 4);
+    ck_assert_uint_eq(r.maxval, 9);
+    free(data);
+    sp_image_release(&src);
+}
+END_TEST
+
+/* Errors: the status, the path it is about, a detail, and no output. */
+START_TEST(test_errors_leave_no_output)
+{
+    const char *in = fx_path("in.ppm"), *bad = fx_path("bad.ppm");
+    const char *out = fx_path("out.ppm");
+    struct sp_image src;
+    struct sp_report r;
+    int fds = fx_count_fds();
+
+    fx_make_image(&src, 8, 8, 3, 1, 255, 1);
+    fx_write_image(in, &src);
+    fx_write_text(bad, "P6\n8 8\n255\nshort");
+
+    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        ck_assert_int_eq(run(bad, out, (enum sp_io)io, 2, SP_FILTER_SAMPLE, 4,
+                             &r), SP_E_TRUNCATED);
+        ck_assert_ptr_eq(r.failed_path, bad);
+        ck_assert_msg(r.why[0] != '\0', "no detail");
+        ck_assert(!fx_file_exists(out));
+
+        ck_assert_int_eq(run(fx_path("none.ppm"), out, (enum sp_io)io, 2,
+                             SP_FILTER_SAMPLE, 4, &r), ENOENT);
+        ck_assert_str_eq(r.failed_path, fx_path("none.ppm"));
+        ck_assert(!fx_file_exists(out));
+
+        ck_assert_int_eq(run(in, fx_path("out.gif"), (enum sp_io)io, 2,
+                             SP_FILTER_SAMPLE, 4, &r), SP_E_OUTFORMAT);
+        ck_assert_str_eq(r.failed_path, fx_path("out.gif"));
+        ck_assert(!fx_file_exists(fx_path("out.gif")));
+
+        ck_assert_int_eq(run(in, fx_path("no/out.ppm"), (enum sp_io)io, 2,
+                             SP_FILTER_SAMPLE, 4, &r), ENOENT);
+        ck_assert_str_eq(r.failed_path, fx_path("no/out.ppm"));
+
+        ck_assert_int_eq(run(in, out, (enum sp_io)io, 0, SP_FILTER_SAMPLE, 4,
+                             &r), SP_E_USAGE);
+        ck_assert(!fx_file_exists(out));
+        ck_assert_int_eq(run(in, out, (enum sp_io)io, 2, SP_FILTER_SAMPLE, 0,
+                             &r), SP_E_USAGE);
+        ck_assert(!fx_file_exists(out));
+        ck_assert_int_eq(run(in, out, (enum sp_io)io, 2, SP_FILTER_SAMPLE,
+                             SP_THREADS_MAX + 1, &r), SP_E_USAGE);
+        ck_assert(!fx_file_exists(out));
+
+        ck_assert_int_eq(run(fx_dir, out, (enum sp_io)io, 2, SP_FILTER_SAMPLE,
+                             4, &r), EISDIR);
+        ck_assert(!fx_file_exists(out));
+    }
+    ck_assert_int_eq(fx_count_fds(), fds);
+    ck_assert_int_eq(fx_count_maps(in), 0);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 2);
+    sp_image_release(&src);
+}
+END_TEST
+
+/* An output too large for memory: ENOMEM (or SP_E_TOOBIG), no output, no
+ * crash.  The address space is limited so that even an overcommitting
+ * kernel refuses. */
+START_TEST(test_output_too_large)
+{
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
+    struct sp_image src;
+    struct sp_report r;
+    sp_status st;
+
+    fx_make_image(&src, 37, 23, 3, 2, 65535, 1);
+    fx_write_image(in, &src);
+    fx_limit_as((size_t)256 << 20);
+    st = run(in, out, SP_IO_MMAP, SP_SCALE_MAX, SP_FILTER_SAMPLE, 4, &r);
+    ck_assert_msg(st == ENOMEM || st == SP_E_TOOBIG, "%d %s", st,
+                  sp_strerror(st));
+    ck_assert(!fx_file_exists(out));
+    ck_assert_ptr_nonnull(r.failed_path);
+    ck_assert_int_eq(fx_count_maps(in), 0);
+    sp_image_release(&src);
+}
+END_TEST
+
+/* Standard input to standard output. */
+START_TEST(test_stdin_stdout)
+{
+    const char *in = fx_path("in.pgm"), *out = fx_path("stdout");
+    struct sp_image src, want;
+    struct sp_report r;
+    unsigned char *data, *got, *expect;
+    size_t len, got_len, expect_len;
+    int fds[2], fd, status;
+    pid_t pid;
+
+    fx_make_image(&src, 37, 23, 1, 1, 255, 8);
+    fx_write_image(in, &src);
+    data = fx_read_file(in, &len);
+    ref_scale(&src, -3, SP_FILTER_BOX, &want);
+    expect = fx_pnm_bytes(&want, &expect_len);
+
+    ck_assert_int_eq(pipe(fds), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(fds[0]);
+        _exit(write(fds[1], data, len) != (ssize_t)len);
+    }
+    close(fds[1]);
+    if (fds[0] != STDIN_FILENO) {
+        ck_assert_int_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+        close(fds[0]);
+    }
+    fflush(stdout);
+    fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    if (fd != STDOUT_FILENO) {
+        ck_assert_int_eq(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+        close(fd);
+    }
+
+    ck_assert_int_eq(run("-", "-", SP_IO_MMAP, -3, SP_FILTER_BOX, 10, &r),
+                     SP_OK);
+    fflush(stdout);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_int_eq(r.load.io_used, SP_IO_READ);
+    got = fx_read_file(out, &got_len);
+    ck_assert_uint_eq(got_len, expect_len);
+    ck_assert_mem_eq(got, expect, got_len);
+    free(got);
+    free(expect);
+    free(data);
+    sp_image_release(&want);
+    sp_image_release(&src);
+}
+END_TEST
+
+/* print_report: sp_report_print into a string. */
+static char *print_report(const struct sp_report *r, int json)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    ck_assert_ptr_nonnull(f);
+    sp_report_print(r, json, f);
+    ck_assert_int_eq(fclose(f), 0);
+    /* One line: a newline at the end and nowhere else. */
+    ck_assert_uint_gt(len, 1);
+    ck_assert_int_eq(buf[len - 1], '\n');
+    ck_assert_ptr_eq(strchr(buf, '\n'), buf + len - 1);
+    return buf;
+}
+
+/* json_value: skip one JSON value at *P (string or non-negative integer);
+ * returns 0 when it is malformed. */
+static int json_value(const char **p, int *is_string)
+{
+    const char *s = *p;
+
+    if (*s == '"') {
+        for (s++; *s != '"'; s++)
+            if (*s == '\0' || *s == '\\' || *s == '\n')
+                return 0;
+        *p = s + 1;
+        *is_string = 1;
+        return 1;
+    }
+    if (*s < '0' || *s > '9')
+        return 0;
+    while (*s >= '0' && *s <= '9')
+        s++;
+    *p = s;
+    *is_string = 0;
+    return 1;
+}
+
+/* json_check: LINE is one flat JSON object of string keys and string or
+ * integer values; each of KEYS is among them with a number (or a string
+ * when its name is given with a leading '$'). */
+static void json_check(const char *line, const char *const *keys,
+                       size_t nkeys)
+{
+    const char *p = line;
+    int found[32] = {0};
+
+    ck_assert_uint_le(nkeys, 32);
+    ck_assert_int_eq(*p++, '{');
+    for (;;) {
+        const char *key = p + 1, *kend;
+        int is_string;
+
+        ck_assert_int_eq(*p, '"');
+        ck_assert(json_value(&p, &is_string));
+        kend = p - 1;
+        ck_assert_msg(*p++ == ':', "json: ':' expected in '%s'", line);
+        ck_assert_msg(json_value(&p, &is_string), "json: bad value in '%s'",
+                      line);
+        for (size_t k = 0; k < nkeys; k++) {
+            const char *want = keys[k] + (keys[k][0] == '$');
+            if (strlen(want) == (size_t)(kend - key) &&
+                strncmp(key, want, (size_t)(kend - key)) == 0) {
+                ck_assert_msg(is_string == (keys[k][0] == '$'),
+                              "json: %s has the wrong type", want);
+                found[k]++;
+            }
+        }
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        break;
+    }
+    ck_assert_msg(strcmp(p, "}\n") == 0, "json: trailing '%s'", p);
+    for (size_t k = 0; k < nkeys; k++)
+        ck_assert_msg(found[k] == 1, "json: key %s seen %d times", keys[k],
+                      found[k]);
+}
+
+START_TEST(test_report_print)
+{
+    static const char *const kv_keys[] = {
+        "io", "threads", "load_ns", "load_minflt", "load_majflt", "scale_ns",
+        "scale_minflt", "scale_majflt", "release_ns", "release_minflt",
+        "release_majflt", "write_ns", "write_minflt", "write_majflt", "in",
+        "out",
+    };
+    static const char *const json_keys[] = {
+        "$io", "threads", "load_ns", "load_minflt", "load_majflt",
+        "scale_ns", "scale_minflt", "scale_majflt", "release_ns",
+        "release_minflt", "release_majflt", "write_ns", "write_minflt",
+        "write_majflt", "$in", "$out",
+    };
+    const char *in = fx_path("in.ppm");
+    struct sp_image src;
+    struct sp_report r;
+    char *line, *tok, *save = NULL;
+    size_t seen[sizeof kv_keys / sizeof kv_keys[0]] = {0};
+
+    fx_make_image(&src, 37, 23, 3, 1, 255, 1);
+    fx_write_image(in, &src);
+    ck_assert_int_eq(run(in, fx_path("out.ppm"), SP_IO_MMAP, 2,
+                         SP_FILTER_SAMPLE, 3, &r), SP_OK);
+
+    line = print_report(&r, 0);
+    ck_assert_ptr_nonnull(strstr(line, "io=mmap "));
+    ck_assert_ptr_nonnull(strstr(line, "threads=3 "));
+    ck_assert_ptr_nonnull(strstr(line, " in=37x23 "));
+    ck_assert_ptr_nonnull(strstr(line, " out=74x46\n"));
+    /* Every token is key=value, every key once, the numbers numbers. */
+    for (tok = strtok_r(line, " \n", &save); tok != NULL;
+         tok = strtok_r(NULL, " \n", &save)) {
+        char *eq = strchr(tok, '=');
+        size_t k;
+
+        ck_assert_msg(eq != NULL && eq != tok && eq[1] != '\0',
+                      "token '%s' is not key=value", tok);
+        *eq = '\0';
+        for (k = 0; k < sizeof kv_keys / sizeof kv_keys[0]; k++)
+            if (strcmp(tok, kv_keys[k]) == 0)
+                break;
+        ck_assert_msg(k < sizeof kv_keys / sizeof kv_keys[0],
+                      "unknown key '%s'", tok);
+        seen[k]++;
+        if (strstr(tok, "_ns") || strstr(tok, "flt") ||
+            strcmp(tok, "threads") == 0)
+            ck_assert_msg(strspn(eq + 1, "0123456789") == strlen(eq + 1),
+                          "%s=%s is not a number", tok, eq + 1);
+    }
+    for (size_t k = 0; k < sizeof kv_keys / sizeof kv_keys[0]; k++)
+        ck_assert_msg(seen[k] == 1, "key %s seen %zu times", kv_keys[k],
+                      seen[k]);
+    free(line);
+
+    line = print_report(&r, 1);
+    json_check(line, json_keys, sizeof json_keys / sizeof json_keys[0]);
+    ck_assert_ptr_nonnull(strstr(line, "\"io\":\"mmap\""));
+    ck_assert_ptr_nonnull(strstr(line, "\"threads\":3"));
+    ck_assert_ptr_nonnull(strstr(line, "\"out\":\"74x46\""));
+    free(line);
+
+    /* A failed run's report prints too. */
+    ck_assert_int_ne(run(fx_path("none"), fx_path("o.ppm"), SP_IO_READ, 2,
+                         SP_FILTER_SAMPLE, 3, &r), SP_OK);
+    free(print_report(&r, 0));
+    line = print_report(&r, 1);
+    json_check(line, json_keys, sizeof json_keys / sizeof json_keys[0]);
+    free(line);
+    sp_image_release(&src);
+}
+END_TEST
+
+/* The phases were measured: time passes in the load and the scale of a
+ * non-trivial image. */
+START_TEST(test_report_timings)
+{
+    const char *in = fx_path("in.ppm");
+    struct sp_image src;
+    struct sp_report r;
+
+    fx_make_image(&src, 300, 200, 3, 1, 255, 1);
+    fx_write_image(in, &src);
+    ck_assert_int_eq(run(in, fx_path("out.ppm"), SP_IO_READ, 3,
+                         SP_FILTER_SAMPLE, 2, &r), SP_OK);
+    ck_assert_uint_gt(r.phase[SP_LOAD].ns, 0);
+    ck_assert_uint_gt(r.phase[SP_SCALE].ns, 0);
+    ck_assert_uint_gt(r.phase[SP_WRITE].ns, 0);
+    for (int i = 0; i < SP_NPHASES; i++) {
+        ck_assert_int_ge(r.phase[i].minflt, 0);
+        ck_assert_int_ge(r.phase[i].majflt, 0);
+    }
+    sp_image_release(&src);
+}
+END_TEST
+
+static Suite *job_suite(void)
+{
+    Suite *s = suite_create("job");
+    TCase *tc = fx_tcase("run");
+
+    tcase_add_loop_test(tc, test_equivalence, 0, 2);
+    tcase_add_test(tc, test_out_is_in);
+    tcase_add_test(tc, test_report_fields);
+    tcase_add_test(tc, test_errors_leave_no_output);
+    tcase_add_test(tc, test_output_too_large);
+    tcase_add_test(tc, test_stdin_stdout);
+    tcase_add_test(tc, test_report_print);
+    tcase_add_test(tc, test_report_timings);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return fx_run(job_suite());
+}

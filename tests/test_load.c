@@ -1,0 +1,837 @@
+/* The loader: read and mmap give the same pixels; the path used, trailing
+ * data, streams; the syscall seam (EINTR, short reads, mmap failure, a
+ * file that shrinks); no descriptor or mapping outlives a release. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "load.h"
+#include "sys.h"
+
+/* write_plain: IMG as a P2/P3 file, with lines of varying length and a
+ * comment in the raster. */
+static void write_plain(const char *path, const struct sp_image *img)
+{
+    FILE *f = fopen(path, "w");
+    size_t n = 0;
+
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "P%c\n# plain\n%zu %zu\n%u\n", img->channels == 3 ? '3' : '2',
+            img->width, img->height, img->maxval);
+    for (size_t y = 0; y < img->height; y++) {
+        for (size_t x = 0; x < img->width; x++) {
+            for (unsigned c = 0; c < img->channels; c++, n++)
+                fprintf(f, "%s%u", n == 0 ? "" : n % 11 == 10 ? "\n"
+                                   : n % 29 == 5 ? " # hm\n" : " ",
+                        fx_sample(img, x, y, c));
+        }
+    }
+    /* One separator after the last sample: it ends the image. */
+    fputc('\n', f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+struct format {
+    size_t w, h;
+    unsigned channels, bytes, maxval;
+    int plain;
+};
+
+static const struct format formats[] = {
+    {37, 23, 3, 1, 255, 0},
+    {37, 23, 1, 1, 255, 0},
+    {37, 23, 3, 2, 65535, 0},
+    {37, 23, 1, 2, 65535, 0},
+    {29, 31, 1, 2, 1000, 0},
+    {1, 1, 3, 1, 255, 0},
+    {1, 1, 1, 2, 256, 0},
+    {5, 3, 1, 1, 1, 0},
+    {211, 157, 3, 1, 255, 0},  /* several pages: the raster crosses them */
+    {13, 11, 3, 1, 255, 1},
+    {13, 11, 1, 1, 200, 1},
+    {13, 11, 3, 2, 65535, 1},
+    {13, 11, 1, 2, 4095, 1},
+    {1, 1, 1, 1, 1, 1},
+};
+
+static void make_file(const struct format *fm, const char *path,
+                      struct sp_image *img, unsigned seed)
+{
+    fx_make_image(img, fm->w, fm->h, fm->channels, fm->bytes, fm->maxval,
+                  seed);
+    if (fm->plain)
+        write_plain(path, img);
+    else
+        fx_write_image(path, img);
+}
+
+/* Both paths give the image that was written, and say how. */
+START_TEST(test_read_mmap_identical)
+{
+    const struct format *fm = &formats[_i];
+    const char *path = fx_path("in.pnm");
+    struct sp_image want, got[2];
+    struct sp_load_info info;
+    struct stat sb;
+
+    make_file(fm, path, &want, (unsigned)_i);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        struct sp_image *img = &got[io];
+
+        ck_assert_int_eq(sp_load(path, (enum sp_io)io, img, &info), SP_OK);
+        ck_assert_msg(fx_images_equal(img, &want), "%zux%zu c%u b%u m%u "
+                      "plain %d by %s: pixels differ", fm->w, fm->h,
+                      fm->channels, fm->bytes, fm->maxval, fm->plain,
+                      sp_io_name((enum sp_io)io));
+        ck_assert_uint_eq(img->stride, fm->w * fm->channels * fm->bytes);
+        ck_assert_int_eq(info.magic, fm->plain ? (fm->channels == 3 ? '3'
+                                                                   : '2')
+                                               : (fm->channels == 3 ? '6'
+                                                                   : '5'));
+        ck_assert_uint_eq(info.input_bytes, (size_t)sb.st_size);
+        ck_assert_uint_eq(info.trailing_bytes, 0);
+        ck_assert_int_eq(info.trailing_image, 0);
+        if (fm->plain || io == SP_IO_READ) {
+            ck_assert_int_eq(info.io_used, SP_IO_READ);
+            ck_assert_int_eq(img->backing, SP_BACKING_MALLOC);
+        } else {
+            ck_assert_int_eq(info.io_used, SP_IO_MMAP);
+            ck_assert_int_eq(img->backing, SP_BACKING_MMAP);
+            /* The bookkeeping is the whole mapping; the view is inside. */
+            ck_assert_uint_eq(img->base_len, (size_t)sb.st_size);
+            ck_assert_ptr_eq(img->pixels,
+                             (unsigned char *)img->base + info.raster_offset);
+        }
+    }
+    ck_assert(fx_images_equal(&got[0], &got[1]));
+    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++)
+        ck_assert_int_eq(sp_image_release(&got[io]), SP_OK);
+    sp_image_release(&want);
+}
+END_TEST
+
+/* feed: a child process that writes LEN bytes of DATA to FD and exits;
+ * returns its pid.  The caller closes its own copy of FD. */
+static pid_t feed(int fd, const void *data, size_t len)
+{
+    pid_t pid = fork();
+
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        const unsigned char *p = data;
+
+        signal(SIGPIPE, SIG_DFL);
+        while (len > 0) {
+            ssize_t n = write(fd, p, len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                _exit(1);
+            p += n;
+            len -= (size_t)n;
+        }
+        _exit(0);
+    }
+    return pid;
+}
+
+/* to_stdin: make FD standard input (FD may be 0 already, when the test
+ * runs with standard input closed). */
+static void to_stdin(int fd)
+{
+    if (fd != STDIN_FILENO) {
+        ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+        close(fd);
+    }
+}
+
+static void reap(pid_t pid)
+{
+    int status;
+
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+}
+
+/* load_pipe: load DATA through a pipe named /dev/fd/N (or stdin when
+ * STDIN is set) asking for IO.  Returns the status. */
+static sp_status load_pipe(const void *data, size_t len, int as_stdin,
+                           enum sp_io io, struct sp_image *img,
+                           struct sp_load_info *info)
+{
+    int fds[2];
+    char path[64];
+    pid_t pid;
+    sp_status st;
+
+    ck_assert_int_eq(pipe(fds), 0);
+    pid = feed(fds[1], data, len);
+    close(fds[1]);
+    if (as_stdin) {
+        to_stdin(fds[0]);
+        st = sp_load("-", io, img, info);
+        /* The loader does not close standard input. */
+        ck_assert_int_ne(fcntl(STDIN_FILENO, F_GETFD), -1);
+        close(STDIN_FILENO);
+    } else {
+        snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+        st = sp_load(path, io, img, info);
+        close(fds[0]);
+    }
+    reap(pid);
+    return st;
+}
+
+/* A pipe (several times the loader's first buffer), as a path and as
+ * standard input, is read whatever was asked. */
+START_TEST(test_pipe_and_stdin)
+{
+    struct sp_image want, img;
+    struct sp_load_info info;
+    unsigned char *data;
+    size_t len;
+
+    fx_make_image(&want, 301, 200, 3, 1, 255, 5);
+    data = fx_pnm_bytes(&want, &len);
+    for (int as_stdin = 0; as_stdin <= 1; as_stdin++) {
+        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+            ck_assert_int_eq(load_pipe(data, len, as_stdin, (enum sp_io)io,
+                                       &img, &info), SP_OK);
+            ck_assert_int_eq(info.io_used, SP_IO_READ);
+            ck_assert(fx_images_equal(&img, &want));
+            ck_assert_uint_eq(info.input_bytes, len);
+            ck_assert_uint_eq(info.trailing_bytes, 0);
+            ck_assert_int_eq(sp_image_release(&img), SP_OK);
+        }
+    }
+    free(data);
+    sp_image_release(&want);
+}
+END_TEST
+
+/* Plain and 16-bit images through a pipe; an empty pipe. */
+START_TEST(test_pipe_formats)
+{
+    struct sp_image want, img;
+    struct sp_load_info info;
+    unsigned char *data;
+    size_t len;
+
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        make_file(&formats[i], fx_path("f.pnm"), &want, 9);
+        data = fx_read_file(fx_path("f.pnm"), &len);
+        ck_assert_int_eq(load_pipe(data, len, 0, SP_IO_MMAP, &img, &info),
+                         SP_OK);
+        ck_assert_msg(fx_images_equal(&img, &want), "format %zu", i);
+        ck_assert_int_eq(sp_image_release(&img), SP_OK);
+        free(data);
+        sp_image_release(&want);
+    }
+    ck_assert_int_eq(load_pipe("", 0, 0, SP_IO_MMAP, &img, &info),
+                     SP_E_EMPTY);
+    ck_assert_int_eq(load_pipe("", 0, 1, SP_IO_READ, &img, &info),
+                     SP_E_EMPTY);
+    ck_assert_int_eq(load_pipe("P6\n2 2\n255\nabc", 15, 0, SP_IO_READ, &img,
+                               &info), SP_E_TRUNCATED);
+    ck_assert_ptr_null(img.base);
+}
+END_TEST
+
+/* A FIFO in the file system is read, not mapped. */
+START_TEST(test_fifo)
+{
+    const char *path = fx_path("fifo");
+    struct sp_image want, img;
+    struct sp_load_info info;
+    unsigned char *data;
+    size_t len;
+    pid_t pid;
+
+    fx_make_image(&want, 40, 30, 1, 2, 65535, 2);
+    data = fx_pnm_bytes(&want, &len);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int fd = open(path, O_WRONLY);
+        _exit(fd < 0 || write(fd, data, len) != (ssize_t)len);
+    }
+    ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), SP_OK);
+    reap(pid);
+    ck_assert_int_eq(info.io_used, SP_IO_READ);
+    ck_assert(fx_images_equal(&img, &want));
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    free(data);
+    sp_image_release(&want);
+}
+END_TEST
+
+/* Standard input redirected from a regular file loads right too. */
+START_TEST(test_stdin_file)
+{
+    const char *path = fx_path("in.ppm");
+    struct sp_image want, img;
+    struct sp_load_info info;
+    int fd;
+
+    fx_make_image(&want, 17, 9, 3, 1, 255, 3);
+    fx_write_image(path, &want);
+    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        fd = open(path, O_RDONLY);
+        ck_assert_int_ge(fd, 0);
+        to_stdin(fd);
+        ck_assert_int_eq(sp_load("-", (enum sp_io)io, &img, &info), SP_OK);
+        ck_assert(fx_images_equal(&img, &want));
+        ck_assert_int_eq(sp_image_release(&img), SP_OK);
+        ck_assert_int_ne(fcntl(STDIN_FILENO, F_GETFD), -1);
+        close(STDIN_FILENO);
+    }
+    sp_image_release(&want);
+}
+END_TEST
+
+/* Bytes after the first image: counted, and recognised when they start a
+ * second image; by file (both paths), by pipe, plain and binary. */
+START_TEST(test_trailing)
+{
+    static const struct {
+        const char *tail;
+        int image;
+    } tails[] = {
+        {"junk\n", 0},
+        {"\n", 0},
+        {"P", 0},
+        {"P9", 0},
+        {"P6\n1 1\n255\nabc", 1},
+        {"P5\n1 1\n255\na", 1},
+        {"P2\n1 1\n9\n7\n", 1},
+        {"P7\n", 1},
+    };
+    struct sp_image img, want;
+    struct sp_load_info info;
+    const char *path = fx_path("t.pnm");
+
+    for (int plain = 0; plain <= 1; plain++) {
+        size_t base_len, len, tl;
+        unsigned char *base, *data;
+
+        fx_make_image(&want, 7, 5, 3, 1, 255, 1);
+        if (plain)
+            write_plain(path, &want);
+        else
+            fx_write_image(path, &want);
+        base = fx_read_file(path, &base_len);
+        for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+            tl = strlen(tails[i].tail);
+            data = malloc(base_len + tl);
+            ck_assert_ptr_nonnull(data);
+            memcpy(data, base, base_len);
+            memcpy(data + base_len, tails[i].tail, tl);
+            len = base_len + tl;
+            fx_write_file(path, data, len);
+            for (int how = 0; how < 3; how++) {
+                sp_status st = how < 2
+                    ? sp_load(path, (enum sp_io)how, &img, &info)
+                    : load_pipe(data, len, 0, SP_IO_MMAP, &img, &info);
+
+                ck_assert_msg(st == SP_OK, "plain %d tail '%s' how %d: %s",
+                              plain, tails[i].tail, how, sp_strerror(st));
+                ck_assert(fx_images_equal(&img, &want));
+                ck_assert_msg(info.trailing_bytes == tl,
+                              "plain %d tail '%s' how %d: %zu trailing",
+                              plain, tails[i].tail, how, info.trailing_bytes);
+                ck_assert_int_eq(info.trailing_image, tails[i].image);
+                ck_assert_uint_eq(info.input_bytes, len);
+                ck_assert_int_eq(sp_image_release(&img), SP_OK);
+            }
+            free(data);
+        }
+        free(base);
+        sp_image_release(&want);
+    }
+}
+END_TEST
+
+/* ---- the syscall seam ---- */
+
+static unsigned read_calls, eintr_every;
+static unsigned mmap_calls, madvise_calls;
+static int open_flags;
+static const char *shrink_path;
+static off_t shrink_to;
+
+/* Short reads of 1..7 bytes, with an EINTR every EINTR_EVERY calls (and
+ * on the very first). */
+static ssize_t flaky_read(int fd, void *buf, size_t len)
+{
+    size_t n = 1 + read_calls % 7;
+
+    if (read_calls++ % eintr_every == 0) {
+        errno = EINTR;
+        return -1;
+    }
+    return read(fd, buf, n < len ? n : len);
+}
+
+static ssize_t failing_read(int fd, void *buf, size_t len)
+{
+    (void)fd;
+    (void)buf;
+    (void)len;
+    read_calls++;
+    errno = EIO;
+    return -1;
+}
+
+static void *failing_mmap(void *addr, size_t len, int prot, int flags,
+                          int fd, off_t off)
+{
+    (void)addr;
+    (void)len;
+    (void)prot;
+    (void)flags;
+    (void)fd;
+    (void)off;
+    mmap_calls++;
+    errno = ENODEV;
+    return MAP_FAILED;
+}
+
+static int failing_madvise(void *addr, size_t len, int advice)
+{
+    (void)addr;
+    (void)len;
+    (void)advice;
+    madvise_calls++;
+    errno = EINVAL;
+    return -1;
+}
+
+static int failing_munmap(void *addr, size_t len)
+{
+    (void)addr;
+    (void)len;
+    errno = EINVAL;
+    return -1;
+}
+
+static int recording_open(const char *path, int flags, ...)
+{
+    open_flags = flags;
+    return open(path, flags);
+}
+
+static int failing_open(const char *path, int flags, ...)
+{
+    (void)path;
+    (void)flags;
+    errno = EMFILE;
+    return -1;
+}
+
+static int failing_fstat(int fd, struct stat *sb)
+{
+    (void)fd;
+    (void)sb;
+    errno = EOVERFLOW;
+    return -1;
+}
+
+/* fstat, then the file shrinks: the size the loader goes by is stale. */
+static int shrinking_fstat(int fd, struct stat *sb)
+{
+    int r = fstat(fd, sb);
+
+    ck_assert_int_eq(truncate(shrink_path, shrink_to), 0);
+    return r;
+}
+
+/* The file shrinks just before it is mapped. */
+static void *shrinking_mmap(void *addr, size_t len, int prot, int flags,
+                            int fd, off_t off)
+{
+    ck_assert_int_eq(truncate(shrink_path, shrink_to), 0);
+    return mmap(addr, len, prot, flags, fd, off);
+}
+
+/* The file shrinks just before the raster is read. */
+static off_t shrinking_lseek(int fd, off_t off, int whence)
+{
+    ck_assert_int_eq(truncate(shrink_path, shrink_to), 0);
+    return lseek(fd, off, whence);
+}
+
+/* EINTR and short reads on every read, by file and by pipe. */
+START_TEST(test_seam_eintr_short_reads)
+{
+    struct sp_image want, img;
+    struct sp_load_info info;
+    const char *path = fx_path("in.pgm");
+    unsigned char *data;
+    size_t len;
+    static const unsigned everies[] = {2, 3, 5};
+
+    fx_make_image(&want, 53, 41, 1, 2, 65535, 4);
+    fx_write_image(path, &want);
+    data = fx_pnm_bytes(&want, &len);
+    for (size_t e = 0; e < sizeof everies / sizeof everies[0]; e++) {
+        eintr_every = everies[e];
+        read_calls = 0;
+        sp_sys.read = flaky_read;
+        ck_assert_int_eq(sp_load(path, SP_IO_READ, &img, &info), SP_OK);
+        sp_sys_reset();
+        ck_assert_uint_gt(read_calls, want.base_len / 7);
+        ck_assert(fx_images_equal(&img, &want));
+        ck_assert_int_eq(sp_image_release(&img), SP_OK);
+
+        read_calls = 0;
+        sp_sys.read = flaky_read;
+        ck_assert_int_eq(load_pipe(data, len, 0, SP_IO_MMAP, &img, &info),
+                         SP_OK);
+        sp_sys_reset();
+        ck_assert_uint_gt(read_calls, len / 7);
+        ck_assert(fx_images_equal(&img, &want));
+        ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    }
+    free(data);
+    sp_image_release(&want);
+}
+END_TEST
+
+/* sp_read_full on its own: EOF before LEN, and an error part way. */
+START_TEST(test_read_full)
+{
+    const char *path = fx_path("ten");
+    unsigned char buf[32];
+    size_t got = 99;
+    int fd;
+
+    fx_write_text(path, "0123456789");
+    fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    read_calls = 0;
+    eintr_every = 3;
+    sp_sys.read = flaky_read;
+    ck_assert_int_eq(sp_read_full(fd, buf, sizeof buf, &got), SP_OK);
+    ck_assert_uint_eq(got, 10);
+    ck_assert_mem_eq(buf, "0123456789", 10);
+    ck_assert_int_eq(sp_read_full(fd, buf, 0, &got), SP_OK);
+    ck_assert_uint_eq(got, 0);
+    sp_sys.read = failing_read;
+    ck_assert_int_eq(sp_read_full(fd, buf, 4, &got), EIO);
+    ck_assert_uint_eq(got, 0);
+    sp_sys_reset();
+    close(fd);
+}
+END_TEST
+
+/* mmap refused: the file is read instead, and io_used says so. */
+START_TEST(test_seam_mmap_fails)
+{
+    struct sp_image want, img;
+    struct sp_load_info info;
+    const char *path = fx_path("in.ppm");
+    int fds;
+
+    fx_make_image(&want, 31, 17, 3, 1, 255, 6);
+    fx_write_image(path, &want);
+    fds = fx_count_fds();
+    mmap_calls = 0;
+    sp_sys.mmap = failing_mmap;
+    ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), SP_OK);
+    sp_sys_reset();
+    ck_assert_uint_eq(mmap_calls, 1);
+    ck_assert_int_eq(info.io_used, SP_IO_READ);
+    ck_assert_int_eq(img.backing, SP_BACKING_MALLOC);
+    ck_assert(fx_images_equal(&img, &want));
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    ck_assert_int_eq(fx_count_fds(), fds);
+    sp_image_release(&want);
+}
+END_TEST
+
+/* A failing read, open or fstat is an errno, with nothing left open. */
+START_TEST(test_seam_errors)
+{
+    struct sp_image want, img;
+    struct sp_load_info info;
+    const char *path = fx_path("in.ppm");
+    int fds;
+
+    fx_make_image(&want, 31, 17, 3, 1, 255, 6);
+    fx_write_image(path, &want);
+    fds = fx_count_fds();
+
+    sp_sys.read = failing_read;
+    ck_assert_int_eq(sp_load(path, SP_IO_READ, &img, &info), EIO);
+    ck_assert_ptr_null(img.base);
+    ck_assert_int_eq(load_pipe("P5 1 1 255 a", 12, 0, SP_IO_READ, &img,
+                               &info), EIO);
+    sp_sys_reset();
+    ck_assert_int_eq(fx_count_fds(), fds);
+
+    sp_sys.open = failing_open;
+    ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), EMFILE);
+    sp_sys_reset();
+
+    sp_sys.fstat = failing_fstat;
+    ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), EOVERFLOW);
+    sp_sys_reset();
+    ck_assert_int_eq(fx_count_fds(), fds);
+
+    /* The input is opened close-on-exec. */
+    sp_sys.open = recording_open;
+    ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), SP_OK);
+    sp_sys_reset();
+    ck_assert_int_ne(open_flags & O_CLOEXEC, 0);
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    sp_image_release(&want);
+}
+END_TEST
+
+/* shrink_case: make a several-page P6; load it by IO with the seam entry
+ * the caller swapped in (it shrinks the file to 100 bytes); return the
+ * status.  If the load "works" and TOUCH is set, every pixel is read, as
+ * the scaler would. */
+static volatile unsigned char sink;
+
+static sp_status shrink_case(enum sp_io io, int touch,
+                             struct sp_load_info *info)
+{
+    struct sp_image want, img;
+    const char *path = fx_path("shrink.ppm");
+    sp_status st;
+
+    fx_make_image(&want, 100, 100, 3, 1, 255, 8);
+    fx_write_image(path, &want);
+    sp_image_release(&want);
+    shrink_path = path;
+    shrink_to = 100;
+    st = sp_load(path, io, &img, info);
+    sp_sys_reset();
+    if (st == SP_OK) {
+        for (size_t i = 0; touch && i < img.height * img.stride; i++)
+            sink = img.pixels[i];
+        sp_image_release(&img);
+    } else {
+        ck_assert_ptr_null(img.base);
+    }
+    return st;
+}
+
+/* The file shrinks after its size was taken, before the raster is read:
+ * an error, not a crash and not a short image. */
+START_TEST(test_shrink_read)
+{
+    struct sp_load_info info;
+    int fds = fx_count_fds();
+
+    sp_sys.lseek = shrinking_lseek;
+    ck_assert_int_eq(shrink_case(SP_IO_READ, 1, &info), SP_E_CHANGED);
+    sp_sys.fstat = shrinking_fstat;
+    ck_assert_int_eq(shrink_case(SP_IO_READ, 1, &info), SP_E_CHANGED);
+    ck_assert_int_eq(fx_count_fds(), fds);
+}
+END_TEST
+
+START_TEST(test_shrink_mmap)
+{
+    struct sp_load_info info;
+    sp_status st;
+
+    /* The pages past the new end of a mapping raise SIGBUS when touched:
+     * sp_load must notice that the file no longer holds the raster. */
+    sp_sys.fstat = shrinking_fstat;
+    st = shrink_case(SP_IO_MMAP, 0, &info);
+    ck_assert_msg(st != SP_OK, "the file shrank after its size was taken, "
+                  "yet the mmap load succeeded: its pages past the new end "
+                  "raise SIGBUS when the scaler reads them");
+    sp_sys.mmap = shrinking_mmap;
+    st = shrink_case(SP_IO_MMAP, 0, &info);
+    ck_assert_msg(st != SP_OK, "the file shrank before it was mapped, yet "
+                  "the mmap load succeeded");
+}
+END_TEST
+
+/* ---- release ---- */
+
+START_TEST(test_release_idempotent)
+{
+    struct sp_image img;
+    struct sp_load_info info;
+    const char *path = fx_path("in.ppm");
+
+    memset(&img, 0, sizeof img);
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    fx_make_image(&img, 3, 3, 3, 1, 255, 0);
+    fx_write_image(path, &img);
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info), SP_OK);
+        ck_assert_int_eq(sp_image_release(&img), SP_OK);
+        ck_assert_int_eq(img.backing, SP_BACKING_NONE);
+        ck_assert_ptr_null(img.base);
+        ck_assert_ptr_null(img.pixels);
+        ck_assert_uint_eq(img.base_len, 0);
+        ck_assert_int_eq(sp_image_release(&img), SP_OK);
+        ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    }
+    ck_assert_int_eq(fx_count_maps(path), 0);
+}
+END_TEST
+
+/* madvise is advice: its failure is ignored.  munmap's is reported. */
+START_TEST(test_release_seam)
+{
+    struct sp_image img;
+    struct sp_load_info info;
+    const char *path = fx_path("in.ppm");
+    void *base;
+    size_t len;
+
+    fx_make_image(&img, 30, 30, 3, 1, 255, 0);
+    fx_write_image(path, &img);
+    sp_image_release(&img);
+
+    ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), SP_OK);
+    ck_assert_int_eq(img.backing, SP_BACKING_MMAP);
+    madvise_calls = 0;
+    sp_sys.madvise = failing_madvise;
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    sp_sys_reset();
+    ck_assert_uint_eq(madvise_calls, 1);
+    ck_assert_int_eq(fx_count_maps(path), 0);
+
+    ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), SP_OK);
+    base = img.base;
+    len = img.base_len;
+    sp_sys.munmap = failing_munmap;
+    ck_assert_int_eq(sp_image_release(&img), EINVAL);
+    sp_sys_reset();
+    ck_assert_int_eq(img.backing, SP_BACKING_NONE);
+    ck_assert_ptr_null(img.base);
+    ck_assert_int_eq(munmap(base, len), 0);
+    ck_assert_int_eq(fx_count_maps(path), 0);
+}
+END_TEST
+
+/* Load and release many times, good and bad, by both paths: no
+ * descriptor and no mapping is left behind. */
+START_TEST(test_no_leaks)
+{
+    static const char *const bad[] = {
+        "", "X", "P4\n1 1\n\0", "P5\n0 1\n255\n", "P6\n9 9\n255\nabc",
+        "P2\n2 1\n9\n1 99\n", "P5\n1 1\n65536\nab",
+    };
+    struct sp_image want, img;
+    struct sp_load_info info;
+    const char *good = fx_path("good.ppm"), *plain = fx_path("plain.pgm");
+    const char *badp = fx_path("bad.pnm");
+    int fds;
+
+    fx_make_image(&want, 64, 64, 3, 1, 255, 0);
+    fx_write_image(good, &want);
+    sp_image_release(&want);
+    fx_write_text(plain, "P2\n2 2\n9\n1 2 3 4\n");
+
+    for (int round = 0; round < 2; round++) {
+        fds = fx_count_fds();
+        for (int rep = 0; rep < 10; rep++) {
+            for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+                ck_assert_int_eq(sp_load(good, (enum sp_io)io, &img, &info),
+                                 SP_OK);
+                if (io == SP_IO_MMAP)
+                    ck_assert_int_ge(fx_count_maps(good), 1);
+                ck_assert_int_eq(sp_image_release(&img), SP_OK);
+                ck_assert_int_eq(fx_count_maps(good), 0);
+                ck_assert_int_eq(sp_load(plain, (enum sp_io)io, &img, &info),
+                                 SP_OK);
+                ck_assert_int_eq(sp_image_release(&img), SP_OK);
+                for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                    fx_write_file(badp, bad[i], strlen(bad[i]));
+                    ck_assert_int_ne(sp_load(badp, (enum sp_io)io, &img,
+                                             &info), SP_OK);
+                    ck_assert_int_eq(fx_count_maps(badp), 0);
+                }
+                ck_assert_int_eq(sp_load(fx_dir, (enum sp_io)io, &img,
+                                         &info), EISDIR);
+                ck_assert_int_eq(sp_load(fx_path("none"), (enum sp_io)io,
+                                         &img, &info), ENOENT);
+            }
+        }
+        ck_assert_int_eq(fx_count_fds(), fds);
+        /* No mapping of any file of this test is left. */
+        ck_assert_int_eq(fx_count_maps(fx_dir), 0);
+    }
+}
+END_TEST
+
+/* Empty inputs of every kind, directories, missing files. */
+START_TEST(test_odd_inputs)
+{
+    struct sp_image img;
+    struct sp_load_info info;
+
+    fx_write_text(fx_path("empty"), "");
+    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        ck_assert_int_eq(sp_load(fx_path("empty"), (enum sp_io)io, &img,
+                                 &info), SP_E_EMPTY);
+        ck_assert_int_eq(sp_load("/dev/null", (enum sp_io)io, &img, &info),
+                         SP_E_EMPTY);
+        ck_assert_int_eq(sp_load(fx_dir, (enum sp_io)io, &img, &info),
+                         EISDIR);
+        ck_assert_int_eq(sp_load(fx_path("missing"), (enum sp_io)io, &img,
+                                 &info), ENOENT);
+        ck_assert_int_eq(sp_load(fx_path("missing/x"), (enum sp_io)io, &img,
+                                 &info), ENOENT);
+        ck_assert_ptr_null(img.base);
+    }
+}
+END_TEST
+
+static Suite *load_suite(void)
+{
+    Suite *s = suite_create("load");
+    TCase *tc = fx_tcase("paths");
+
+    tcase_add_loop_test(tc, test_read_mmap_identical, 0,
+                        sizeof formats / sizeof formats[0]);
+    tcase_add_test(tc, test_pipe_and_stdin);
+    tcase_add_test(tc, test_pipe_formats);
+    tcase_add_test(tc, test_fifo);
+    tcase_add_test(tc, test_stdin_file);
+    tcase_add_test(tc, test_trailing);
+    tcase_add_test(tc, test_odd_inputs);
+    suite_add_tcase(s, tc);
+
+    tc = fx_tcase("seam");
+    tcase_add_test(tc, test_seam_eintr_short_reads);
+    tcase_add_test(tc, test_read_full);
+    tcase_add_test(tc, test_seam_mmap_fails);
+    tcase_add_test(tc, test_seam_errors);
+    tcase_add_test(tc, test_shrink_read);
+    tcase_add_test(tc, test_shrink_mmap);
+    suite_add_tcase(s, tc);
+
+    tc = fx_tcase("release");
+    tcase_add_test(tc, test_release_idempotent);
+    tcase_add_test(tc, test_release_seam);
+    tcase_add_test(tc, test_no_leaks);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return fx_run(load_suite());
+}

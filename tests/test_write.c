@@ -1,0 +1,685 @@
+/* The writer: formats by extension, exact PNM bytes, the stb formats
+ * (decoded back where lossless), errors with nothing left behind, atomic
+ * replacement that keeps the mode, symbolic links, FIFOs, stdout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+
+#include "fixtures.h"
+#include "load.h"
+#include "write.h"
+
+START_TEST(test_outfmt_for)
+{
+    static const struct {
+        const char *path;
+        sp_status st;
+        enum sp_outfmt fmt;
+    } cases[] = {
+        {"a.ppm", SP_OK, SP_OUT_PNM},     {"a.pgm", SP_OK, SP_OUT_PNM},
+        {"a.pnm", SP_OK, SP_OUT_PNM},     {"A.PPM", SP_OK, SP_OUT_PNM},
+        {"a.PgM", SP_OK, SP_OUT_PNM},     {"a.png", SP_OK, SP_OUT_PNG},
+        {"A.PNG", SP_OK, SP_OUT_PNG},     {"a.jpg", SP_OK, SP_OUT_JPEG},
+        {"a.JPG", SP_OK, SP_OUT_JPEG},    {"a.jpeg", SP_OK, SP_OUT_JPEG},
+        {"a.JpEg", SP_OK, SP_OUT_JPEG},   {"a.bmp", SP_OK, SP_OUT_BMP},
+        {"a.BMP", SP_OK, SP_OUT_BMP},     {"a.tga", SP_OK, SP_OUT_TGA},
+        {"a.TGA", SP_OK, SP_OUT_TGA},     {"a", SP_OK, SP_OUT_PNM},
+        {"out", SP_OK, SP_OUT_PNM},       {"-", SP_OK, SP_OUT_PNM},
+        {"dir.png/out", SP_OK, SP_OUT_PNM},
+        {"/x.d/y.e/out", SP_OK, SP_OUT_PNM},
+        {".png", SP_OK, SP_OUT_PNM},      {"dir/.png", SP_OK, SP_OUT_PNM},
+        {".hidden", SP_OK, SP_OUT_PNM},   {"dir/.tga", SP_OK, SP_OUT_PNM},
+        {"a.b.png", SP_OK, SP_OUT_PNG},   {"a.png.ppm", SP_OK, SP_OUT_PNM},
+        {"dir/a.jpg", SP_OK, SP_OUT_JPEG},
+        {"a.gif", SP_E_OUTFORMAT, SP_OUT_PNM},
+        {"a.GIF", SP_E_OUTFORMAT, SP_OUT_PNM},
+        {"a.tiff", SP_E_OUTFORMAT, SP_OUT_PNM},
+        {"a.pngx", SP_E_OUTFORMAT, SP_OUT_PNM},
+        {"a.pn", SP_E_OUTFORMAT, SP_OUT_PNM},
+        {"a.ppm.gz", SP_E_OUTFORMAT, SP_OUT_PNM},
+        {"dir/.x.gif", SP_E_OUTFORMAT, SP_OUT_PNM},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        enum sp_outfmt fmt = (enum sp_outfmt)99;
+        sp_status st = sp_outfmt_for(cases[i].path, &fmt);
+
+        ck_assert_msg(st == cases[i].st, "'%s': %d", cases[i].path, st);
+        if (st == SP_OK)
+            ck_assert_msg(fmt == cases[i].fmt, "'%s': format %d, want %d",
+                          cases[i].path, fmt, cases[i].fmt);
+    }
+}
+END_TEST
+
+/* write_ok: sp_write IMG to PATH in the format its extension says. */
+static void write_ok(const struct sp_image *img, const char *path)
+{
+    enum sp_outfmt fmt;
+    char why[SP_WHY_MAX];
+    sp_status st;
+
+    ck_assert_int_eq(sp_outfmt_for(path, &fmt), SP_OK);
+    st = sp_write(img, path, fmt, why);
+    ck_assert_msg(st == SP_OK, "%s: %s (%s)", path, sp_strerror(st), why);
+}
+
+/* PNM output, byte for byte. */
+START_TEST(test_pnm_exact)
+{
+    static const unsigned char rgb[18] = {0, 1, 2, 3, 4, 5, 250, 251, 252,
+                                          253, 254, 255, 9, 8, 7, 6, 5, 4};
+    static const unsigned char gray16[6] = {0x00, 0x00, 0x01, 0x02, 0xff,
+                                            0xff};
+    struct sp_image img;
+    unsigned char *got;
+    size_t len;
+
+    ck_assert_int_eq(sp_image_alloc(&img, 3, 2, 3, 1, 255), SP_OK);
+    memcpy(img.pixels, rgb, sizeof rgb);
+    write_ok(&img, fx_path("a.ppm"));
+    got = fx_read_file(fx_path("a.ppm"), &len);
+    ck_assert_uint_eq(len, 11 + sizeof rgb);
+    ck_assert_mem_eq(got, "P6\n3 2\n255\n", 11);
+    ck_assert_mem_eq(got + 11, rgb, sizeof rgb);
+    free(got);
+    /* The extension does not change the type: a .pgm of RGB is a P6. */
+    write_ok(&img, fx_path("a.pgm"));
+    got = fx_read_file(fx_path("a.pgm"), &len);
+    ck_assert_mem_eq(got, "P6\n3 2\n255\n", 11);
+    free(got);
+    sp_image_release(&img);
+
+    ck_assert_int_eq(sp_image_alloc(&img, 3, 1, 1, 2, 65535), SP_OK);
+    memcpy(img.pixels, gray16, sizeof gray16);
+    write_ok(&img, fx_path("b"));
+    got = fx_read_file(fx_path("b"), &len);
+    ck_assert_uint_eq(len, 13 + sizeof gray16);
+    ck_assert_mem_eq(got, "P5\n3 1\n65535\n", 13);
+    ck_assert_mem_eq(got + 13, gray16, sizeof gray16);
+    free(got);
+    sp_image_release(&img);
+
+    ck_assert_int_eq(sp_image_alloc(&img, 2, 2, 1, 1, 1), SP_OK);
+    memcpy(img.pixels, "\0\1\1\0", 4);
+    write_ok(&img, fx_path("c.pnm"));
+    got = fx_read_file(fx_path("c.pnm"), &len);
+    ck_assert_uint_eq(len, 13);
+    ck_assert_mem_eq(got, "P5\n2 2\n1\n\0\1\1\0", 13);
+    free(got);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* What is written loads back the same, every layout, by both paths. */
+START_TEST(test_pnm_round_trip)
+{
+    static const unsigned layouts[][3] = {
+        {1, 1, 255}, {3, 1, 255}, {1, 2, 65535}, {3, 2, 65535}, {3, 1, 7},
+        {1, 2, 300},
+    };
+    struct sp_image want, img;
+    struct sp_load_info info;
+    const char *path = fx_path("r.pnm");
+
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        size_t len, want_len;
+        unsigned char *got, *expect;
+
+        fx_make_image(&want, 41, 19, layouts[i][0], layouts[i][1],
+                      layouts[i][2], (unsigned)i);
+        write_ok(&want, path);
+        got = fx_read_file(path, &len);
+        expect = fx_pnm_bytes(&want, &want_len);
+        ck_assert_uint_eq(len, want_len);
+        ck_assert_mem_eq(got, expect, len);
+        free(got);
+        free(expect);
+        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+            ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info),
+                             SP_OK);
+            ck_assert(fx_images_equal(&img, &want));
+            sp_image_release(&img);
+        }
+        sp_image_release(&want);
+    }
+}
+END_TEST
+
+/* to8: a sample rescaled to 0..255 as the writer documents, rounded. */
+static unsigned to8(unsigned v, unsigned maxval)
+{
+    return (v * 255u + maxval / 2) / maxval;
+}
+
+static const struct {
+    const char *ext;
+    const unsigned char *sig;
+    size_t sig_len;
+    int lossless;
+} stb_formats[] = {
+    {"png", (const unsigned char *)"\x89PNG\r\n\x1a\n", 8, 1},
+    {"jpg", (const unsigned char *)"\xff\xd8\xff", 3, 0},
+    {"JPEG", (const unsigned char *)"\xff\xd8\xff", 3, 0},
+    {"bmp", (const unsigned char *)"BM", 2, 1},
+    {"tga", (const unsigned char *)"", 0, 1},
+};
+
+/* PNG, JPEG, BMP, TGA of every layout and maxval: the signature, and for
+ * the lossless ones the pixels, rescaled to 8 bits. */
+START_TEST(test_stb_formats)
+{
+    static const unsigned layouts[][3] = {
+        {1, 1, 255}, {3, 1, 255}, {1, 2, 65535}, {3, 2, 65535}, {3, 1, 1},
+        {1, 1, 100}, {3, 2, 1000}, {1, 2, 256},
+    };
+    char name[32];
+
+    for (size_t f = 0; f < sizeof stb_formats / sizeof stb_formats[0]; f++) {
+        for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+            struct sp_image img;
+            unsigned char *got, *px;
+            size_t len;
+            int w, h, comp;
+            unsigned c = layouts[i][0];
+
+            fx_make_image(&img, 23, 17, c, layouts[i][1], layouts[i][2],
+                          (unsigned)i);
+            snprintf(name, sizeof name, "o%zu.%s", i, stb_formats[f].ext);
+            write_ok(&img, fx_path(name));
+            got = fx_read_file(fx_path(name), &len);
+            ck_assert_uint_gt(len, 18);
+            ck_assert_msg(memcmp(got, stb_formats[f].sig,
+                                 stb_formats[f].sig_len) == 0,
+                          "%s: bad signature", name);
+            if (strcmp(stb_formats[f].ext, "tga") == 0) {
+                /* No id, no colour map; true-colour or gray, maybe RLE. */
+                ck_assert_uint_eq(got[0], 0);
+                ck_assert_uint_eq(got[1], 0);
+                ck_assert_uint_eq(got[2], c == 3 ? (got[2] == 10 ? 10 : 2)
+                                                 : (got[2] == 11 ? 11 : 3));
+            }
+            px = stbi_load_from_memory(got, (int)len, &w, &h, &comp, (int)c);
+            ck_assert_msg(px != NULL, "%s: stb_image cannot read it back",
+                          name);
+            ck_assert_int_eq(w, 23);
+            ck_assert_int_eq(h, 17);
+            if (stb_formats[f].lossless) {
+                for (size_t y = 0; y < 17; y++)
+                    for (size_t x = 0; x < 23; x++)
+                        for (unsigned k = 0; k < c; k++)
+                            ck_assert_msg(px[(y * 23 + x) * c + k] ==
+                                          to8(fx_sample(&img, x, y, k),
+                                              img.maxval),
+                                          "%s (%u ch, %u bytes, maxval %u): "
+                                          "(%zu,%zu,%u) is %u, want %u",
+                                          name, c, img.bytes, img.maxval, x,
+                                          y, k, px[(y * 23 + x) * c + k],
+                                          to8(fx_sample(&img, x, y, k),
+                                              img.maxval));
+            }
+            stbi_image_free(px);
+            free(got);
+            sp_image_release(&img);
+        }
+    }
+}
+END_TEST
+
+/* JPEG is lossy: a flat colour comes back close. */
+START_TEST(test_jpeg_flat)
+{
+    static const unsigned rgb[3] = {200, 100, 50};
+    struct sp_image img;
+    unsigned char *got, *px;
+    size_t len;
+    int w, h, comp;
+
+    ck_assert_int_eq(sp_image_alloc(&img, 16, 16, 3, 2, 65535), SP_OK);
+    for (size_t y = 0; y < 16; y++)
+        for (size_t x = 0; x < 16; x++)
+            for (unsigned c = 0; c < 3; c++)
+                fx_set_sample(&img, x, y, c, rgb[c] * 257);
+    write_ok(&img, fx_path("flat.jpg"));
+    got = fx_read_file(fx_path("flat.jpg"), &len);
+    px = stbi_load_from_memory(got, (int)len, &w, &h, &comp, 3);
+    ck_assert_ptr_nonnull(px);
+    for (int i = 0; i < 16 * 16 * 3; i++)
+        ck_assert_int_le(abs((int)px[i] - (int)rgb[i % 3]), 4);
+    stbi_image_free(px);
+    free(got);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* No ".NAME.XXXXXX" temporary file, nor anything else, is left in DIR. */
+static void assert_no_temp(const char *dir)
+{
+    ck_assert_msg(fx_count_entries(dir, ".") == 0,
+                  "a temporary file was left in %s", dir);
+}
+
+/* /dev/full: ENOSPC, no crash, for PNM and the stb formats, small and
+ * larger than stdio's buffer. */
+START_TEST(test_dev_full)
+{
+    static const enum sp_outfmt fmts[] = {SP_OUT_PNM, SP_OUT_PNG,
+                                          SP_OUT_JPEG, SP_OUT_BMP,
+                                          SP_OUT_TGA};
+    static const size_t sizes[] = {2, 200};
+    struct stat sb;
+    char why[SP_WHY_MAX];
+
+    if (stat("/dev/full", &sb) != 0 || !S_ISCHR(sb.st_mode))
+        return;  /* no /dev/full here */
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        struct sp_image img;
+
+        fx_make_image(&img, sizes[s], sizes[s], 3, 1, 255, 1);
+        for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+            sp_status st = sp_write(&img, "/dev/full", fmts[f], why);
+            ck_assert_msg(st == ENOSPC, "%zu px format %d: %d %s", sizes[s],
+                          fmts[f], st, sp_strerror(st));
+        }
+        sp_image_release(&img);
+    }
+    ck_assert_int_eq(stat("/dev/full", &sb), 0);
+    ck_assert(S_ISCHR(sb.st_mode));
+}
+END_TEST
+
+START_TEST(test_missing_dir)
+{
+    struct sp_image img;
+    char why[SP_WHY_MAX];
+
+    fx_make_image(&img, 4, 4, 1, 1, 255, 0);
+    ck_assert_int_eq(sp_write(&img, fx_path("nodir/out.ppm"), SP_OUT_PNM,
+                              why), ENOENT);
+    ck_assert_int_eq(sp_write(&img, fx_path("nodir/out.png"), SP_OUT_PNG,
+                              why), ENOENT);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 0);
+    /* A file where a directory should be. */
+    fx_write_text(fx_path("file"), "x");
+    ck_assert_int_eq(sp_write(&img, fx_path("file/out.ppm"), SP_OUT_PNM,
+                              why), ENOTDIR);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+    sp_image_release(&img);
+}
+END_TEST
+
+START_TEST(test_readonly_dir)
+{
+    struct sp_image img;
+    char why[SP_WHY_MAX];
+    const char *dir = fx_path("ro");
+    char out[PATH_MAX];
+    sp_status st;
+
+    snprintf(out, sizeof out, "%s/out.ppm", dir);
+    fx_make_image(&img, 4, 4, 3, 1, 255, 0);
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    ck_assert_int_eq(chmod(dir, 0555), 0);
+    st = sp_write(&img, out, SP_OUT_PNM, why);
+    if (geteuid() != 0) {
+        /* Root is not stopped by permissions: skip this part there. */
+        ck_assert_int_eq(st, EACCES);
+        ck_assert_int_eq(fx_count_entries(dir, NULL), 0);
+    }
+    assert_no_temp(dir);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* A write that fails part way (the file size limit): an errno, no
+ * temporary file, and the existing target untouched. */
+START_TEST(test_failure_keeps_target)
+{
+    static const enum sp_outfmt fmts[] = {SP_OUT_PNM, SP_OUT_PNG, SP_OUT_BMP};
+    const char *path = fx_path("out.ppm");
+    struct sp_image img;
+    struct rlimit rl;
+    struct stat before, after;
+    char why[SP_WHY_MAX];
+    unsigned char *got;
+    size_t len;
+
+    fx_make_image(&img, 120, 120, 3, 1, 255, 3);
+    fx_write_text(path, "old contents");
+    ck_assert_int_eq(stat(path, &before), 0);
+    signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+    rl.rlim_cur = 4096;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+        sp_status st = sp_write(&img, path, fmts[f], why);
+
+        ck_assert_msg(st == EFBIG, "format %d: %d %s", fmts[f], st,
+                      sp_strerror(st));
+        assert_no_temp(fx_dir);
+        ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+        got = fx_read_file(path, &len);
+        ck_assert_str_eq((char *)got, "old contents");
+        free(got);
+        ck_assert_int_eq(stat(path, &after), 0);
+        ck_assert_uint_eq(after.st_ino, before.st_ino);
+    }
+    sp_image_release(&img);
+}
+END_TEST
+
+/* An existing file is replaced by a rename (a hard link to the old one
+ * still sees the old contents) and keeps its mode. */
+START_TEST(test_replace_keeps_mode)
+{
+    static const mode_t modes[] = {0640, 0604, 0600, 0755, 0444};
+    const char *path = fx_path("out.ppm"), *hard = fx_path("hard");
+    struct sp_image img;
+    struct stat before, after;
+    unsigned char *got, *want;
+    size_t len, want_len;
+
+    fx_make_image(&img, 9, 7, 3, 1, 255, 2);
+    want = fx_pnm_bytes(&img, &want_len);
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        (void)unlink(path);
+        (void)unlink(hard);
+        fx_write_text(path, "old");
+        ck_assert_int_eq(chmod(path, modes[m]), 0);
+        ck_assert_int_eq(link(path, hard), 0);
+        ck_assert_int_eq(stat(path, &before), 0);
+        write_ok(&img, path);
+        ck_assert_int_eq(stat(path, &after), 0);
+        ck_assert_uint_ne(after.st_ino, before.st_ino);
+        ck_assert_msg((after.st_mode & 07777) == modes[m], "mode %o, want %o",
+                      after.st_mode & 07777, modes[m]);
+        got = fx_read_file(path, &len);
+        ck_assert_uint_eq(len, want_len);
+        ck_assert_mem_eq(got, want, len);
+        free(got);
+        got = fx_read_file(hard, &len);
+        ck_assert_str_eq((char *)got, "old");
+        free(got);
+        assert_no_temp(fx_dir);
+    }
+    free(want);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* A new file gets 0666 less the umask, and the umask is left alone. */
+START_TEST(test_new_file_mode)
+{
+    static const mode_t masks[] = {022, 027, 077, 0};
+    struct sp_image img;
+    struct stat sb;
+    char name[32];
+
+    fx_make_image(&img, 2, 2, 1, 1, 255, 2);
+    for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+        snprintf(name, sizeof name, "new%zu.png", m);
+        umask(masks[m]);
+        write_ok(&img, fx_path(name));
+        ck_assert_uint_eq(umask(masks[m]), masks[m]);
+        ck_assert_int_eq(stat(fx_path(name), &sb), 0);
+        ck_assert_uint_eq(sb.st_mode & 07777, 0666 & ~masks[m]);
+    }
+    sp_image_release(&img);
+}
+END_TEST
+
+/* Writing through a symbolic link replaces the file it points to; the
+ * link stays a link, pointing where it did. */
+START_TEST(test_symlink)
+{
+    struct sp_image img;
+    struct stat sb;
+    unsigned char *got, *want;
+    size_t len, want_len;
+    char target[PATH_MAX];
+    ssize_t n;
+
+    fx_make_image(&img, 5, 3, 1, 2, 65535, 4);
+    want = fx_pnm_bytes(&img, &want_len);
+    ck_assert_int_eq(mkdir(fx_path("sub"), 0755), 0);
+    fx_write_text(fx_path("real.ppm"), "old");
+    ck_assert_int_eq(chmod(fx_path("real.ppm"), 0640), 0);
+    ck_assert_int_eq(symlink("real.ppm", fx_path("link.ppm")), 0);
+    ck_assert_int_eq(symlink("../real.ppm", fx_path("sub/up.ppm")), 0);
+
+    for (int which = 0; which < 2; which++) {
+        const char *link = which ? fx_path("sub/up.ppm")
+                                 : fx_path("link.ppm");
+
+        write_ok(&img, link);
+        ck_assert_int_eq(lstat(link, &sb), 0);
+        ck_assert(S_ISLNK(sb.st_mode));
+        n = readlink(link, target, sizeof target - 1);
+        ck_assert_int_gt(n, 0);
+        target[n] = '\0';
+        ck_assert_str_eq(target, which ? "../real.ppm" : "real.ppm");
+        ck_assert_int_eq(lstat(fx_path("real.ppm"), &sb), 0);
+        ck_assert(S_ISREG(sb.st_mode));
+        ck_assert_uint_eq(sb.st_mode & 07777, 0640);
+        got = fx_read_file(fx_path("real.ppm"), &len);
+        ck_assert_uint_eq(len, want_len);
+        ck_assert_mem_eq(got, want, len);
+        free(got);
+        assert_no_temp(fx_dir);
+        assert_no_temp(fx_path("sub"));
+        ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 3);
+        ck_assert_int_eq(fx_count_entries(fx_path("sub"), NULL), 1);
+        fx_write_text(fx_path("real.ppm"), "old");
+    }
+    free(want);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* A link to a file that does not exist yet: the link is followed like
+ * any other (the file it names is created) or refused; it is never
+ * replaced by a regular file. */
+START_TEST(test_dangling_symlink)
+{
+    struct sp_image img;
+    struct stat sb;
+    char why[SP_WHY_MAX], target[PATH_MAX];
+    sp_status st;
+    ssize_t n;
+
+    fx_make_image(&img, 5, 3, 3, 1, 255, 4);
+    ck_assert_int_eq(symlink("later.ppm", fx_path("link.ppm")), 0);
+    st = sp_write(&img, fx_path("link.ppm"), SP_OUT_PNM, why);
+    ck_assert_int_eq(lstat(fx_path("link.ppm"), &sb), 0);
+    ck_assert_msg(S_ISLNK(sb.st_mode), "writing to a dangling symbolic link "
+                  "(status %d) replaced the link with a regular file", st);
+    n = readlink(fx_path("link.ppm"), target, sizeof target - 1);
+    ck_assert_int_gt(n, 0);
+    target[n] = '\0';
+    ck_assert_str_eq(target, "later.ppm");
+    if (st == SP_OK)
+        ck_assert_int_eq(lstat(fx_path("later.ppm"), &sb), 0);
+    assert_no_temp(fx_dir);
+    sp_image_release(&img);
+}
+END_TEST
+
+START_TEST(test_directory_target)
+{
+    struct sp_image img;
+    char why[SP_WHY_MAX];
+
+    fx_make_image(&img, 2, 2, 3, 1, 255, 4);
+    ck_assert_int_eq(sp_write(&img, fx_dir, SP_OUT_PNM, why), EISDIR);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 0);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* A FIFO is written in place: it stays a FIFO and its reader gets the
+ * exact bytes. */
+START_TEST(test_fifo_target)
+{
+    const char *fifo = fx_path("fifo"), *copy = fx_path("copy");
+    struct sp_image img;
+    struct stat sb;
+    unsigned char *got, *want;
+    size_t len, want_len;
+    int status;
+    pid_t pid;
+
+    fx_make_image(&img, 150, 100, 3, 1, 255, 5);
+    want = fx_pnm_bytes(&img, &want_len);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        /* The reader: copy the FIFO to a file. */
+        char buf[4096];
+        int in = open(fifo, O_RDONLY), out;
+        ssize_t n;
+
+        out = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || out < 0)
+            _exit(1);
+        while ((n = read(in, buf, sizeof buf)) > 0)
+            if (write(out, buf, (size_t)n) != n)
+                _exit(1);
+        _exit(n < 0 || close(out) != 0);
+    }
+    write_ok(&img, fifo);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_int_eq(lstat(fifo, &sb), 0);
+    ck_assert(S_ISFIFO(sb.st_mode));
+    got = fx_read_file(copy, &len);
+    ck_assert_uint_eq(len, want_len);
+    ck_assert_mem_eq(got, want, len);
+    assert_no_temp(fx_dir);
+    free(got);
+    free(want);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* "-" is standard output, always PNM. */
+START_TEST(test_stdout)
+{
+    const char *path = fx_path("stdout");
+    struct sp_image img;
+    unsigned char *got, *want;
+    size_t len, want_len;
+    char why[SP_WHY_MAX];
+    int fd;
+
+    fx_make_image(&img, 7, 5, 1, 2, 4095, 6);
+    want = fx_pnm_bytes(&img, &want_len);
+    fflush(stdout);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    if (fd != STDOUT_FILENO) {
+        ck_assert_int_eq(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+        close(fd);
+    }
+    ck_assert_int_eq(sp_write(&img, "-", SP_OUT_PNG, why), SP_OK);
+    fflush(stdout);
+    got = fx_read_file(path, &len);
+    ck_assert_uint_eq(len, want_len);
+    ck_assert_mem_eq(got, want, len);
+    free(got);
+    free(want);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* A relative name in the current directory. */
+START_TEST(test_relative_path)
+{
+    struct sp_image img;
+    unsigned char *got;
+    size_t len;
+
+    fx_make_image(&img, 3, 3, 3, 1, 255, 7);
+    ck_assert_int_eq(chdir(fx_dir), 0);
+    write_ok(&img, "rel.ppm");
+    write_ok(&img, "rel.ppm");
+    write_ok(&img, "./rel2.bmp");
+    got = fx_read_file(fx_path("rel.ppm"), &len);
+    ck_assert_uint_eq(len, 11 + 27);
+    free(got);
+    assert_no_temp(fx_dir);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 2);
+    ck_assert_int_eq(chdir("/"), 0);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* A name as long as the file system allows can be written: the temporary
+ * name beside it must not be longer than NAME_MAX. */
+START_TEST(test_long_name)
+{
+    struct sp_image img;
+    char name[NAME_MAX + 1];
+    char why[SP_WHY_MAX];
+    sp_status st;
+
+    memset(name, 'a', NAME_MAX - 4);
+    memcpy(name + NAME_MAX - 4, ".ppm", 5);
+    ck_assert_uint_eq(strlen(name), NAME_MAX);
+    fx_write_text(fx_path(name), "probe");  /* the name itself is fine */
+    ck_assert_int_eq(unlink(fx_path(name)), 0);
+    fx_make_image(&img, 3, 3, 3, 1, 255, 7);
+    st = sp_write(&img, fx_path(name), SP_OUT_PNM, why);
+    ck_assert_msg(st == SP_OK, "a %d-byte file name: %s", NAME_MAX,
+                  sp_strerror(st));
+    ck_assert(fx_file_exists(fx_path(name)));
+    assert_no_temp(fx_dir);
+    sp_image_release(&img);
+}
+END_TEST
+
+static Suite *write_suite(void)
+{
+    Suite *s = suite_create("write");
+    TCase *tc = fx_tcase("formats");
+
+    tcase_add_test(tc, test_outfmt_for);
+    tcase_add_test(tc, test_pnm_exact);
+    tcase_add_test(tc, test_pnm_round_trip);
+    tcase_add_test(tc, test_stb_formats);
+    tcase_add_test(tc, test_jpeg_flat);
+    tcase_add_test(tc, test_stdout);
+    suite_add_tcase(s, tc);
+
+    tc = fx_tcase("files");
+    tcase_add_test(tc, test_dev_full);
+    tcase_add_test(tc, test_missing_dir);
+    tcase_add_test(tc, test_readonly_dir);
+    tcase_add_test(tc, test_failure_keeps_target);
+    tcase_add_test(tc, test_replace_keeps_mode);
+    tcase_add_test(tc, test_new_file_mode);
+    tcase_add_test(tc, test_symlink);
+    tcase_add_test(tc, test_dangling_symlink);
+    tcase_add_test(tc, test_directory_target);
+    tcase_add_test(tc, test_fifo_target);
+    tcase_add_test(tc, test_relative_path);
+    tcase_add_test(tc, test_long_name);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return fx_run(write_suite());
+}
