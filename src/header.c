@@ -1,5 +1,6 @@
 #include "header.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -65,7 +66,7 @@ static int read_pam(FILE *f, struct pam *pam)
     return 0;
 }
 
-static sp_status check_magic(FILE *f, char *why)
+static sp_status check_magic(FILE *f, off_t start, char *why)
 {
     int c0 = getc(f), c1 = getc(f);
 
@@ -85,7 +86,7 @@ static sp_status check_magic(FILE *f, char *why)
                  "use P2, P3, P5 or P6");
         return SP_E_UNSUPPORTED;
     }
-    if (fseeko(f, 0, SEEK_SET) != 0)
+    if (fseeko(f, start, SEEK_SET) != 0)
         return SP_E_BADHEADER;
     return SP_OK;
 }
@@ -99,7 +100,10 @@ sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why)
     memset(hdr, 0, sizeof *hdr);
     why[0] = '\0';
     netpbm_setup();
-    st = check_magic(f, why);
+    hdr->start = ftello(f);
+    if (hdr->start < 0)
+        return errno;
+    st = check_magic(f, hdr->start, why);
     if (st != SP_OK)
         return st;
     if (read_pam(f, &pam) != 0) {
@@ -172,7 +176,7 @@ sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
 
     why[0] = '\0';
     netpbm_setup();
-    if (fseeko(f, 0, SEEK_SET) != 0 || read_pam(f, &pam) != 0) {
+    if (fseeko(f, hdr->start, SEEK_SET) != 0 || read_pam(f, &pam) != 0) {
         snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
         return SP_E_BADHEADER;
     }

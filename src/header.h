@@ -21,6 +21,7 @@ struct sp_header {
     unsigned channels;    /* 1 for P2/P5, 3 for P3/P6 */
     unsigned bytes;       /* 1 when maxval <= 255, else 2 */
     unsigned maxval;      /* 1..65535 */
+    off_t start;          /* file offset of the magic number */
     off_t raster_offset;  /* file offset of the first raster byte */
     size_t raster_bytes;  /* width*height*channels*bytes: the binary raster,
                              and the size of a decoded plain one */
@@ -30,7 +31,7 @@ struct sp_header {
 #define SP_WHY_MAX 256
 
 /* sp_header_parse: parse and validate the PNM header at the start of F,
- * which must be seekable and positioned at offset 0.  Checks the magic
+ * which must be seekable and positioned at the image's first byte.  Checks the magic
  * number (PBM and PAM give SP_E_UNSUPPORTED), dimensions > 0, maxval
  * 1..65535, and that raster_bytes fits in size_t; it does not check the
  * file's length (the loader does, before it allocates or maps).  On error,
@@ -41,7 +42,7 @@ struct sp_header {
 sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why);
 
 /* sp_header_decode_plain: decode the plain (P2/P3) raster described by HDR
- * from F (seekable; it is rewound and read from the start) into RASTER,
+ * from F (seekable; read again from hdr->start) into RASTER,
  * hdr->raster_bytes bytes in the binary layout (16-bit samples big-endian).
  * *END gets the offset past the last sample and the one whitespace
  * character libnetpbm reads after it.  Returns 0,

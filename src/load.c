@@ -77,7 +77,8 @@ static sp_status decode_plain(FILE *f, const struct sp_header *hdr,
     return SP_OK;
 }
 
-/* load_file: a regular file of SIZE > 0 bytes open on FD. */
+/* load_file: a regular file of SIZE > 0 bytes open on FD, the image
+ * starting at FD's offset (not 0 when stdin is a file read in part). */
 static sp_status load_file(int fd, size_t size, enum sp_io io,
                            struct sp_image *img, struct sp_load_info *info)
 {
@@ -128,90 +129,135 @@ static sp_status load_file(int fd, size_t size, enum sp_io io,
     return SP_OK;
 }
 
-/* slurp: read all of FD into a malloc'd buffer *BUF of *LEN bytes. */
-static sp_status slurp(int fd, unsigned char **buf, size_t *len)
+/* Input buffered from a stream: LEN bytes of CAP; EOF once read() said so. */
+struct stream {
+    unsigned char *buf;
+    size_t len, cap;
+    int eof;
+};
+
+/* fill_some: one read() from FD into S, the buffer grown by doubling up to
+ * LIMIT bytes, so that memory follows the data that arrives and not what a
+ * header claims. */
+static sp_status fill_some(int fd, struct stream *s, size_t limit)
 {
-    size_t cap = 1 << 16, used = 0;
-    unsigned char *p = malloc(cap);
+    ssize_t n;
 
-    if (p == NULL)
-        return ENOMEM;
-    for (;;) {
-        size_t got;
-        sp_status st;
+    if (s->len == s->cap) {
+        size_t cap = s->cap == 0              ? (size_t)1 << 16
+                     : s->cap > SIZE_MAX / 2 ? SIZE_MAX
+                                             : s->cap * 2;
+        unsigned char *p;
 
-        if (used == cap) {
-            unsigned char *q = cap > SIZE_MAX / 2 ? NULL : realloc(p, cap * 2);
-            if (q == NULL) {
-                free(p);
-                return ENOMEM;
-            }
-            p = q;
-            cap *= 2;
-        }
-        st = sp_read_full(fd, p + used, cap - used, &got);
-        if (st != SP_OK) {
-            free(p);
-            return st;
-        }
-        used += got;
-        if (used < cap)
-            break;
+        if (cap > limit)
+            cap = limit;
+        p = realloc(s->buf, cap);
+        if (p == NULL)
+            return ENOMEM;
+        s->buf = p;
+        s->cap = cap;
     }
-    *buf = p;
-    *len = used;
+    do
+        n = sp_sys.read(fd, s->buf + s->len, s->cap - s->len);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return errno;
+    s->len += (size_t)n;
+    s->eof = n == 0;
     return SP_OK;
 }
 
-/* load_stream: anything that is not a regular file with a size: read it
- * whole, then parse it in memory. */
+/* fill: read from FD until S holds WANT bytes or the stream ends. */
+static sp_status fill(int fd, struct stream *s, size_t want)
+{
+    sp_status st = SP_OK;
+
+    while (st == SP_OK && s->len < want && !s->eof)
+        st = fill_some(fd, s, want);
+    return st;
+}
+
+/* parse_buffered: parse the header at the start of S's bytes. */
+static sp_status parse_buffered(struct stream *s, struct sp_header *hdr,
+                                char *why)
+{
+    FILE *f = fmemopen(s->buf, s->len, "rb");
+    sp_status st;
+
+    if (f == NULL)
+        return errno;
+    st = sp_header_parse(f, hdr, why);
+    fclose(f);
+    return st;
+}
+
+/* The most header (with its comments) a stream may send before its
+ * raster; past this a header that does not parse is an error. */
+#define STREAM_HEADER_MAX (1u << 20)
+
+/* load_stream: anything that is not a regular file with a size: a pipe,
+ * FIFO, terminal, device.  Reads the header first, then exactly the
+ * raster it announces (plain rasters: to the end of the stream). */
 static sp_status load_stream(int fd, struct sp_image *img,
                              struct sp_load_info *info)
 {
+    struct stream s = {NULL, 0, 0, 0};
     struct sp_header hdr;
-    unsigned char *buf;
-    size_t len;
-    off_t end = 0;
+    size_t end;
+    off_t plain_end = 0;
     sp_status st;
-    FILE *f;
 
-    st = slurp(fd, &buf, &len);
-    if (st != SP_OK)
-        return st;
-    if (len == 0) {
-        free(buf);
-        return SP_E_EMPTY;
+    /* Parse after every read: a header cut off by what has arrived so far
+     * may parse with more, so a bad one is final only at the end of the
+     * stream or past STREAM_HEADER_MAX bytes. */
+    for (;;) {
+        st = fill_some(fd, &s, SIZE_MAX);
+        if (st == SP_OK && s.len == 0 && s.eof)
+            st = SP_E_EMPTY;
+        if (st == SP_OK && s.len > 0)
+            st = parse_buffered(&s, &hdr, info->why);
+        else if (st == SP_OK)
+            st = SP_E_BADHEADER;
+        if (st == SP_E_NOTPNM && s.len < 2 && !s.eof)
+            continue;  /* one byte of the magic number so far */
+        if (st != SP_E_BADHEADER && st != SP_E_EMPTY)
+            break;
+        if (s.eof || s.len >= STREAM_HEADER_MAX)
+            break;
     }
-    f = fmemopen(buf, len, "rb");
-    if (f == NULL) {
-        st = errno;
-        free(buf);
-        return st;
-    }
-    st = sp_header_parse(f, &hdr, info->why);
-    if (st == SP_OK)
-        st = check_length(&hdr, len, info->why);
     if (st == SP_OK && hdr.plain)
-        st = decode_plain(f, &hdr, img, &end, info->why);
-    fclose(f);
-    if (st == SP_OK) {
-        if (!hdr.plain)
-            end = hdr.raster_offset + (off_t)hdr.raster_bytes;
-        info->magic = hdr.magic;
-        info->raster_offset = hdr.raster_offset;
-        info->io_used = SP_IO_READ;
-        info->input_bytes = len;
-        info->trailing_bytes = len - (size_t)end;
-        info->trailing_image = is_magic(buf + end, len - (size_t)end);
+        st = fill(fd, &s, SIZE_MAX);
+    else if (st == SP_OK)
+        st = fill(fd, &s, (size_t)hdr.raster_offset + hdr.raster_bytes);
+    if (st == SP_OK)
+        st = check_length(&hdr, s.len, info->why);
+    if (st == SP_OK && hdr.plain) {
+        FILE *f = fmemopen(s.buf, s.len, "rb");
+        st = f == NULL ? errno
+                       : decode_plain(f, &hdr, img, &plain_end, info->why);
+        if (f != NULL)
+            fclose(f);
     }
-    if (st != SP_OK || hdr.plain) {
-        free(buf);
+    if (st != SP_OK) {
+        free(s.buf);
         return st;
+    }
+    end = hdr.plain ? (size_t)plain_end
+                    : (size_t)hdr.raster_offset + hdr.raster_bytes;
+    info->magic = hdr.magic;
+    info->raster_offset = hdr.raster_offset;
+    info->io_used = SP_IO_READ;
+    info->input_bytes = s.len;
+    info->trailing_bytes = s.len - end;  /* what was read: the rest waits */
+    info->trailing_image = is_magic(s.buf + end, s.len - end);
+    if (hdr.plain) {
+        free(s.buf);
+        return SP_OK;
     }
     img->backing = SP_BACKING_MALLOC;
-    img->base = buf;
-    img->base_len = len;
-    sp_image_view(img, &hdr, buf + hdr.raster_offset);
+    img->base = s.buf;
+    img->base_len = s.cap;
+    sp_image_view(img, &hdr, s.buf + hdr.raster_offset);
     return SP_OK;
 }
 
@@ -236,6 +282,10 @@ sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
     } else if (S_ISREG(st_buf.st_mode) && st_buf.st_size > 0) {
         info->input_bytes = (size_t)st_buf.st_size;
         st = load_file(fd, (size_t)st_buf.st_size, io, img, info);
+        /* Leave a shared stdin just past the image, as netpbm does. */
+        if (st == SP_OK && is_stdin)
+            (void)sp_sys.lseek(fd, (off_t)(info->input_bytes -
+                                           info->trailing_bytes), SEEK_SET);
     } else {
         st = load_stream(fd, img, info);
     }

@@ -59,6 +59,8 @@ static int parse_int(const char *s, long lo, long hi, int *out)
     char *end;
     long v;
 
+    if (!(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')))
+        return -1;  /* strtol would take blanks and a '+' */
     errno = 0;
     v = strtol(s, &end, 10);
     if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
@@ -85,8 +87,9 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
             job->out, r->out_width, r->out_height, job->factor,
             sp_filter_name(job->filter), r->threads_used);
     if (li->trailing_bytes > 0)
-        fprintf(stderr, "scaleppm: %s: %zu bytes after the first image%s; "
+        fprintf(stderr, "scaleppm: %s: %zu byte%s after the first image%s; "
                 "using the first image\n", job->in, li->trailing_bytes,
+                li->trailing_bytes == 1 ? "" : "s",
                 li->trailing_image ? " (another image)" : "");
 }
 
@@ -159,8 +162,13 @@ int main(int argc, char **argv)
             printf("scaleppm %s (%s)\n", SP_VERSION, SP_COMMIT);
             return 0;
         case ':':
+            if (optopt != 0 && optopt < OPT_IO)
+                return usage_error("-%c needs an argument", optopt);
             return usage_error("%s needs an argument", argv[optind - 1]);
         default:
+            /* optopt names a bad short option even inside a cluster. */
+            if (optopt != 0)
+                return usage_error("unknown option '-%c'", optopt);
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
