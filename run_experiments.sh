@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# run_experiments.sh: reproduce the Sun Microsystems 2002 study "A Performance
+# Comparison of read and mmap" on this machine: Table 1 and Figure 1.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/setup.sh
+. "$ROOT/scripts/setup.sh"
+# shellcheck source=scripts/report.sh
+. "$ROOT/scripts/report.sh"
+
+usage() {
+    cat <<'USAGE'
+usage: run_experiments.sh [options]
+
+Runs scaleppm on one image for every scale factor, R runs per I/O method in
+alternating order (odd runs read first, even runs mmap first), each a fresh
+process, after one warm-up run of each; then writes, in the output folder:
+runs.csv, summary.csv, table1.md, figure1.png and env.txt.
+
+  --image FILE        the input image (default: images/sun1280x1024.ppm,
+                      generated: the study's 1280x1024 24-bit PPM)
+  --size WxH          generate an image of this size instead
+  --threads T         scaleppm threads (default 10, the study's)
+  --runs R            runs per method and scale (default 10)
+  --scales LIST       comma-separated factors (default -2,...,-8,2,...,8;
+                      negative reduces; the study's are -2,-3,-4,-8)
+  --cache warm|cold   warm (default): the input stays in the page cache;
+                      cold: it is evicted before every run, and checked
+  --page-cache small|large
+                      how the input sits in the page cache: written with
+                      4 KiB writes (small pages) or 8 MiB writes (large
+                      folios, the default); see results/README.md
+  --out DIR           output folder (default results/DATE-HOST)
+  --quick             2 runs, a 320x256 image, scales -2,-4,2: for tests
+  --bin DIR           use the scaleppm build in DIR as it is: no package
+                      install, no build (the tests use this)
+  -h, --help          this help
+USAGE
+}
+
+die() {
+    printf 'run_experiments.sh: %s\n' "$*" >&2
+    exit 1
+}
+
+image="" size="" threads=10 runs=10 cache=warm page_cache=large out="" bin=""
+scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
+while (($#)); do
+    case $1 in
+    --image) image=${2:?--image needs a file}; shift 2 ;;
+    --size) size=${2:?--size needs WxH}; shift 2 ;;
+    --threads) threads=${2:?--threads needs a number}; shift 2 ;;
+    --runs) runs=${2:?--runs needs a number}; shift 2 ;;
+    --scales) scales=${2:?--scales needs a list}; shift 2 ;;
+    --cache) cache=${2:?--cache needs warm or cold}; shift 2 ;;
+    --page-cache) page_cache=${2:?--page-cache needs small or large}; shift 2 ;;
+    --out) out=${2:?--out needs a folder}; shift 2 ;;
+    --quick) runs=2 size=320x256 scales="-2,-4,2"; shift ;;
+    --bin) bin=${2:?--bin needs a build folder}; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+    esac
+done
+[[ $cache == warm || $cache == cold ]] || die "--cache: warm or cold"
+[[ $page_cache == small || $page_cache == large ]] ||
+    die "--page-cache: small or large"
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs: a positive number"
+[[ $threads =~ ^[1-9][0-9]*$ ]] || die "--threads: a positive number"
+[[ $scales =~ ^-?[0-9]+(,-?[0-9]+)*$ ]] || die "--scales: e.g. -2,-4,3"
+[[ -z $size || $size =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "--size: WxH"
+[[ -z $image || -z $size ]] || die "--image and --size exclude each other"
+
+if [[ -z $bin ]]; then
+    bin=$ROOT/build-release
+    sp_setup Release "$bin"
+fi
+scaleppm=$bin/src/scaleppm spcache=$bin/src/spcache spstats=$bin/src/spstats
+
+# The input: a given file, or a generated one (kept in images/, git-ignored).
+if [[ -z $image ]]; then
+    size=${size:-1280x1024}
+    image=$ROOT/images/gen$size.ppm
+    [[ $size == 1280x1024 ]] && image=$ROOT/images/sun1280x1024.ppm
+    if [[ ! -s $image ]]; then
+        printf 'generating %s\n' "$image" >&2
+        "$bin/images/genimage" -o "$image" "${size%x*}" "${size#*x}"
+    fi
+fi
+[[ -r $image ]] || die "$image: cannot read"
+
+out=${out:-$ROOT/results/$(date +%Y-%m-%d)-$(hostname -s)}
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-exp.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The input as the page cache will hold it: written by 4 KiB or 8 MiB
+# writes, then written back so that no dirty pages are left to flush.
+input=$work/input.ppm
+block=8388608
+[[ $page_cache == small ]] && block=4096
+"$spcache" copy "$block" "$image" "$input"
+sync "$input"
+outfile=$work/out.ppm
+
+fields=(load_ns scale_ns release_ns write_ns load_minflt load_majflt
+    scale_minflt scale_majflt release_minflt release_majflt write_minflt
+    write_majflt io threads)
+header="scale,method,order,run"
+for f in "${fields[@]}"; do header+=",$f"; done
+header+=",cache,page_cache,cached_pages,total_pages,image"
+printf '%s\n' "$header" >"$out/runs.csv"
+
+# run_one METHOD SCALE RUN ORDER: one scaleppm process; RUN 0 is the
+# warm-up, not recorded.
+run_one() {
+    local method=$1 scale=$2 run=$3 order=$4 line pair row f cached total
+    local -A kv=()
+    if [[ $cache == cold ]]; then
+        "$spcache" evict "$input"
+    fi
+    read -r cached total < <("$spcache" resident "$input")
+    if [[ $cache == cold ]] && ((cached * 100 > total)); then
+        die "eviction failed: $cached of $total pages still cached"
+    fi
+    line=$("$scaleppm" --io "$method" -s "$scale" -t "$threads" --timings \
+        "$input" "$outfile" 2>&1 >/dev/null) ||
+        die "scaleppm -s $scale --io $method failed: $line"
+    ((run > 0)) || return 0
+    for pair in $line; do kv[${pair%%=*}]=${pair#*=}; done
+    row="$scale,$method,$order,$run"
+    for f in "${fields[@]}"; do
+        [[ -n ${kv[$f]:-} ]] || die "no $f in scaleppm's timings: $line"
+        row+=",${kv[$f]}"
+    done
+    printf '%s,%s,%s,%s,%s,%s\n' "$row" "$cache" "$page_cache" "$cached" \
+        "$total" "$(basename "$image")" >>"$out/runs.csv"
+}
+
+IFS=, read -r -a scale_list <<<"$scales"
+n=${#scale_list[@]} i=0 start=$SECONDS
+for scale in "${scale_list[@]}"; do
+    i=$((i + 1))
+    left=""
+    ((i > 1)) && left=", about $(((SECONDS - start) * (n - i + 1) / (i - 1))) s left"
+    printf 'case %d of %d: scale %s, %d runs per method%s\n' "$i" "$n" \
+        "$scale" "$runs" "$left" >&2
+    run_one read "$scale" 0 warmup
+    run_one mmap "$scale" 0 warmup
+    for ((r = 1; r <= runs; r++)); do
+        if ((r % 2)); then
+            run_one read "$scale" "$r" read_first
+            run_one mmap "$scale" "$r" read_first
+        else
+            run_one mmap "$scale" "$r" mmap_first
+            run_one read "$scale" "$r" mmap_first
+        fi
+    done
+done
+
+"$spstats" "$out/runs.csv" "$out/summary.csv" "$out/table1.md"
+sp_plot_figure1 "$out/summary.csv" "$out/figure1.png"
+sp_write_env "$out/env.txt" "$image" "$bin" \
+    "threads=$threads runs=$runs scales=$scales cache=$cache page_cache=$page_cache"
+cat "$out/table1.md"
+printf 'results in %s\n' "$out" >&2

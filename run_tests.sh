@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# run_tests.sh: install what is missing, build, and run every test (ctest).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/setup.sh
+. "$ROOT/scripts/setup.sh"
+
+usage() {
+    cat <<'USAGE'
+usage: run_tests.sh [--sanitize] [-- CTEST_ARGS...]
+
+Installs the Debian packages that are missing (as root; otherwise prints
+the apt-get line and exits 2), builds with CMake and runs ctest.
+  --sanitize   build with AddressSanitizer + UBSan, in build-asan/
+  -h, --help   this help
+USAGE
+}
+
+dir=$ROOT/build args=()
+while (($#)); do
+    case $1 in
+    --sanitize) dir=$ROOT/build-asan args+=(-DSP_SANITIZE=ON); shift ;;
+    -h | --help) usage; exit 0 ;;
+    --) shift; break ;;
+    *) usage >&2; exit 2 ;;
+    esac
+done
+
+sp_setup RelWithDebInfo "$dir" "${args[@]}"
+cd "$dir"
+ctest --output-on-failure -j 2 "$@"

@@ -1,0 +1,88 @@
+# shellcheck shell=bash
+# report.sh: the figure and the environment record of an experiment run
+# (sourced by run_experiments.sh).
+
+# csv_columns FILE NAME...: the named columns of the CSV FILE, space-
+# separated, one line a row, the header dropped; an empty field is "?".
+csv_columns() {
+    local file=$1
+    shift
+    awk -F, -v want="$*" '
+        NR == 1 { n = split(want, w, " ")
+                  for (i = 1; i <= NF; i++) col[$i] = i
+                  for (j = 1; j <= n; j++)
+                      if (!(w[j] in col)) { print "no column " w[j] > "/dev/stderr"; exit 1 }
+                  next }
+        { line = ""
+          for (j = 1; j <= n; j++) { v = $(col[w[j]]); line = line (j > 1 ? " " : "") (v == "" ? "?" : v) }
+          print line }' "$file"
+}
+
+# sp_plot_figure1 SUMMARY PNG: Figure 1, read/mmap against the scale
+# factor with the 95% interval, for reduce (beside the 2002 curve) and for
+# enlarge.
+sp_plot_figure1() {
+    local summary=$1 png=$2 dat
+    dat=$(mktemp)
+    csv_columns "$summary" scale ratio ratio_lo ratio_hi >"$dat"
+    gnuplot <<GNUPLOT
+set terminal pngcairo size 1200,500 font ",11"
+set output "$png"
+set datafile missing "?"
+\$sun << EOD
+2 1.14
+3 1.28
+4 1.48
+8 2.03
+EOD
+set multiplot layout 1,2 title "read/scale/free time ÷ mmap/scale/free time"
+set xlabel "reduce factor N (output is 1/N by 1/N)"
+set ylabel "read time / mmap time"
+set grid
+set key bottom right box opaque
+set xrange [1.5:8.5]
+set yrange [0:*]
+plot "$dat" using (\$1 < 0 ? -\$1 : 1/0):2:3:4 with yerrorlines lw 2 pt 7 \
+         title "this machine (95% CI)", \
+     \$sun using 1:2 with linespoints lw 2 pt 5 dt 2 \
+         title "Sun 2002 (Ultra 30, Solaris 8)", \
+     1 with lines lc "gray" notitle
+set xlabel "enlarge factor N (output is N by N)"
+plot "$dat" using (\$1 > 0 ? \$1 : 1/0):2:3:4 with yerrorlines lw 2 pt 7 \
+         title "this machine (95% CI)", \
+     1 with lines lc "gray" notitle
+unset multiplot
+GNUPLOT
+    rm -f "$dat"
+}
+
+# sp_write_env FILE IMAGE BUILD_DIR SETTINGS: what the figures depend on.
+sp_write_env() {
+    local file=$1 image=$2 build=$3 settings=$4
+    {
+        printf 'date: %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+        printf 'host: %s\n' "$(hostname)"
+        printf 'cpu: %s\n' "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+        printf 'cores: %s online\n' "$(nproc)"
+        printf 'memory: %s kB\n' "$(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
+        printf 'kernel: %s\n' "$(uname -srmv)"
+        printf 'page size: %s\n' "$(getconf PAGESIZE)"
+        printf 'transparent hugepages: %s; shmem: %s\n' \
+            "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo n/a)" \
+            "$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null || echo n/a)"
+        printf 'input: %s, %s bytes, %s\n' "$image" "$(stat -c %s "$image")" \
+            "$(pamfile "$image" | cut -d: -f2- | sed 's/^[[:space:]]*//')"
+        printf 'filesystem of the input: %s\n' \
+            "$(df -PT "$image" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
+        printf 'filesystem of the working copy: %s\n' \
+            "$(df -PT "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
+        printf 'compiler: %s\n' "$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt") ($(cc --version | head -n 1))"
+        printf 'build type: %s, flags: %s %s\n' \
+            "$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")" \
+            "$(sed -n 's/^CMAKE_C_FLAGS:[A-Z]*=//p' "$build/CMakeCache.txt")" \
+            "$(sed -n 's/^CMAKE_C_FLAGS_RELEASE:[A-Z]*=//p' "$build/CMakeCache.txt")"
+        printf 'scaleppm: %s\n' "$("$build/src/scaleppm" --version)"
+        printf 'commit: %s\n' "$(git -C "$(dirname "$build")" rev-parse HEAD 2>/dev/null || echo unknown)"
+        printf 'settings: %s\n' "$settings"
+    } >"$file"
+}

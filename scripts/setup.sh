@@ -1,0 +1,42 @@
+# shellcheck shell=bash
+# setup.sh: what both top-level commands do first (sourced): install the
+# Debian packages that are missing, then configure and build with CMake.
+
+# The packages the build, the tests and the experiments need.
+SP_PACKAGES=(build-essential cmake pkg-config libnetpbm-dev libstb-dev check
+    netpbm libvips-tools graphicsmagick imagemagick gnuplot-nox shellcheck
+    python3 git)
+
+# sp_install: install what is missing of SP_PACKAGES; as a non-root user,
+# print the command to run and exit 2.
+sp_install() {
+    local missing=() p
+    for p in "${SP_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+            grep -q 'install ok installed' || missing+=("$p")
+    done
+    ((${#missing[@]})) || return 0
+    if ((EUID != 0)); then
+        printf 'missing packages; run:\n  sudo apt-get install %s\n' \
+            "${missing[*]}" >&2
+        exit 2
+    fi
+    printf 'installing %s\n' "${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# sp_build TYPE DIR [CMAKE_ARGS...]: configure and build into DIR.
+sp_build() {
+    local type=$1 dir=$2
+    shift 2
+    cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE="$type" "$@" >&2
+    cmake --build "$dir" -j "$(nproc)" >&2
+}
+
+# sp_setup TYPE DIR [CMAKE_ARGS...]: both.
+sp_setup() {
+    sp_install
+    sp_build "$@"
+}

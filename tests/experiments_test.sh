@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# experiments_test.sh BUILD_DIR: run_experiments.sh --quick end to end, warm
+# and cold: every file is there, runs.csv has its columns and one row a run,
+# and summary.csv's ratios are what runs.csv's times give.
+set -euo pipefail
+
+build=${1:?usage: experiments_test.sh BUILD_DIR}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+npass=0 nfail=0
+
+result() {  # result WHAT WHY: pass when WHY is empty
+    if [[ -z $2 ]]; then
+        npass=$((npass + 1)); printf 'ok - %s\n' "$1"
+    else
+        nfail=$((nfail + 1)); printf 'FAIL - %s: %s\n' "$1" "$2"
+    fi
+}
+
+# ratio_check RUNS SUMMARY: for each scale, mean(read)/mean(mmap) of
+# load+scale+release in RUNS against SUMMARY's ratio; prints mismatches.
+ratio_check() {
+    awk -F, '
+        FNR == 1 { for (i = 1; i <= NF; i++) c[FILENAME, $i] = i; next }
+        FILENAME == ARGV[1] {
+            t = $c[FILENAME, "load_ns"] + $c[FILENAME, "scale_ns"] + $c[FILENAME, "release_ns"]
+            s = $c[FILENAME, "scale"]; m = $c[FILENAME, "method"]
+            sum[s, m] += t; n[s, m]++; next }
+        { s = $c[FILENAME, "scale"]; r = $c[FILENAME, "ratio"]; seen++
+          want = (sum[s, "read"] / n[s, "read"]) / (sum[s, "mmap"] / n[s, "mmap"])
+          if (r - want > 1e-3 * want || want - r > 1e-3 * want)
+              printf "scale %s: ratio %s, runs.csv gives %.4f; ", s, r, want }
+        END { if (seen == 0) print "no ratios" }' "$1" "$2"
+}
+
+for cache in warm cold; do
+    out=$work/$cache
+    if ! "$root/run_experiments.sh" --quick --bin "$build" --cache "$cache" \
+        --page-cache small --out "$out" >"$work/$cache.log" 2>&1; then
+        result "run_experiments.sh --quick --cache $cache" \
+            "exit $?: $(tail -n 3 "$work/$cache.log" | tr '\n' ' ')"
+        continue
+    fi
+    result "run_experiments.sh --quick --cache $cache" ""
+    for f in runs.csv summary.csv table1.md figure1.png env.txt; do
+        result "$cache: $f written" "$([[ -s $out/$f ]] || echo missing)"
+    done
+    result "$cache: figure1.png is a PNG" \
+        "$(head -c 4 "$out/figure1.png" | od -An -c | grep -q 'P   N   G' ||
+            echo 'no PNG signature')"
+    want="scale,method,order,run,load_ns,scale_ns,release_ns,write_ns,load_minflt,load_majflt,scale_minflt,scale_majflt,release_minflt,release_majflt,write_minflt,write_majflt,io,threads,cache,page_cache,cached_pages,total_pages,image"
+    result "$cache: runs.csv columns" \
+        "$([[ $(head -n 1 "$out/runs.csv") == "$want" ]] || echo 'header differs')"
+    rows=$(($(wc -l <"$out/runs.csv") - 1))
+    result "$cache: runs.csv has 3 scales x 2 methods x 2 runs rows" \
+        "$( ((rows == 12)) || echo "$rows rows")"
+    result "$cache: every run used the asked I/O path and cache" \
+        "$(awk -F, -v cache="$cache" 'NR > 1 && ($17 != $2 || $19 != cache) { print "row " NR ": " $0; exit }' "$out/runs.csv")"
+    result "$cache: runs alternate (odd read first, even mmap first)" \
+        "$(awk -F, 'NR > 1 && (($4 % 2) ? "read_first" : "mmap_first") != $3 { print "row " NR; exit }' "$out/runs.csv")"
+    srows=$(($(wc -l <"$out/summary.csv") - 1))
+    result "$cache: summary.csv has one row a scale" \
+        "$( ((srows == 3)) || echo "$srows rows")"
+    result "$cache: summary ratios agree with runs.csv" \
+        "$(ratio_check "$out/runs.csv" "$out/summary.csv")"
+    result "$cache: table1.md names the cache state" \
+        "$(grep -q "cache=$cache, page_cache=small" "$out/table1.md" || echo 'not found')"
+    result "$cache: table1.md has a row a scale" \
+        "$(n=$(grep -cE '^\| -?[0-9]+\*? \| [0-9]+/[0-9]+ \|' "$out/table1.md"); ((n == 3)) || echo "$n rows")"
+done
+
+# Cold runs start with the input evicted, and that was checked.
+result "cold: no input page cached before any run" \
+    "$(awk -F, 'NR > 1 && $21 * 100 > $22 { print "row " NR ": " $21 " of " $22 " pages cached"; exit }' "$work/cold/runs.csv" 2>/dev/null)"
+result "warm: every input page cached before every run" \
+    "$(awk -F, 'NR > 1 && $21 != $22 { print "row " NR ": " $21 " of " $22; exit }' "$work/warm/runs.csv" 2>/dev/null)"
+
+# Bad options are usage errors.
+for args in "--cache tepid" "--runs 0" "--scales x" "--size 10"; do
+    # shellcheck disable=SC2086
+    "$root/run_experiments.sh" --bin "$build" $args >/dev/null 2>&1 && rc=0 || rc=$?
+    result "run_experiments.sh $args is refused" "$( ((rc != 0)) || echo 'exit 0')"
+done
+
+printf '%d passed, %d failed\n' "$npass" "$nfail"
+((nfail == 0))
