@@ -16,9 +16,13 @@ const char *sp_io_name(enum sp_io io)
     return io == SP_IO_MMAP ? "mmap" : "read";
 }
 
-void sp_image_view(struct sp_image *img, const struct sp_header *hdr,
-                   unsigned char *raster)
+void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
+                    size_t base_len, const struct sp_header *hdr,
+                    unsigned char *raster)
 {
+    img->backing = backing;
+    img->base = base;
+    img->base_len = base_len;
     img->pixels = raster;
     img->width = hdr->width;
     img->height = hdr->height;
@@ -66,15 +70,12 @@ static sp_status decode_plain(FILE *f, const struct sp_header *hdr,
     if (buf == NULL)
         return ENOMEM;
     st = sp_header_decode_plain(f, hdr, buf, end, why);
-    if (st != SP_OK) {
+    if (st != SP_OK)
         free(buf);
-        return st;
-    }
-    img->backing = SP_BACKING_MALLOC;
-    img->base = buf;
-    img->base_len = hdr->raster_bytes;
-    sp_image_view(img, hdr, buf);
-    return SP_OK;
+    else
+        sp_image_adopt(img, SP_BACKING_MALLOC, buf, hdr->raster_bytes, hdr,
+                       buf);
+    return st;
 }
 
 /* load_file: a regular file of SIZE > 0 bytes open on FD, the image
@@ -254,10 +255,8 @@ static sp_status load_stream(int fd, struct sp_image *img,
         free(s.buf);
         return SP_OK;
     }
-    img->backing = SP_BACKING_MALLOC;
-    img->base = s.buf;
-    img->base_len = s.cap;
-    sp_image_view(img, &hdr, s.buf + hdr.raster_offset);
+    sp_image_adopt(img, SP_BACKING_MALLOC, s.buf, s.cap, &hdr,
+                   s.buf + hdr.raster_offset);
     return SP_OK;
 }
 

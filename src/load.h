@@ -56,9 +56,10 @@ sp_status sp_load_mmap(int fd, size_t file_size, const struct sp_header *hdr,
  * Returns 0 or an errno value. */
 sp_status sp_read_full(int fd, void *buf, size_t len, size_t *got);
 
-/* sp_image_view: point IMG's view at the raster RASTER laid out as HDR says;
- * the bookkeeping is left alone. */
-void sp_image_view(struct sp_image *img, const struct sp_header *hdr,
-                   unsigned char *raster);
+/* sp_image_adopt: make IMG own BASE (BASE_LEN bytes, released by its
+ * BACKING) and view the raster at RASTER inside it, laid out as HDR says. */
+void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
+                    size_t base_len, const struct sp_header *hdr,
+                    unsigned char *raster);
 
 #endif

@@ -25,9 +25,7 @@ sp_status sp_load_mmap(int fd, size_t file_size, const struct sp_header *hdr,
         sp_sys.munmap(map, file_size);
         return SP_E_CHANGED;
     }
-    img->backing = SP_BACKING_MMAP;
-    img->base = map;
-    img->base_len = file_size;
-    sp_image_view(img, hdr, (unsigned char *)map + hdr->raster_offset);
+    sp_image_adopt(img, SP_BACKING_MMAP, map, file_size, hdr,
+                   (unsigned char *)map + hdr->raster_offset);
     return SP_OK;
 }

@@ -44,13 +44,10 @@ sp_status sp_load_read(int fd, const struct sp_header *hdr,
     st = sp_read_full(fd, buf, hdr->raster_bytes, &got);
     if (st == SP_OK && got < hdr->raster_bytes)
         st = SP_E_CHANGED;  /* the length was checked: the file shrank */
-    if (st != SP_OK) {
+    if (st != SP_OK)
         free(buf);
-        return st;
-    }
-    img->backing = SP_BACKING_MALLOC;
-    img->base = buf;
-    img->base_len = hdr->raster_bytes;
-    sp_image_view(img, hdr, buf);
-    return SP_OK;
+    else
+        sp_image_adopt(img, SP_BACKING_MALLOC, buf, hdr->raster_bytes, hdr,
+                       buf);
+    return st;
 }

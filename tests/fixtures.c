@@ -315,3 +315,40 @@ int fx_images_equal(const struct sp_image *a, const struct sp_image *b)
             return 0;
     return 1;
 }
+
+/* fx_ref_scale: dst(x, y) = src(x / N, y / N) to enlarge; src(x * N, y * N)
+ * or the rounded mean of the block's existing pixels to reduce. */
+void fx_ref_scale(const struct sp_image *src, int factor,
+                  enum sp_filter filter, struct sp_image *dst)
+{
+    size_t n = (size_t)(factor < 0 ? -factor : factor);
+    size_t ow = factor > 0 ? src->width * n : (src->width + n - 1) / n;
+    size_t oh = factor > 0 ? src->height * n : (src->height + n - 1) / n;
+
+    ck_assert_int_eq(sp_image_alloc(dst, ow, oh, src->channels, src->bytes,
+                                    src->maxval), SP_OK);
+    for (size_t y = 0; y < oh; y++) {
+        for (size_t x = 0; x < ow; x++) {
+            for (unsigned c = 0; c < src->channels; c++) {
+                uint64_t sum = 0, count = 0;
+
+                if (factor > 0) {
+                    sum = fx_sample(src, x / n, y / n, c);
+                    count = 1;
+                } else if (filter == SP_FILTER_SAMPLE) {
+                    sum = fx_sample(src, x * n, y * n, c);
+                    count = 1;
+                } else {
+                    for (size_t sy = y * n; sy < (y + 1) * n; sy++)
+                        for (size_t sx = x * n; sx < (x + 1) * n; sx++)
+                            if (sx < src->width && sy < src->height) {
+                                sum += fx_sample(src, sx, sy, c);
+                                count++;
+                            }
+                }
+                fx_set_sample(dst, x, y, c,
+                              (unsigned)((sum + count / 2) / count));
+            }
+        }
+    }
+}

@@ -16,6 +16,7 @@
 #include <check.h>
 
 #include "image.h"
+#include "scale.h"
 
 /* The current test's own temporary directory (set by fx_setup). */
 extern char fx_dir[];
@@ -96,5 +97,12 @@ void fx_limit_as(size_t extra);
 
 /* fx_images_equal: same layout and the same samples, row by row. */
 int fx_images_equal(const struct sp_image *a, const struct sp_image *b);
+
+/* fx_ref_scale: the scale kernels' definition, one output sample at a
+ * time, into a fresh DST: enlarge dst(x, y) = src(x / N, y / N); sample
+ * src(x * N, y * N); box the rounded mean of the block's existing pixels,
+ * (sum + count / 2) / count.  Independent of src/scale.c on purpose. */
+void fx_ref_scale(const struct sp_image *src, int factor,
+                  enum sp_filter filter, struct sp_image *dst);
 
 #endif

@@ -23,43 +23,6 @@ const char *__asan_default_options(void)
     return "allocator_may_return_null=1";
 }
 
-/* ref_scale: dst(x, y) = src(x / N, y / N) to enlarge; src(x * N, y * N)
- * or the rounded mean of the block's existing pixels to reduce. */
-static void ref_scale(const struct sp_image *src, int factor,
-                      enum sp_filter filter, struct sp_image *dst)
-{
-    size_t n = (size_t)(factor < 0 ? -factor : factor);
-    size_t ow = factor > 0 ? src->width * n : (src->width + n - 1) / n;
-    size_t oh = factor > 0 ? src->height * n : (src->height + n - 1) / n;
-
-    ck_assert_int_eq(sp_image_alloc(dst, ow, oh, src->channels, src->bytes,
-                                    src->maxval), SP_OK);
-    for (size_t y = 0; y < oh; y++) {
-        for (size_t x = 0; x < ow; x++) {
-            for (unsigned c = 0; c < src->channels; c++) {
-                uint64_t sum = 0, count = 0;
-
-                if (factor > 0) {
-                    sum = fx_sample(src, x / n, y / n, c);
-                    count = 1;
-                } else if (filter == SP_FILTER_SAMPLE) {
-                    sum = fx_sample(src, x * n, y * n, c);
-                    count = 1;
-                } else {
-                    for (size_t sy = y * n; sy < (y + 1) * n; sy++)
-                        for (size_t sx = x * n; sx < (x + 1) * n; sx++)
-                            if (sx < src->width && sy < src->height) {
-                                sum += fx_sample(src, sx, sy, c);
-                                count++;
-                            }
-                }
-                fx_set_sample(dst, x, y, c,
-                              (unsigned)((sum + count / 2) / count));
-            }
-        }
-    }
-}
-
 static sp_status run(const char *in, const char *out, enum sp_io io,
                      int factor, enum sp_filter filter, unsigned threads,
                      struct sp_report *r)
@@ -92,7 +55,7 @@ START_TEST(test_equivalence)
             unsigned char *expect;
             size_t expect_len;
 
-            ref_scale(&src, factor, (enum sp_filter)f, &want);
+            fx_ref_scale(&src, factor, (enum sp_filter)f, &want);
             expect = fx_pnm_bytes(&want, &expect_len);
             for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
                 for (size_t t = 0; t < sizeof threads / sizeof threads[0];
@@ -143,7 +106,7 @@ START_TEST(test_out_is_in)
 
             fx_make_image(&src, 37, 23, 3, 1, 255, 3);
             fx_write_image(path, &src);
-            ref_scale(&src, factors[i], SP_FILTER_BOX, &want);
+            fx_ref_scale(&src, factors[i], SP_FILTER_BOX, &want);
             ck_assert_int_eq(run(path, path, (enum sp_io)io, factors[i],
                                  SP_FILTER_BOX, 4, &r), SP_OK);
             ck_assert_int_eq(r.load.io_used, io);
@@ -308,7 +271,7 @@ START_TEST(test_stdin_stdout)
     fx_make_image(&src, 37, 23, 1, 1, 255, 8);
     fx_write_image(in, &src);
     data = fx_read_file(in, &len);
-    ref_scale(&src, -3, SP_FILTER_BOX, &want);
+    fx_ref_scale(&src, -3, SP_FILTER_BOX, &want);
     expect = fx_pnm_bytes(&want, &expect_len);
 
     ck_assert_int_eq(pipe(fds), 0);

@@ -7,47 +7,6 @@
 #include "fixtures.h"
 #include "scale.h"
 
-/* ref_scale: the definition, one output sample at a time.
- *   enlarge N:  dst(x, y) = src(x / N, y / N)
- *   sample N:   dst(x, y) = src(x * N, y * N)
- *   box N:      the mean of the block's existing pixels,
- *               (sum + count / 2) / count */
-static void ref_scale(const struct sp_image *src, int factor,
-                      enum sp_filter filter, struct sp_image *dst)
-{
-    size_t n = (size_t)(factor < 0 ? -factor : factor);
-    size_t ow = factor > 0 ? src->width * n : (src->width + n - 1) / n;
-    size_t oh = factor > 0 ? src->height * n : (src->height + n - 1) / n;
-
-    ck_assert_int_eq(sp_image_alloc(dst, ow, oh, src->channels, src->bytes,
-                                    src->maxval), SP_OK);
-    for (size_t y = 0; y < oh; y++) {
-        for (size_t x = 0; x < ow; x++) {
-            for (unsigned c = 0; c < src->channels; c++) {
-                unsigned v;
-
-                if (factor > 0) {
-                    v = fx_sample(src, x / n, y / n, c);
-                } else if (filter == SP_FILTER_SAMPLE || n == 1) {
-                    v = fx_sample(src, x * n, y * n, c);
-                } else {
-                    uint64_t sum = 0, count = 0;
-
-                    for (size_t sy = y * n; sy < (y + 1) * n; sy++) {
-                        for (size_t sx = x * n; sx < (x + 1) * n; sx++) {
-                            if (sx < src->width && sy < src->height) {
-                                sum += fx_sample(src, sx, sy, c);
-                                count++;
-                            }
-                        }
-                    }
-                    v = (unsigned)((sum + count / 2) / count);
-                }
-                fx_set_sample(dst, x, y, c, v);
-            }
-        }
-    }
-}
 
 /* scale_all: sp_scale_size + sp_image_alloc + sp_scale_rows over all rows. */
 static void scale_all(const struct sp_image *src, int factor,
@@ -132,7 +91,7 @@ START_TEST(test_against_reference)
             if (factor == 0)
                 continue;
             for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
-                ref_scale(&src, factor, (enum sp_filter)f, &want);
+                fx_ref_scale(&src, factor, (enum sp_filter)f, &want);
                 scale_all(&src, factor, (enum sp_filter)f, &got);
                 ck_assert_msg(fx_images_equal(&got, &want),
                               "%zux%zu c%u b%u factor %d %s differs",
@@ -158,7 +117,7 @@ START_TEST(test_reference_larger)
         for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
             if (factors[i] > 0 && f == SP_FILTER_BOX)
                 continue;
-            ref_scale(&src, factors[i], (enum sp_filter)f, &want);
+            fx_ref_scale(&src, factors[i], (enum sp_filter)f, &want);
             scale_all(&src, factors[i], (enum sp_filter)f, &got);
             ck_assert_msg(fx_images_equal(&got, &want), "factor %d %s",
                           factors[i], sp_filter_name((enum sp_filter)f));
