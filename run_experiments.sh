@@ -11,9 +11,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 usage() {
     cat <<'USAGE'
-usage: run_experiments.sh [options]
+usage: run_experiments.sh [--suite NAME] [options]
 
-Runs scaleppm on one image for every scale factor, R runs per I/O method in
+--suite sun (the default) reproduces the Sun 2002 study. It runs scaleppm on one image for every scale factor, R runs per I/O method in
 alternating order (odd runs read first, even runs mmap first), each a fresh
 process, after one warm-up run of each; then writes, in the output folder:
 runs.csv, summary.csv, table1.md, figure1.png and env.txt.
@@ -36,6 +36,13 @@ runs.csv, summary.csv, table1.md, figure1.png and env.txt.
   --bin DIR           use the scaleppm build in DIR as it is: no package
                       install, no build (the tests use this)
   -h, --help          this help
+
+--suite syscall-vs-mmap|zero-page|random-access|copy runs that experiment
+of iobench (the other four published mmap experiments) and writes
+SUITE.csv (raw rows), SUITE.md (ours beside the source's figure) and
+SUITE.png; --suite all runs the Sun study and all four. With them:
+  --file-size BYTES   the test file's size (default: the experiment's)
+  --quick             tiny sizes: seconds, for tests
 USAGE
 }
 
@@ -45,6 +52,7 @@ die() {
 }
 
 image="" size="" threads=10 runs=10 cache=warm page_cache=large out="" bin=""
+suite=sun file_size="" quick=0
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
     case $1 in
@@ -56,7 +64,9 @@ while (($#)); do
     --cache) cache=${2:?--cache needs warm or cold}; shift 2 ;;
     --page-cache) page_cache=${2:?--page-cache needs small or large}; shift 2 ;;
     --out) out=${2:?--out needs a folder}; shift 2 ;;
-    --quick) runs=2 size=320x256 scales="-2,-4,2"; shift ;;
+    --quick) runs=2 size=320x256 scales="-2,-4,2" quick=1; shift ;;
+    --suite) suite=${2:?--suite needs a name}; shift 2 ;;
+    --file-size) file_size=${2:?--file-size needs bytes}; shift 2 ;;
     --bin) bin=${2:?--bin needs a build folder}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
@@ -70,6 +80,12 @@ done
 [[ $scales =~ ^-?[0-9]+(,-?[0-9]+)*$ ]] || die "--scales: e.g. -2,-4,3"
 [[ -z $size || $size =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "--size: WxH"
 [[ -z $image || -z $size ]] || die "--image and --size exclude each other"
+[[ -z $file_size || $file_size =~ ^[1-9][0-9]*$ ]] || die "--file-size: bytes"
+iobench_suites=(syscall-vs-mmap zero-page random-access copy)
+case $suite in
+sun | all | syscall-vs-mmap | zero-page | random-access | copy) ;;
+*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy or all" ;;
+esac
 
 if [[ -z $bin ]]; then
     bin=$ROOT/build-release
@@ -77,90 +93,114 @@ if [[ -z $bin ]]; then
 fi
 scaleppm=$bin/src/scaleppm spcache=$bin/src/spcache spstats=$bin/src/spstats
 
-# The input: a given file, or a generated one (kept in images/, git-ignored).
-if [[ -z $image ]]; then
-    size=${size:-1280x1024}
-    image=$ROOT/images/gen$size.ppm
-    [[ $size == 1280x1024 ]] && image=$ROOT/images/sun1280x1024.ppm
-    if [[ ! -s $image ]]; then
-        printf 'generating %s\n' "$image" >&2
-        "$bin/images/genimage" -o "$image" "${size%x*}" "${size#*x}"
-    fi
-fi
-[[ -r $image ]] || die "$image: cannot read"
-
 out=${out:-$ROOT/results/$(date +%Y-%m-%d)-$(hostname -s)}
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-exp.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The input as the page cache will hold it: written by 4 KiB or 8 MiB
-# writes, then written back so that no dirty pages are left to flush.
-input=$work/input.ppm
-block=8388608
-[[ $page_cache == small ]] && block=4096
-"$spcache" copy "$block" "$image" "$input"
-sync "$input"
-outfile=$work/out.ppm
-
-fields=(load_ns scale_ns release_ns write_ns load_minflt load_majflt
-    scale_minflt scale_majflt release_minflt release_majflt write_minflt
-    write_majflt io threads)
-header="scale,method,order,run"
-for f in "${fields[@]}"; do header+=",$f"; done
-header+=",cache,page_cache,cached_pages,total_pages,image"
-printf '%s\n' "$header" >"$out/runs.csv"
-
-# run_one METHOD SCALE RUN ORDER: one scaleppm process; RUN 0 is the
-# warm-up, not recorded.
-run_one() {
-    local method=$1 scale=$2 run=$3 order=$4 line pair row f cached total
-    local -A kv=()
-    if [[ $cache == cold ]]; then
-        "$spcache" evict "$input"
+# sun_study: the Sun 2002 study on one image, into $out.
+sun_study() {
+    # The input: a given file, or a generated one (kept in images/, git-ignored).
+    if [[ -z $image ]]; then
+        size=${size:-1280x1024}
+        image=$ROOT/images/gen$size.ppm
+        [[ $size == 1280x1024 ]] && image=$ROOT/images/sun1280x1024.ppm
+        if [[ ! -s $image ]]; then
+            printf 'generating %s\n' "$image" >&2
+            "$bin/images/genimage" -o "$image" "${size%x*}" "${size#*x}"
+        fi
     fi
-    read -r cached total < <("$spcache" resident "$input")
-    if [[ $cache == cold ]] && ((cached * 100 > total)); then
-        die "eviction failed: $cached of $total pages still cached"
-    fi
-    line=$("$scaleppm" --io "$method" -s "$scale" -t "$threads" --timings \
-        "$input" "$outfile" 2>&1 >/dev/null) ||
-        die "scaleppm -s $scale --io $method failed: $line"
-    ((run > 0)) || return 0
-    for pair in $line; do kv[${pair%%=*}]=${pair#*=}; done
-    row="$scale,$method,$order,$run"
-    for f in "${fields[@]}"; do
-        [[ -n ${kv[$f]:-} ]] || die "no $f in scaleppm's timings: $line"
-        row+=",${kv[$f]}"
+    [[ -r $image ]] || die "$image: cannot read"
+
+    # The input as the page cache will hold it: written by 4 KiB or 8 MiB
+    # writes, then written back so that no dirty pages are left to flush.
+    input=$work/input.ppm
+    block=8388608
+    [[ $page_cache == small ]] && block=4096
+    "$spcache" copy "$block" "$image" "$input"
+    sync "$input"
+    outfile=$work/out.ppm
+
+    fields=(load_ns scale_ns release_ns write_ns load_minflt load_majflt
+        scale_minflt scale_majflt release_minflt release_majflt write_minflt
+        write_majflt io threads)
+    header="scale,method,order,run"
+    for f in "${fields[@]}"; do header+=",$f"; done
+    header+=",cache,page_cache,cached_pages,total_pages,image"
+    printf '%s\n' "$header" >"$out/runs.csv"
+
+    # run_one METHOD SCALE RUN ORDER: one scaleppm process; RUN 0 is the
+    # warm-up, not recorded.
+    run_one() {
+        local method=$1 scale=$2 run=$3 order=$4 line pair row f cached total
+        local -A kv=()
+        if [[ $cache == cold ]]; then
+            "$spcache" evict "$input"
+        fi
+        read -r cached total < <("$spcache" resident "$input")
+        if [[ $cache == cold ]] && ((cached * 100 > total)); then
+            die "eviction failed: $cached of $total pages still cached"
+        fi
+        line=$("$scaleppm" --io "$method" -s "$scale" -t "$threads" --timings \
+            "$input" "$outfile" 2>&1 >/dev/null) ||
+            die "scaleppm -s $scale --io $method failed: $line"
+        ((run > 0)) || return 0
+        for pair in $line; do kv[${pair%%=*}]=${pair#*=}; done
+        row="$scale,$method,$order,$run"
+        for f in "${fields[@]}"; do
+            [[ -n ${kv[$f]:-} ]] || die "no $f in scaleppm's timings: $line"
+            row+=",${kv[$f]}"
+        done
+        printf '%s,%s,%s,%s,%s,%s\n' "$row" "$cache" "$page_cache" "$cached" \
+            "$total" "$(basename "$image")" >>"$out/runs.csv"
+    }
+
+    IFS=, read -r -a scale_list <<<"$scales"
+    n=${#scale_list[@]} i=0 start=$SECONDS
+    for scale in "${scale_list[@]}"; do
+        i=$((i + 1))
+        left=""
+        ((i > 1)) && left=", about $(((SECONDS - start) * (n - i + 1) / (i - 1))) s left"
+        printf 'case %d of %d: scale %s, %d runs per method%s\n' "$i" "$n" \
+            "$scale" "$runs" "$left" >&2
+        run_one read "$scale" 0 warmup
+        run_one mmap "$scale" 0 warmup
+        for ((r = 1; r <= runs; r++)); do
+            if ((r % 2)); then
+                run_one read "$scale" "$r" read_first
+                run_one mmap "$scale" "$r" read_first
+            else
+                run_one mmap "$scale" "$r" mmap_first
+                run_one read "$scale" "$r" mmap_first
+            fi
+        done
     done
-    printf '%s,%s,%s,%s,%s,%s\n' "$row" "$cache" "$page_cache" "$cached" \
-        "$total" "$(basename "$image")" >>"$out/runs.csv"
+
+    "$spstats" "$out/runs.csv" "$out/summary.csv" "$out/table1.md"
+    sp_plot_figure1 "$out/summary.csv" "$out/figure1.png"
+    cat "$out/table1.md"
 }
 
-IFS=, read -r -a scale_list <<<"$scales"
-n=${#scale_list[@]} i=0 start=$SECONDS
-for scale in "${scale_list[@]}"; do
-    i=$((i + 1))
-    left=""
-    ((i > 1)) && left=", about $(((SECONDS - start) * (n - i + 1) / (i - 1))) s left"
-    printf 'case %d of %d: scale %s, %d runs per method%s\n' "$i" "$n" \
-        "$scale" "$runs" "$left" >&2
-    run_one read "$scale" 0 warmup
-    run_one mmap "$scale" 0 warmup
-    for ((r = 1; r <= runs; r++)); do
-        if ((r % 2)); then
-            run_one read "$scale" "$r" read_first
-            run_one mmap "$scale" "$r" read_first
-        else
-            run_one mmap "$scale" "$r" mmap_first
-            run_one read "$scale" "$r" mmap_first
-        fi
-    done
-done
+# iobench_suite NAME: one of the other four experiments, into $out.
+iobench_suite() {
+    local name=$1 args=(--dir "$work")
+    ((quick)) && args+=(--quick)
+    [[ -n $file_size ]] && args+=(--size "$file_size")
+    printf 'suite %s: iobench %s\n' "$name" "${args[*]}" >&2
+    "$bin/src/iobench" "${args[@]}" "$name" >"$out/$name.csv" ||
+        die "iobench $name failed"
+    sp_suite_report "$name" "$out/$name.csv" "$out/$name.md" "$out/$name.png"
+    cat "$out/$name.md"
+}
 
-"$spstats" "$out/runs.csv" "$out/summary.csv" "$out/table1.md"
-sp_plot_figure1 "$out/summary.csv" "$out/figure1.png"
-sp_write_env "$out/env.txt" "$image" "$bin" \
-    "threads=$threads runs=$runs scales=$scales cache=$cache page_cache=$page_cache"
-cat "$out/table1.md"
+if [[ $suite == sun || $suite == all ]]; then
+    sun_study
+fi
+for s in "${iobench_suites[@]}"; do
+    if [[ $suite == "$s" || $suite == all ]]; then
+        iobench_suite "$s"
+    fi
+done
+sp_write_env "$out/env.txt" "${image:-none}" "$bin" \
+    "suite=$suite threads=$threads runs=$runs scales=$scales cache=$cache page_cache=$page_cache file_size=${file_size:-default} quick=$quick"
 printf 'results in %s\n' "$out" >&2

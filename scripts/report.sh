@@ -86,3 +86,71 @@ sp_write_env() {
         printf 'settings: %s\n' "$settings"
     } >"$file"
 }
+
+# The main metric of each suite: what its plot shows.
+sp_suite_metric() {
+    case $1 in
+    syscall-vs-mmap) echo throughput ;;
+    zero-page) echo time ;;
+    random-access) echo latency ;;
+    copy) echo real ;;
+    esac
+}
+
+# sp_suite_table CSV: iobench's rows as a Markdown table, ours beside the
+# source document's figure and their ratio.
+sp_suite_table() {
+    awk -F, 'NR == 1 { next }
+        { ratio = ($8 != "" && $8 + 0 != 0) ? sprintf("%.2f", $6 / $8) : ""
+          seed = $8 == "" ? "" : $8
+          printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", \
+              $2, $3, $4, $5, $6, seed, ratio, $7, $9 == "ok" ? "yes" : "no" }' "$1"
+}
+
+# sp_suite_report SUITE CSV MD PNG: the Markdown table and the plot (the
+# suite's main metric, one bar a method, grouped by case and parameter).
+sp_suite_report() {
+    local suite=$1 csv=$2 md=$3 png=$4 metric dat ncol logscale=""
+    metric=$(sp_suite_metric "$suite")
+    {
+        printf '# %s\n\n' "$suite"
+        cat <<EOF
+Raw rows: $(basename "$csv"). "seed" is the source document's figure,
+"ours/seed" the ratio of ours to it; "checked": the data was verified
+(bytes read equal the file's, copies equal, zeroed pages zero).
+
+EOF
+        printf '| case | param | method | metric | ours | seed | ours/seed | unit | checked |\n'
+        printf '|---|---:|---|---|---:|---:|---:|---|---|\n'
+        sp_suite_table "$csv"
+    } >"$md"
+    dat=$(mktemp)
+    # Pivot: one line a (case, param), one column a method.
+    awk -F, -v metric="$metric" 'NR > 1 && $5 == metric {
+            key = $2 " " $3; if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+            if (!($4 in mcol)) { mcol[$4] = ++nm; mname[nm] = $4 }
+            v[key, $4] = $6 }
+        END { printf "group"; for (j = 1; j <= nm; j++) printf " %s", mname[j]; print ""
+              for (i = 1; i <= nk; i++) { k = keys[i]; gsub(/ 0$/, "", k); gsub(/ /, ":", k)
+                  printf "%s", k
+                  for (j = 1; j <= nm; j++) printf " %s", ((keys[i], mname[j]) in v) ? v[keys[i], mname[j]] : "?"
+                  print "" } }' "$csv" >"$dat"
+    ncol=$(head -n 1 "$dat" | wc -w)
+    [[ $metric == latency ]] && logscale="set logscale y"
+    gnuplot <<GNUPLOT
+set terminal pngcairo size 1200,550 font ",10"
+set output "$png"
+set datafile missing "?"
+set title "$suite: $metric ($(awk -F, -v m="$metric" 'NR > 1 && $5 == m { print $7; exit }' "$csv"))"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set xtics rotate by -35 noenhanced
+set key top left noenhanced
+set grid ytics
+set yrange [0:*]
+$logscale
+plot for [i=2:$ncol] "$dat" using i:xtic(1) title columnheader(i)
+GNUPLOT
+    rm -f "$dat"
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# experiments_test.sh BUILD_DIR: run_experiments.sh --quick end to end, warm
-# and cold: every file is there, runs.csv has its columns and one row a run,
-# and summary.csv's ratios are what runs.csv's times give.
+# experiments_test.sh BUILD_DIR: run_experiments.sh --quick end to end: the
+# Sun study warm and cold (every file is there, runs.csv has its columns and
+# one row a run, summary.csv's ratios are what runs.csv's times give), and
+# each iobench suite (its files, and every measured row verified).
 set -euo pipefail
 
 build=${1:?usage: experiments_test.sh BUILD_DIR}
@@ -76,8 +77,36 @@ result "cold: no input page cached before any run" \
 result "warm: every input page cached before every run" \
     "$(awk -F, 'NR > 1 && $21 != $22 { print "row " NR ": " $21 " of " $22; exit }' "$work/warm/runs.csv" 2>/dev/null)"
 
+# The other four experiments (iobench), each --quick: its three files, the
+# fixed header, and every measured row verified.
+for suite in syscall-vs-mmap zero-page random-access copy; do
+    out=$work/$suite
+    if ! "$root/run_experiments.sh" --suite "$suite" --quick --bin "$build" \
+        --out "$out" >"$work/$suite.log" 2>&1; then
+        result "run_experiments.sh --suite $suite --quick" \
+            "$(tail -n 3 "$work/$suite.log" | tr '\n' ' ')"
+        continue
+    fi
+    result "run_experiments.sh --suite $suite --quick" ""
+    for f in "$suite.csv" "$suite.md" "$suite.png" env.txt; do
+        result "$suite: $f written" "$([[ -s $out/$f ]] || echo missing)"
+    done
+    result "$suite: CSV header" \
+        "$([[ $(head -n 1 "$out/$suite.csv") == experiment,case,param,method,metric,value,unit,seed,check ]] ||
+            echo 'header differs')"
+    result "$suite: rows, all of this experiment, every measurement checked" \
+        "$(awk -F, -v s="$suite" 'NR > 1 { n++ }
+            NR > 1 && ($1 != s || NF != 9) { print "row " NR ": " $0; exit }
+            NR > 1 && $5 != "ratio" && $9 != "ok" { print "row " NR " not checked: " $0; exit }
+            END { if (n == 0) print "no rows" }' "$out/$suite.csv")"
+    result "$suite: one table row a CSV row" \
+        "$(rows=$(grep -c '^| [a-z]' "$out/$suite.md"); csv=$(($(wc -l <"$out/$suite.csv") - 1))
+            ((rows == csv + 1)) || echo "$rows table rows (with the header), $csv CSV rows")"
+done
+
 # Bad options are usage errors.
-for args in "--cache tepid" "--runs 0" "--scales x" "--size 10"; do
+for args in "--cache tepid" "--runs 0" "--scales x" "--size 10" "--suite nope" \
+    "--file-size 1k"; do
     # shellcheck disable=SC2086
     "$root/run_experiments.sh" --bin "$build" $args >/dev/null 2>&1 && rc=0 || rc=$?
     result "run_experiments.sh $args is refused" "$( ((rc != 0)) || echo 'exit 0')"

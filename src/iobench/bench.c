@@ -1,0 +1,131 @@
+#include "bench.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "load.h"
+
+void bench_print(FILE *out, const struct bench_row *r)
+{
+    fprintf(out, "%s,%s,%.0f,%s,%s,%.6g,%s,", r->experiment, r->kase,
+            r->param, r->method, r->metric, r->value, r->unit);
+    if (!isnan(r->seed))
+        fprintf(out, "%.6g", r->seed);
+    fprintf(out, ",%s\n", r->checked ? "ok" : "");
+    fflush(out);
+}
+
+uint64_t bench_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+int bench_file(const char *path, uint64_t size, uint64_t seed)
+{
+    const size_t chunk = 1 << 20;
+    uint64_t *buf = malloc(chunk), state = seed, done = 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int err = 0;
+
+    if (buf == NULL || fd < 0) {
+        err = buf == NULL ? ENOMEM : errno;
+        goto out;
+    }
+    while (done < size && err == 0) {
+        size_t n = size - done < chunk ? (size_t)(size - done) : chunk;
+        for (size_t i = 0; i < chunk / 8; i++)
+            buf[i] = bench_random(&state);
+        for (size_t off = 0; off < n && err == 0;) {
+            ssize_t w = write(fd, (char *)buf + off, n - off);
+            if (w < 0 && errno != EINTR)
+                err = errno;
+            else if (w > 0)
+                off += (size_t)w;
+        }
+        done += n;
+    }
+    if (err == 0 && fsync(fd) != 0)
+        err = errno;
+out:
+    if (fd >= 0 && close(fd) != 0 && err == 0)
+        err = errno;
+    free(buf);
+    return err;
+}
+
+uint64_t bench_sum(uint64_t sum, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+
+    /* FNV-1a over 8-byte words (bytes for the tail): fast enough to verify
+     * a GiB, and any misplaced block changes it. */
+    for (; len >= 8; len -= 8, b += 8) {
+        uint64_t w;
+        memcpy(&w, b, 8);
+        sum = (sum ^ w) * 0x100000001b3u;
+    }
+    for (; len > 0; len--, b++)
+        sum = (sum ^ *b) * 0x100000001b3u;
+    return sum;
+}
+
+int bench_file_sum(const char *path, uint64_t *sum)
+{
+    const size_t chunk = 1 << 20;
+    unsigned char *buf = malloc(chunk);
+    int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+    size_t got;
+
+    *sum = 0xcbf29ce484222325u;
+    if (buf == NULL || fd < 0) {
+        err = buf == NULL ? ENOMEM : errno;
+    } else {
+        /* whole chunks keep the 8-byte words aligned with bench_sum over
+         * one buffer */
+        do {
+            err = sp_read_full(fd, buf, chunk, &got);
+            *sum = bench_sum(*sum, buf, got);
+        } while (err == 0 && got == chunk);
+    }
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return err;
+}
+
+int bench_evict(const char *path)
+{
+    size_t resident, total;
+
+    if (sp_cache_evict(path) != 0 ||
+        sp_cache_resident(path, &resident, &total) != 0)
+        return -1;
+    return resident * 100 > total ? -1 : 0;
+}
+
+void bench_cpu(uint64_t *user_ns, uint64_t *sys_ns)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    *user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+               (uint64_t)ru.ru_utime.tv_usec * 1000u;
+    *sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+              (uint64_t)ru.ru_stime.tv_usec * 1000u;
+}
+
+void bench_path(char *buf, const struct bench_opts *o, const char *name)
+{
+    snprintf(buf, PATH_MAX, "%s/%s", o->dir, name);
+}

@@ -1,0 +1,79 @@
+/* bench.h: what the iobench experiments share: options, the CSV row every
+ * experiment prints, and small helpers (test files, checksums, cache
+ * eviction, CPU time).
+ *
+ * Every experiment prints rows of one fixed CSV header, BENCH_HEADER:
+ *   experiment  the suite name ("zero-page", ...)
+ *   case        a variant within it ("seq-warm", "round", ...)
+ *   param       its numeric parameter (block size in bytes, round number,
+ *               ...), or 0
+ *   method      what is measured ("read", "mmap", "memset", ...)
+ *   metric      "throughput", "time", "latency", "real", "user", "sys"
+ *   value       the figure, in
+ *   unit        "GB/s", "s", "ns/op"
+ *   seed        the source document's figure for this row, same unit, or
+ *               empty
+ *   check       "ok" once the data was verified (the bytes read equal the
+ *               file's, the copy equals the source, the page is zero);
+ *               an experiment whose check fails returns non-zero. */
+#ifndef SP_BENCH_H
+#define SP_BENCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define BENCH_HEADER "experiment,case,param,method,metric,value,unit,seed,check"
+
+struct bench_opts {
+    const char *dir;   /* where the large files go (and are deleted) */
+    uint64_t size;     /* file size for syscall-vs-mmap, random-access, copy;
+                          0: the experiment's default */
+    uint64_t blocks;   /* block count for zero-page; 0: default */
+    uint64_t buf;      /* read/write buffer of the copy; 0: 1 MiB */
+    int quick;         /* seconds, not minutes: tiny sizes, one repetition */
+    uint64_t seed;     /* for every random choice */
+};
+
+struct bench_row {
+    const char *experiment, *kase, *method, *metric, *unit;
+    double param, value;
+    double seed;       /* NaN: none */
+    int checked;       /* the data was verified */
+};
+
+/* bench_print: ROW as one CSV line on OUT (flushed). */
+void bench_print(FILE *out, const struct bench_row *row);
+
+/* bench_file: create PATH of SIZE bytes of deterministic pseudo-random
+ * content from SEED (written in 1 MiB writes, then fsync'd).  Returns 0
+ * or an errno value. */
+int bench_file(const char *path, uint64_t size, uint64_t seed);
+
+/* bench_sum: a 64-bit checksum of LEN bytes; SUM chains calls. */
+uint64_t bench_sum(uint64_t sum, const void *p, size_t len);
+
+/* bench_file_sum: bench_sum of the whole file at PATH into *SUM, read with
+ * plain read()s.  Returns 0 or an errno value. */
+int bench_file_sum(const char *path, uint64_t *sum);
+
+/* bench_evict: drop PATH from the page cache and check that it is gone.
+ * Returns 0, or -1 when pages stay cached (tmpfs cannot evict). */
+int bench_evict(const char *path);
+
+/* bench_random: splitmix64, the one generator of every experiment. */
+uint64_t bench_random(uint64_t *state);
+
+/* bench_cpu: user and system CPU time of the process so far, in ns. */
+void bench_cpu(uint64_t *user_ns, uint64_t *sys_ns);
+
+/* bench_path: DIR/NAME into BUF (PATH_MAX). */
+void bench_path(char *buf, const struct bench_opts *o, const char *name);
+
+/* The experiments: each prints its rows on OUT and returns 0, or 1 after
+ * one line on stderr saying what failed. */
+int exp_syscall_vs_mmap(const struct bench_opts *o, FILE *out);
+int exp_zero_page(const struct bench_opts *o, FILE *out);
+int exp_random_access(const struct bench_opts *o, FILE *out);
+int exp_copy(const struct bench_opts *o, FILE *out);
+
+#endif
