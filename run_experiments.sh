@@ -201,6 +201,12 @@ for s in "${iobench_suites[@]}"; do
         iobench_suite "$s"
     fi
 done
-sp_write_env "$out/env.txt" "${image:-none}" "$bin" \
-    "suite=$suite threads=$threads runs=$runs scales=$scales cache=$cache page_cache=$page_cache file_size=${file_size:-default} quick=$quick"
+settings="suite=$suite quick=$quick"
+if [[ $suite == sun || $suite == all ]]; then
+    settings+=" threads=$threads runs=$runs scales=$scales cache=$cache page_cache=$page_cache"
+fi
+if [[ $suite != sun ]]; then
+    settings+=" file_size=${file_size:-default}"
+fi
+sp_write_env "$out/env.txt" "${image:-}" "$bin" "$settings"
 printf 'results in %s\n' "$out" >&2

@@ -70,10 +70,12 @@ sp_write_env() {
         printf 'transparent hugepages: %s; shmem: %s\n' \
             "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo n/a)" \
             "$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null || echo n/a)"
-        printf 'input: %s, %s bytes, %s\n' "$image" "$(stat -c %s "$image")" \
-            "$(pamfile "$image" | cut -d: -f2- | sed 's/^[[:space:]]*//')"
-        printf 'filesystem of the input: %s\n' \
-            "$(df -PT "$image" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
+        if [[ -f $image ]]; then
+            printf 'input: %s, %s bytes, %s\n' "$image" "$(stat -c %s "$image")" \
+                "$(pamfile "$image" | cut -d: -f2- | sed 's/^[[:space:]]*//')"
+            printf 'filesystem of the input: %s\n' \
+                "$(df -PT "$image" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
+        fi
         printf 'filesystem of the working copy: %s\n' \
             "$(df -PT "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
         printf 'compiler: %s\n' "$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt") ($(cc --version | head -n 1))"
@@ -146,6 +148,7 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set xtics rotate by -35 noenhanced
+set bmargin 8
 set key top left noenhanced
 set grid ytics
 set yrange [0:*]
