@@ -1,8 +1,11 @@
 #include "job.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "guard.h"
 #include "parallel.h"
 
 struct scale_task {
@@ -12,11 +15,53 @@ struct scale_task {
     enum sp_filter filter;
 };
 
+struct band {
+    const struct scale_task *task;
+    size_t y0, y1;
+    void *scratch;
+};
+
+static sp_status run_band(void *arg)
+{
+    const struct band *b = arg;
+    const struct scale_task *t = b->task;
+
+    return sp_scale_rows(t->src, t->dst, t->factor, t->filter, b->y0, b->y1,
+                         b->scratch);
+}
+
+/* scale_band: one thread's rows; reading a mapping, under the SIGBUS
+ * guard, with the scratch memory allocated outside it so that a jump out
+ * of the kernel leaks nothing. */
 static sp_status scale_band(void *arg, size_t y0, size_t y1)
 {
-    struct scale_task *t = arg;
+    const struct scale_task *t = arg;
+    size_t len = sp_scale_scratch_size(t->dst, t->factor, t->filter);
+    struct band b = {t, y0, y1, NULL};
+    sp_status st;
 
-    return sp_scale_rows(t->src, t->dst, t->factor, t->filter, y0, y1);
+    if (len > 0 && (b.scratch = malloc(len)) == NULL)
+        return ENOMEM;
+    if (t->src->backing == SP_BACKING_MMAP)
+        st = sp_guard_run(run_band, &b);
+    else
+        st = run_band(&b);
+    free(b.scratch);
+    return st;
+}
+
+/* over_limit: a W x H image has more pixels than LIMIT allows. */
+static int over_limit(struct sp_report *r, const char *what, size_t w,
+                      size_t h, uint64_t limit)
+{
+    unsigned __int128 px = (unsigned __int128)w * h;
+
+    if (px <= limit)
+        return 0;
+    snprintf(r->why, sizeof r->why, "%s is %zux%zu, over the limit of "
+             "%llu pixels (raise it with --max-pixels)", what, w, h,
+             (unsigned long long)limit);
+    return 1;
 }
 
 static sp_status fail(struct sp_report *r, const char *path, sp_status st)
@@ -32,6 +77,7 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     struct sp_meter m;
     enum sp_outfmt fmt;
     sp_status st, rel;
+    uint64_t limit = job->max_pixels ? job->max_pixels : SP_MAX_PIXELS;
 
     memset(r, 0, sizeof *r);
     st = sp_outfmt_for(job->out, &fmt);
@@ -50,10 +96,16 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     r->channels = src.channels;
     r->bytes = src.bytes;
     r->maxval = src.maxval;
+    if (job->after_load != NULL)
+        job->after_load(job->after_load_arg);
 
     sp_meter_start(&m);
     st = sp_scale_size(src.width, src.height, job->factor, &r->out_width,
                        &r->out_height);
+    if (st == SP_OK &&
+        (over_limit(r, "the input", src.width, src.height, limit) ||
+         over_limit(r, "the output", r->out_width, r->out_height, limit)))
+        st = SP_E_LIMIT;
     if (st == SP_OK)
         st = sp_image_alloc(&dst, r->out_width, r->out_height, src.channels,
                             src.bytes, src.maxval);

@@ -8,6 +8,7 @@
 #define SP_JOB_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "load.h"
@@ -23,7 +24,15 @@ struct sp_job {
     int factor;            /* see scale.h */
     enum sp_filter filter;
     unsigned threads;      /* 1..SP_THREADS_MAX, clamped to output rows */
+    uint64_t max_pixels;   /* input or output pixels beyond this are
+                              refused (SP_E_LIMIT); 0: SP_MAX_PIXELS */
+    /* A test seam: called, if set, between load and scale. */
+    void (*after_load)(void *arg);
+    void *after_load_arg;
 };
+
+/* The default of --max-pixels: 2^31 pixels, 6 GiB as 8-bit RGB. */
+#define SP_MAX_PIXELS ((uint64_t)1 << 31)
 
 enum sp_phase_id { SP_LOAD, SP_SCALE, SP_RELEASE, SP_WRITE, SP_NPHASES };
 
@@ -41,7 +50,8 @@ struct sp_report {
  * phase into REPORT.  The output format comes from JOB->out's extension.
  * Returns 0, or the status of the first phase that failed, with
  * REPORT->failed_path and REPORT->why saying where and what; nothing is
- * left allocated, mapped or open, and no output file is created. */
+ * left allocated, mapped or open, and no output file is created.  A mapped
+ * input that shrinks under the scale gives SP_E_CHANGED (see guard.h). */
 sp_status sp_job_run(const struct sp_job *job, struct sp_report *report);
 
 /* sp_report_print: REPORT on F as key=value pairs on one line, or as one

@@ -30,6 +30,8 @@ static void usage(FILE *f)
 "      --filter F      reduce by sampling one pixel per block (sample, the\n"
 "                      default) or by the block's mean (box)\n"
 "      --timings[=json] print the phases' times and page faults on stderr\n"
+"      --max-pixels N  refuse an input or output of more than N pixels\n"
+"                      (default 2147483648)\n"
 "  -v, --verbose       describe the input and output on stderr\n"
 "  -h, --help          show this help\n"
 "  -V, --version       show the version\n"
@@ -95,13 +97,14 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS };
+    enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS };
     static const struct option longopts[] = {
         {"io", required_argument, NULL, OPT_IO},
         {"scale", required_argument, NULL, 's'},
         {"threads", required_argument, NULL, 't'},
         {"filter", required_argument, NULL, OPT_FILTER},
         {"timings", optional_argument, NULL, OPT_TIMINGS},
+        {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -152,6 +155,16 @@ int main(int argc, char **argv)
                 return usage_error("--timings='%s': expected json", optarg);
             json = optarg != NULL;
             break;
+        case OPT_MAX_PIXELS: {
+            char *end;
+            errno = 0;
+            job.max_pixels = strtoull(optarg, &end, 10);
+            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' ||
+                errno != 0 || job.max_pixels == 0)
+                return usage_error("--max-pixels '%s': expected a positive "
+                                   "number", optarg);
+            break;
+        }
         case 'v':
             verbose = 1;
             break;
@@ -178,6 +191,11 @@ int main(int argc, char **argv)
         return usage_error("%s", "expected two files, IN and OUT");
     job.in = argv[optind];
     job.out = argv[optind + 1];
+    st = sp_write_catch_signals();
+    if (st != SP_OK) {
+        print_error(job.out, st, "");
+        return EXIT_FAILURE;
+    }
 
     st = sp_job_run(&job, &report);
     if (st != SP_OK) {

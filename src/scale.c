@@ -113,19 +113,30 @@ static void box_rows(const struct sp_image *src, struct sp_image *dst,
     }
 }
 
+size_t sp_scale_scratch_size(const struct sp_image *dst, int factor,
+                             enum sp_filter filter)
+{
+    if (factor < -1 && filter == SP_FILTER_BOX)
+        return dst->width * dst->channels * sizeof(uint64_t);
+    return 0;
+}
+
 sp_status sp_scale_rows(const struct sp_image *src, struct sp_image *dst,
                         int factor, enum sp_filter filter, size_t y0,
-                        size_t y1)
+                        size_t y1, void *scratch)
 {
     const size_t n = magnitude(factor);
     const size_t p = sp_image_pixel_size(src);
 
     if (factor < -1 && filter == SP_FILTER_BOX) {
-        uint64_t *acc = malloc(dst->width * src->channels * sizeof *acc);
-        if (acc == NULL)
+        uint64_t *acc = scratch;
+        if (acc == NULL &&
+            (acc = malloc(sp_scale_scratch_size(dst, factor, filter))) ==
+                NULL)
             return ENOMEM;
         box_rows(src, dst, n, y0, y1, acc);
-        free(acc);
+        if (acc != scratch)
+            free(acc);
         return SP_OK;
     }
     for (size_t y = y0; y < y1; y++) {

@@ -23,6 +23,7 @@ enum {
     SP_E_ENCODE = -10,      /* the image encoder failed */
     SP_E_THREAD = -11,      /* a worker thread could not be started or joined */
     SP_E_CHANGED = -12,     /* the input changed while it was being read */
+    SP_E_LIMIT = -13,       /* more pixels than the job allows */
 };
 
 /* sp_strerror: a short lower-case description of STATUS, for either kind

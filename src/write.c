@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,55 @@
 #include <unistd.h>
 
 #include <stb_image_write.h>
+
+/* The temporary file being written and its target, for the signal
+ * handler: set once the file exists, cleared before it is renamed. */
+static const char *volatile pending_tmp;
+static const char *volatile pending_target;
+
+static void put_err(const char *s)
+{
+    size_t n = strlen(s);
+
+    while (n > 0) {
+        ssize_t w = write(STDERR_FILENO, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void on_fatal_signal(int sig)
+{
+    const char *tmp = pending_tmp, *target = pending_target;
+
+    if (tmp != NULL)
+        unlink(tmp);
+    put_err("scaleppm: ");
+    if (target != NULL) {
+        put_err(target);
+        put_err(": ");
+    }
+    put_err(sig == SIGINT ? "interrupted" : "terminated");
+    put_err(tmp != NULL ? " while writing; nothing written\n" : "\n");
+    _exit(1);
+}
+
+sp_status sp_write_catch_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa = {0};
+
+    sa.sa_handler = on_fatal_signal;
+    sigfillset(&sa.sa_mask);  /* one handler at a time */
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        if (sigaction(sigs[i], &sa, NULL) != 0)
+            return errno;
+    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+        return errno;
+    return SP_OK;
+}
 
 sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt)
 {
@@ -199,20 +249,22 @@ static sp_status write_atomic(const struct sp_image *img, const char *target,
         free(tmp);
         return st;
     }
+    pending_target = target;
+    pending_tmp = tmp;
     if (fchmod(fd, mode) != 0 || (f = fdopen(fd, "wb")) == NULL) {
         st = errno;
         close(fd);
-        unlink(tmp);
-        free(tmp);
-        return st;
+    } else {
+        st = write_stream(img, f, fmt, why);
+        if (fclose(f) != 0 && st == SP_OK)
+            st = errno;
     }
-    st = write_stream(img, f, fmt, why);
-    if (fclose(f) != 0 && st == SP_OK)
-        st = errno;
     if (st == SP_OK && rename(tmp, target) != 0)
         st = errno;
     if (st != SP_OK)
         unlink(tmp);
+    pending_tmp = NULL;
+    pending_target = NULL;
     free(tmp);
     return st;
 }

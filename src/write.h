@@ -29,4 +29,11 @@ sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
 sp_status sp_write(const struct sp_image *img, const char *path,
                    enum sp_outfmt fmt, char *why);
 
+/* sp_write_catch_signals: for a program that writes files with sp_write():
+ * ignore SIGPIPE, so that a closed pipe on stdout is an EPIPE error rather
+ * than a silent death, and on SIGINT, SIGTERM or SIGHUP remove the
+ * temporary file being written, print one line on stderr and exit with
+ * status 1.  Returns 0 or an errno value. */
+sp_status sp_write_catch_signals(void);
+
 #endif

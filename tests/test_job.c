@@ -3,6 +3,7 @@
  * input; the report; errors leave no output. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,8 @@ static sp_status run(const char *in, const char *out, enum sp_io io,
                      int factor, enum sp_filter filter, unsigned threads,
                      struct sp_report *r)
 {
-    struct sp_job job = {in, out, io, factor, filter, threads};
+    struct sp_job job = {.in = in, .out = out, .io = io, .factor = factor,
+                         .filter = filter, .threads = threads};
 
     return sp_job_run(&job, r);
 }
@@ -234,9 +236,9 @@ START_TEST(test_errors_leave_no_output)
 }
 END_TEST
 
-/* An output too large for memory: ENOMEM (or SP_E_TOOBIG), no output, no
- * crash.  The address space is limited so that even an overcommitting
- * kernel refuses. */
+/* An output too large for memory, with --max-pixels out of the way: ENOMEM
+ * (or SP_E_TOOBIG), no output, no crash.  The address space is limited so
+ * that even an overcommitting kernel refuses. */
 START_TEST(test_output_too_large)
 {
     const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
@@ -244,10 +246,14 @@ START_TEST(test_output_too_large)
     struct sp_report r;
     sp_status st;
 
+    struct sp_job job = {.in = in, .out = out, .io = SP_IO_MMAP,
+                         .factor = SP_SCALE_MAX, .threads = 4,
+                         .max_pixels = UINT64_MAX};  /* past the limit */
+
     fx_make_image(&src, 37, 23, 3, 2, 65535, 1);
     fx_write_image(in, &src);
     fx_limit_as((size_t)256 << 20);
-    st = run(in, out, SP_IO_MMAP, SP_SCALE_MAX, SP_FILTER_SAMPLE, 4, &r);
+    st = sp_job_run(&job, &r);
     ck_assert_msg(st == ENOMEM || st == SP_E_TOOBIG, "%d %s", st,
                   sp_strerror(st));
     ck_assert(!fx_file_exists(out));
@@ -488,6 +494,93 @@ START_TEST(test_report_timings)
 }
 END_TEST
 
+/* The SIGBUS guard: the input is truncated to its header between load and
+ * scale, so every worker that reads the mapping faults.  With mmap that is
+ * SP_E_CHANGED, not a dead process, and no output; with read the raster
+ * was already copied and the job succeeds.  Many times, both filters (the
+ * box filter's scratch memory must not leak when a worker jumps out). */
+static void truncate_input(void *arg)
+{
+    ck_assert_int_eq(truncate((const char *)arg, 15), 0);
+}
+
+START_TEST(test_sigbus_guard)
+{
+    struct sp_image img;
+    struct sp_report r;
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
+
+    for (int i = 0; i < 40; i++) {
+        enum sp_io io = i % 2 ? SP_IO_READ : SP_IO_MMAP;
+        struct sp_job job = {.in = in, .out = out, .io = io,
+                             .factor = i % 4 < 2 ? -2 : 3,
+                             .filter = i % 8 < 4 ? SP_FILTER_BOX
+                                                 : SP_FILTER_SAMPLE,
+                             .threads = 1 + (unsigned)i % 5,
+                             .after_load = truncate_input,
+                             .after_load_arg = (void *)in};
+        sp_status st;
+
+        fx_make_image(&img, 640, 480, 3, 1, 255, (unsigned)i);
+        fx_write_image(in, &img);  /* 15-byte header: "P6\n640 480\n255\n" */
+        sp_image_release(&img);
+        unlink(out);
+        st = sp_job_run(&job, &r);
+        if (io == SP_IO_MMAP) {
+            ck_assert_msg(st == SP_E_CHANGED, "run %d: %s", i,
+                          sp_strerror(st));
+            ck_assert_str_eq(r.failed_path, in);
+            ck_assert(!fx_file_exists(out));
+        } else {
+            ck_assert_int_eq(st, SP_OK);
+        }
+    }
+}
+END_TEST
+
+/* A SIGBUS outside a guarded read still kills the process: the handler
+ * is not a blanket. */
+START_TEST(test_sigbus_unguarded)
+{
+    struct sp_image img;
+    struct sp_report r;
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
+    struct sp_job job = {.in = in, .out = out, .io = SP_IO_MMAP, .factor = 2,
+                         .threads = 2};
+
+    fx_make_image(&img, 64, 48, 3, 1, 255, 1);
+    fx_write_image(in, &img);
+    sp_image_release(&img);
+    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);  /* installs the handler */
+    raise(SIGBUS);
+}
+END_TEST
+
+/* --max-pixels: an output or input over the limit is refused before the
+ * output is allocated. */
+START_TEST(test_max_pixels)
+{
+    struct sp_image img;
+    struct sp_report r;
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
+    struct sp_job job = {.in = in, .out = out, .io = SP_IO_MMAP, .factor = 4,
+                         .threads = 2, .max_pixels = 64 * 48 * 16 - 1};
+
+    fx_make_image(&img, 64, 48, 3, 1, 255, 1);
+    fx_write_image(in, &img);
+    sp_image_release(&img);
+    ck_assert_int_eq(sp_job_run(&job, &r), SP_E_LIMIT);
+    ck_assert(strstr(r.why, "output is 256x192") != NULL);
+    ck_assert(!fx_file_exists(out));
+    job.max_pixels = 64 * 48 * 16;
+    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);
+    job.factor = -2;
+    job.max_pixels = 64 * 48 - 1;
+    ck_assert_int_eq(sp_job_run(&job, &r), SP_E_LIMIT);
+    ck_assert(strstr(r.why, "input is 64x48") != NULL);
+}
+END_TEST
+
 static Suite *job_suite(void)
 {
     Suite *s = suite_create("job");
@@ -501,6 +594,9 @@ static Suite *job_suite(void)
     tcase_add_test(tc, test_stdin_stdout);
     tcase_add_test(tc, test_report_print);
     tcase_add_test(tc, test_report_timings);
+    tcase_add_test(tc, test_sigbus_guard);
+    tcase_add_test_raise_signal(tc, test_sigbus_unguarded, SIGBUS);
+    tcase_add_test(tc, test_max_pixels);
     suite_add_tcase(s, tc);
     return s;
 }
