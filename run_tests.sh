@@ -8,19 +8,26 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 usage() {
     cat <<'USAGE'
-usage: run_tests.sh [--sanitize] [-- CTEST_ARGS...]
+usage: run_tests.sh [--sanitize | --tsan] [-- CTEST_ARGS...]
 
 Installs the Debian packages that are missing (as root; otherwise prints
 the apt-get line and exits 2), builds with CMake and runs ctest.
   --sanitize   build with AddressSanitizer + UBSan, in build-asan/
+  --tsan       build with ThreadSanitizer, in build-tsan/, and run the
+               tests that run threads (parallel, job, oracle, cli, faults)
   -h, --help   this help
 USAGE
 }
 
-dir=$ROOT/build args=()
+dir=$ROOT/build args=() only=()
 while (($#)); do
     case $1 in
     --sanitize) dir=$ROOT/build-asan args+=(-DSP_SANITIZE=ON); shift ;;
+    --tsan)
+        dir=$ROOT/build-tsan args+=(-DSP_TSAN=ON)
+        only=(-R '^(parallel|job|oracle|cli|faults)$')
+        shift
+        ;;
     -h | --help) usage; exit 0 ;;
     --) shift; break ;;
     *) usage >&2; exit 2 ;;
@@ -29,4 +36,4 @@ done
 
 sp_setup RelWithDebInfo "$dir" "${args[@]}"
 cd "$dir"
-ctest --output-on-failure -j 2 "$@"
+ctest --output-on-failure -j 2 "${only[@]}" "$@"

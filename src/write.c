@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,24 @@ static void on_fatal_signal(int sig)
     put_err(sig == SIGINT ? "interrupted" : "terminated");
     put_err(tmp != NULL ? " while writing; nothing written\n" : "\n");
     _exit(1);
+}
+
+/* hold_signals / release_signals: keep the handled signals pending across
+ * a few calls (the write runs on the main thread, workers joined). */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void release_signals(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 sp_status sp_write_catch_signals(void)
@@ -235,6 +254,7 @@ static sp_status write_atomic(const struct sp_image *img, const char *target,
     /* ".NAME.XXXXXX", NAME cut short so that it fits in NAME_MAX. */
     int baselen = (int)strnlen(target + dirlen, NAME_MAX - 8);
     char *tmp = malloc(dirlen + (size_t)baselen + 16);
+    sigset_t old;
     sp_status st;
     FILE *f;
     int fd;
@@ -243,14 +263,20 @@ static sp_status write_atomic(const struct sp_image *img, const char *target,
         return ENOMEM;
     sprintf(tmp, "%.*s.%.*s.XXXXXX", (int)dirlen, target, baselen,
             target + dirlen);
+    /* The signal handler must see the temporary file from the moment it
+     * exists until the moment it is renamed or removed: no signal between
+     * creating it and naming it, or between renaming it and forgetting. */
+    hold_signals(&old);
     fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         st = errno;
+        release_signals(&old);
         free(tmp);
         return st;
     }
     pending_target = target;
     pending_tmp = tmp;
+    release_signals(&old);
     if (fchmod(fd, mode) != 0 || (f = fdopen(fd, "wb")) == NULL) {
         st = errno;
         close(fd);
@@ -259,12 +285,14 @@ static sp_status write_atomic(const struct sp_image *img, const char *target,
         if (fclose(f) != 0 && st == SP_OK)
             st = errno;
     }
+    hold_signals(&old);
     if (st == SP_OK && rename(tmp, target) != 0)
         st = errno;
     if (st != SP_OK)
         unlink(tmp);
     pending_tmp = NULL;
     pending_target = NULL;
+    release_signals(&old);
     free(tmp);
     return st;
 }

@@ -24,6 +24,12 @@ const char *__asan_default_options(void)
     return "allocator_may_return_null=1";
 }
 
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+
 static sp_status run(const char *in, const char *out, enum sp_io io,
                      int factor, enum sp_filter filter, unsigned threads,
                      struct sp_report *r)

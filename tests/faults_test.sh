@@ -1,0 +1,531 @@
+#!/usr/bin/env bash
+# faults_test.sh: scaleppm when the world fails it: outputs that cannot be
+# written (/dev/full with a tiny image and through a .png link, a directory
+# it may not write in, a full filesystem, a closed stdout), SIGINT, SIGTERM
+# and SIGHUP in the middle of a write, --max-pixels, an allocation that
+# cannot succeed, and an input truncated by another process while it is
+# mapped and scaled.  cli_test.sh has the first /dev/full cases and EFBIG.
+#
+# Every failure must exit 1 (never 128 or more), print one line naming the
+# file, leave no output and no temporary file, an existing output as it
+# was, and the input as it was (checksum).
+#
+# As root, the unwritable directory needs setpriv or runuser to drop to
+# nobody, and the full filesystem needs a tmpfs mount (plain, or inside
+# unshare -m); each is skipped, saying why, when it cannot be had.
+#
+# usage: bash tests/faults_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+setup "usage: faults_test.sh PATH/TO/scaleppm [PATH/TO/genimage]" "$@"
+cd "$WORK"
+mkdir od
+
+# A sanitizer's allocator aborts on a request it cannot serve; the real one
+# returns NULL, which is what is tested here.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1
+export TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}allocator_may_return_null=1
+sanitized=''
+if have nm && nm -- "$SP" 2>/dev/null | grep -E '__(asan|tsan)_init' >/dev/null; then
+    sanitized=yes
+fi
+
+# Cleanup: the processes started here (by pid), the tmpfs, then $WORK.
+bg_pids=()
+mounted=''
+cleanup() {
+    local pid
+    for pid in "${bg_pids[@]}"; do
+        kill -KILL "$pid" 2>/dev/null || true
+    done
+    if [[ -n $mounted ]]; then
+        umount "$mounted" 2>/dev/null || umount -l "$mounted" 2>/dev/null || true
+    fi
+    rm -rf -- "$WORK"
+}
+trap cleanup EXIT
+
+# nap SECONDS: sleep without a fork (a read that times out on a FIFO that
+# nobody writes).
+mkfifo tick
+exec 7<>tick
+nap() {
+    read -r -t "$1" -u 7 || true
+}
+
+# alive PID: PID is running (not gone, not a zombie waiting to be reaped).
+alive() {
+    local stat
+    read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+    stat=${stat##*) }
+    [[ ${stat%% *} != Z ]]
+}
+
+# mapped PID NAME: PID has a file whose path ends in /NAME mapped.
+mapped() {
+    local line
+    while read -r line; do
+        [[ $line != *"/$2" ]] || return 0
+    done 2>/dev/null <"/proc/$1/maps"
+    return 1
+}
+
+# sp ARGS...: run scaleppm; exit status in rc, stdout in o, stderr in e.
+sp() {
+    rc=0
+    timeout 60 "$SP" "$@" >o 2>e </dev/null || rc=$?
+}
+
+lines() {
+    wc -l <"$1" | tr -d ' '
+}
+
+# temps DIR: the temporary files ('.NAME.XXXXXX') left in DIR, if any.
+temps() {
+    find "$1" -maxdepth 1 -name '.?*.??????' -printf '%f '
+}
+
+# failed PREFIX WORDS: empty, or why the last run is not a failure with
+# exit 1 and one stderr line starting PREFIX that matches the ERE WORDS.
+failed() {
+    if ((rc >= 128)); then
+        printf 'killed by signal %d' $((rc - 128))
+    elif ((rc != 1)); then
+        printf 'exit %d, want 1; stderr: %s' "$rc" "$(head -n 1 e)"
+    elif [[ $(lines e) != 1 ]]; then
+        printf '%s lines on stderr: %s' "$(lines e)" "$(tr '\n' '|' <e)"
+    elif [[ $(head -n 1 e) != "$1"* ]]; then
+        printf 'stderr "%s" does not start "%s"' "$(head -n 1 e)" "$1"
+    elif ! grep -Eq -- "$2" e; then
+        printf 'stderr "%s" does not match "%s"' "$(head -n 1 e)" "$2"
+    fi
+}
+
+noise 120 90 255 1 3 >c.ppm
+noise 1 1 255 4 3 >tiny.ppm
+c_sum=$(cksum <c.ppm)
+tiny_sum=$(cksum <tiny.ppm)
+
+# --- /dev/full: errors that only the final flush or close can see --------
+sp -s 1 tiny.ppm /dev/full
+why=$(failed 'scaleppm: /dev/full: ' 'No space left')
+result '1x1 image to /dev/full: the error at fclose is caught' "$why"
+
+ln -s /dev/full full.png
+sp -s 2 c.ppm full.png
+why=$(failed 'scaleppm: full.png: ' 'No space left')
+[[ -n $why || -L full.png ]] || why='the link was replaced'
+result '.png to /dev/full through a link: exit 1, No space left' "$why"
+
+ln -s /dev/full full.jpg
+sp -s 1 tiny.ppm full.jpg
+why=$(failed 'scaleppm: full.jpg: ' 'No space left')
+result 'tiny .jpg to /dev/full through a link: exit 1, No space left' "$why"
+
+rc=0
+timeout 60 "$SP" -s 1 tiny.ppm - >/dev/full 2>e || rc=$?
+why=$(failed 'scaleppm: -: ' 'No space left')
+result '1x1 image on stdout to /dev/full: the error at fclose(stdout)' "$why"
+
+# --- a closed stdout: EPIPE, not death by SIGPIPE ----------------------------
+# The output (2 MB) is far more than a pipe holds, so the reader is gone
+# before it is all written whichever runs first.
+for reader in 'head -c 1' true; do
+    set +o pipefail
+    # shellcheck disable=SC2086  # the reader's words are meant to split
+    timeout 60 "$SP" -s 8 c.ppm - 2>e | $reader >/dev/null
+    rc=${PIPESTATUS[0]}
+    set -o pipefail
+    why=$(failed 'scaleppm: -: ' 'Broken pipe')
+    result "stdout is a pipe whose reader ($reader) exits: exit 1, Broken pipe" "$why"
+done
+
+# --- an unprivileged user and a directory it may not write in -------------
+as_user=()
+if ((EUID != 0)); then
+    as_user=(env)
+elif have setpriv && setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$SP" --version >/dev/null 2>&1; then
+    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+elif have runuser && runuser -u nobody -- "$SP" --version >/dev/null 2>&1; then
+    as_user=(runuser -u nobody --)
+fi
+if ((${#as_user[@]} == 0)); then
+    skip 'output in a directory without write permission' \
+        'running as root and neither setpriv nor runuser can drop to nobody'
+else
+    chmod 0755 "$WORK"
+    mkdir ro
+    printf 'keep me\n' >ro/keep.ppm
+    chmod 0666 ro/keep.ppm  # the file is writable, its directory is not
+    chmod 0555 ro
+    for target in ro/new.ppm ro/keep.ppm ro/new.png; do
+        rc=0
+        timeout 60 "${as_user[@]}" "$SP" -s 2 c.ppm "$target" >o 2>e \
+            </dev/null || rc=$?
+        why=$(failed "scaleppm: $target: " 'Permission denied')
+        [[ -n $why || $target == ro/keep.ppm || ! -e $target ]] ||
+            why='an output file was created'
+        [[ -n $why || $(cat ro/keep.ppm) == 'keep me' ]] ||
+            why='the existing file was changed'
+        [[ -n $why || -z $(temps ro) ]] || why="temporary files left: $(temps ro)"
+        result "unwritable directory: $target: exit 1, Permission denied" "$why"
+    done
+    chmod 0755 ro
+fi
+
+# --- a full filesystem: a 1 MiB tmpfs -------------------------------------
+# fullfs_cases DIR: mount a 1 MiB tmpfs on DIR, run the cases, write what
+# they did into fullfs.out, unmount.  Returns 3 when it cannot mount.  It
+# runs in this shell or, when plain mount is refused, inside unshare -m, so
+# it records results instead of judging them.
+fullfs_cases() {
+    local dir=$1 rc out
+    mount -t tmpfs -o size=1m tmpfs "$dir" 2>/dev/null || return 3
+    printf 'keep me\n' >"$dir/keep.ppm"
+    : >fullfs.out
+    for out in new.ppm keep.ppm new.png fits.ppm; do
+        rc=0
+        case $out in
+        new.png) "$SP" -s 1 noise.ppm "$dir/$out" 2>e.$out || rc=$? ;;
+        fits.ppm) "$SP" -s 2 c.ppm "$dir/$out" 2>e.$out || rc=$? ;;
+        *) "$SP" -s 8 c.ppm "$dir/$out" 2>e.$out || rc=$? ;;
+        esac
+        printf '%s %s %s\n' "$out" "$rc" \
+            "$(find "$dir" -mindepth 1 -printf '%f,' | tr '\n' ' ')" >>fullfs.out
+    done
+    cksum <"$dir/keep.ppm" >fullfs.keep
+    cksum <"$dir/fits.ppm" >fullfs.fits 2>/dev/null || true
+    umount "$dir"
+}
+noise 700 700 255 7 3 >noise.ppm  # 1.5 MB, and a PNG of noise is as big
+"$SP" -s 2 c.ppm fits_ref.ppm
+mkdir full
+how=''
+mounted=$WORK/full
+fs_rc=0
+fullfs_cases "$WORK/full" || fs_rc=$?
+if mountpoint -q "$WORK/full" 2>/dev/null; then
+    umount -l "$WORK/full"
+fi
+mounted=''
+if ((fs_rc == 0)); then
+    how='tmpfs'
+elif ((fs_rc == 3)) && have unshare && unshare -m true 2>/dev/null; then
+    fs_rc=0
+    # shellcheck disable=SC2016  # expanded by the inner bash
+    SP=$SP unshare -m --propagation private bash -c \
+        "$(declare -f fullfs_cases)"'; fullfs_cases "$1"' _ "$WORK/full" ||
+        fs_rc=$?
+    how='tmpfs in unshare -m'
+fi
+if ((fs_rc != 0 && fs_rc != 3)); then
+    fail "a full filesystem (${how:-tmpfs})" "the cases did not complete (status $fs_rc)"
+    how=''
+elif ((fs_rc == 3)); then
+    how=''
+fi
+if [[ -z $how ]]; then
+    ((fs_rc != 3)) ||
+        skip 'a full filesystem' 'cannot mount a tmpfs (not root, no unshare -m)'
+else
+    printf 'keep me\n' >keep_ref.ppm
+    while read -r out rc entries; do
+        cp "e.$out" e
+        case $out in
+        fits.ppm)
+            why=''
+            ((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+            [[ -n $why || $(cat fullfs.fits) == "$(cksum <fits_ref.ppm)" ]] ||
+                why='the output is wrong'
+            result "full filesystem ($how): an output that fits is written" "$why"
+            continue
+            ;;
+        esac
+        why=$(failed "scaleppm: $WORK/full/$out: " 'No space left')
+        [[ -n $why || $entries == 'keep.ppm,' ]] ||
+            why="left in the filesystem: $entries"
+        [[ -n $why || $(cat fullfs.keep) == "$(cksum <keep_ref.ppm)" ]] ||
+            why='the existing output was changed'
+        result "full filesystem ($how): $out: exit 1, No space left, nothing left" "$why"
+    done <fullfs.out
+fi
+
+# --- signals in the middle of a write --------------------------------------
+# A 162 MB output takes a good part of a second to write; once the
+# temporary file has bytes in it the write is under way, and the signal goes
+# then.  A run that finishes first is tried again.  Each case in its own
+# directory, so that what one leaves does not fail the next.
+if [[ -z $GEN ]]; then
+    skip 'signals during the write' 'genimage not given or not working'
+else
+    "$GEN" -o big.ppm 1500 1000
+    big_sum=$(cksum <big.ppm)
+    for sig in INT TERM HUP; do
+        case $sig in
+        INT) word=interrupted target=new.ppm ;;
+        TERM) word=terminated target=old.ppm ;;
+        HUP) word=terminated target=new.ppm ;;
+        esac
+        dir=sig$sig
+        mkdir "$dir"
+        why='the write always finished before the signal (5 tries)'
+        for try in 1 2 3 4 5; do
+            rm -f "$dir/new.ppm"
+            printf 'keep me\n' >"$dir/old.ppm"
+            # Not under timeout: the signal must reach scaleppm itself.
+            "$SP" -s 6 big.ppm "$dir/$target" >o 2>e </dev/null &
+            pid=$!
+            bg_pids+=("$pid")
+            caught=''
+            deadline=$((SECONDS + 60))
+            while alive "$pid" && ((SECONDS < deadline)); do
+                tmp=$(compgen -G "$dir/.$target.??????" || true)
+                if [[ -n $tmp && -s $tmp ]]; then
+                    kill -s "$sig" "$pid" 2>/dev/null || true
+                    caught=yes
+                    break
+                fi
+                nap 0.002
+            done
+            if [[ -z $caught ]] && alive "$pid"; then
+                kill -KILL "$pid" 2>/dev/null || true
+            fi
+            rc=0
+            wait "$pid" || rc=$?
+            if [[ -z $caught ]]; then
+                ((rc != 0)) || continue  # done before the write was seen
+                why="exit $rc before the write began: $(head -n 1 e)"
+                break
+            fi
+            ((rc != 0)) || continue  # the signal came after the end
+            why=$(failed "scaleppm: $dir/$target: " "$word")
+            if [[ -z $why && $target == old.ppm ]]; then
+                [[ $(cat "$dir/old.ppm") == 'keep me' ]] ||
+                    why='the existing output was changed'
+            elif [[ -z $why && -e $dir/$target ]]; then
+                why='an output file was left'
+            fi
+            [[ -n $why || -z $(temps "$dir") ]] ||
+                why="temporary files left: $(temps "$dir")"
+            [[ -n $why || $(cksum <big.ppm) == "$big_sum" ]] || why='the input changed'
+            break
+        done
+        result "SIG$sig while writing $target: exit 1, '$word', nothing left (try $try)" "$why"
+        rm -rf "$dir"
+    done
+fi
+
+# The edges of the write, made exact with strace: a signal delivered as the
+# syscall that creates the temporary file returns, and as rename() returns.
+# Neither may leave a temporary file; a message must not say that nothing
+# was written when the output was.
+if ! have strace || ! strace -o /dev/null true 2>/dev/null; then
+    skip 'signals at the edges of the write' 'strace is not installed or cannot trace'
+else
+    # strace_sig SIG SYSCALLS N OUT: scaleppm -s 2 c.ppm OUT, with SIG
+    # delivered on the return of the Nth of SYSCALLS.  (LeakSanitizer
+    # cannot run under ptrace.)
+    strace_sig() {
+        rc=0
+        ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 timeout 60 strace -f \
+            -o /dev/null -e trace="$2" -e inject="$2":signal="$1":when="$3" \
+            "$SP" -s 2 c.ppm "$4" >o 2>e </dev/null || rc=$?
+    }
+    mkdir edge
+    printf 'keep me\n' >keep_me
+    # Which openat creates the temporary file: a traced run counts them.
+    ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 strace -f -o edge.trace \
+        -e trace=openat "$SP" -s 2 c.ppm edge/count.ppm
+    nth=$(grep 'openat(' edge.trace | grep -n 'O_EXCL' | head -n 1 | cut -d: -f1)
+    rm -f edge/count.ppm
+    if [[ -z $nth ]]; then
+        skip 'a signal as the temporary file is created' 'no openat with O_EXCL seen'
+    else
+        strace_sig SIGTERM openat "$nth" edge/new.ppm
+        why=$(failed 'scaleppm: edge/new.ppm: ' 'terminated')
+        [[ -z $(temps edge) ]] || why="${why:+$why; }temporary file left: $(temps edge)"
+        [[ ! -e edge/new.ppm ]] || why="${why:+$why; }an output file was left"
+        result 'SIGTERM as the temporary file is created: no temporary file left' "$why"
+        rm -f edge/.??* edge/new.ppm
+    fi
+    printf 'keep me\n' >edge/old.ppm
+    strace_sig SIGINT rename,renameat,renameat2 1 edge/old.ppm
+    why=''
+    if ((rc >= 128)); then
+        why="killed by signal $((rc - 128))"
+    elif ! cmp -s edge/old.ppm keep_me && grep -q 'nothing written' e; then
+        why="the output was written, but stderr says: $(head -n 1 e)"
+    fi
+    [[ -n $why || -z $(temps edge) ]] || why="temporary files left: $(temps edge)"
+    result 'SIGINT as rename() returns: no claim that nothing was written' "$why"
+fi
+
+# --- --max-pixels ------------------------------------------------------------
+if [[ -n $GEN ]]; then
+    "$GEN" -o wide.ppm 2000 1500
+    t0=$EPOCHREALTIME
+    sp -s 1000 wide.ppm od/mp.ppm
+    t1=$EPOCHREALTIME
+    ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
+    why=$(failed 'scaleppm: wide.ppm: ' '--max-pixels')
+    [[ -n $why ]] || grep -q '2000000x1500000' e || why="no output size: $(head -n 1 e)"
+    [[ -n $why || ! -e od/mp.ppm ]] || why='an output file was created'
+    [[ -n $why ]] || ((ms < 1000)) || why="took $ms ms"
+    result "-s 1000 on 2000x1500: refused by the default --max-pixels in $ms ms" "$why"
+else
+    skip '-s 1000 on 2000x1500' 'genimage not given or not working'
+fi
+
+for bad in 0 00 -1 junk 12x '' ' 5' +5 18446744073709551616; do
+    sp --max-pixels "$bad" -s 2 c.ppm od/mp.ppm
+    why=''
+    if ((rc != 2)); then
+        why="exit $rc, want 2: $(head -n 1 e)"
+    elif [[ $(lines e) != 1 ]] || ! grep -q -- '--max-pixels' e; then
+        why="stderr: $(tr '\n' '|' <e)"
+    elif [[ -e od/mp.ppm ]]; then
+        why='an output file was created'
+    fi
+    result "--max-pixels '$bad': usage error (exit 2)" "$why"
+done
+
+# c.ppm is 120x90 = 10800 pixels; -s 2 makes 240x180 = 43200; -s -3 40x30.
+"$SP" -s 2 c.ppm ref2.ppm
+"$SP" -s -3 c.ppm ref3.ppm
+mp_case() {  # mp_case LIMIT SCALE WANT_RC WORDS REF
+    sp --max-pixels "$1" -s "$2" c.ppm od/mp.ppm
+    if (($3 == 0)); then
+        why=''
+        ((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+        [[ -n $why ]] || cmp -s od/mp.ppm "$5" || why='output differs'
+    else
+        why=$(failed 'scaleppm: c.ppm: ' "$4")
+        [[ -n $why || ! -e od/mp.ppm ]] || why='an output file was created'
+    fi
+    result "--max-pixels $1 -s $2: exit $3${4:+ ($4)}" "$why"
+    rm -f od/mp.ppm
+}
+mp_case 43199 2 1 'the output is 240x180.*--max-pixels'
+mp_case 43200 2 0 '' ref2.ppm
+mp_case 18446744073709551615 2 0 '' ref2.ppm
+mp_case 10799 -3 1 'the input is 120x90.*--max-pixels'
+mp_case 10800 -3 0 '' ref3.ppm
+
+# --- memory that cannot be had ---------------------------------------------
+# 65536x1 16-bit RGB enlarged 65536 times: 1.7 PB, more than any address
+# space, so the allocation fails on every build.
+{
+    printf 'P6\n65536 1\n65535\n'
+    head -c 393216 /dev/zero
+} >row16.ppm
+sp --max-pixels 18446744073709551615 -s 65536 row16.ppm od/mem.ppm
+# ... where a sanitizer says so on a line of its own first.
+sed -i '/^==[0-9]*==WARNING: [A-Za-z]*Sanitizer failed to allocate/d' e
+why=$(failed 'scaleppm: row16.ppm: ' 'Cannot allocate memory')
+[[ -n $why || ! -e od/mem.ppm ]] || why='an output file was created'
+result 'an output of 1.7 PB: exit 1, Cannot allocate memory' "$why"
+
+# Under ulimit -v 200 MB, the 450 MB output of -s 10 cannot be allocated.
+# A sanitizer reserves terabytes of address space, so only plain builds.
+if [[ -n $sanitized ]]; then
+    skip 'ulimit -v 200 MB' 'a sanitizer build cannot run under ulimit -v'
+elif [[ -z $GEN ]]; then
+    skip 'ulimit -v 200 MB' 'genimage not given or not working'
+else
+    rc=0
+    (ulimit -v 204800 && exec "$SP" -s 10 big.ppm od/mem.ppm) >o 2>e || rc=$?
+    why=$(failed 'scaleppm: big.ppm: ' 'Cannot allocate memory|--max-pixels')
+    [[ -n $why || ! -e od/mem.ppm ]] || why='an output file was created'
+    [[ -n $why || -z $(temps od) ]] || why="temporary files left: $(temps od)"
+    result 'ulimit -v 200 MB, a 450 MB output: exit 1, Cannot allocate memory' "$why"
+fi
+
+why=''
+[[ $(cksum <c.ppm) == "$c_sum" && $(cksum <tiny.ppm) == "$tiny_sum" ]] ||
+    why='an input was changed'
+result 'the inputs are unchanged after every case' "$why"
+
+# --- an input truncated while it is mapped ---------------------------------
+# A second process cuts a 72 MB input to half (on a page boundary, so no
+# page is left half zeroed) just before scaleppm starts, or while it scales.
+# "While it scales" is after /proc/PID/maps shows the input mapped, and then
+# a spread of delays over the length of a whole run.
+# Whoever wins, the run must end as exit 0 with the right output, or exit 1
+# with 'input changed while reading' or 'file is truncated' and no output:
+# never a signal.
+if [[ -z $GEN ]]; then
+    skip 'input truncated while mapped' 'genimage not given or not working'
+else
+    "$GEN" -o race_src.ppm 6000 4000
+    "$SP" --io read -s -2 race_src.ppm race_ref.ppm
+    size=$(stat -c %s race_src.ppm)
+    half=$((size / 2 / 4096 * 4096))
+    # How long an untouched run takes, to spread the delays over it.
+    cp race_src.ppm race.ppm
+    t0=$EPOCHREALTIME
+    "$SP" --io mmap -s -2 -t 4 race.ppm od/race.ppm
+    t1=$EPOCHREALTIME
+    span=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+    won=0 early=0 changed=0 bad=0
+    for run in $(seq 1 30); do
+        rm -f od/race.ppm
+        cp race_src.ppm race.ppm
+        rc=0
+        if ((run <= 10)); then
+            truncate -s "$half" race.ppm &
+            tpid=$!
+            timeout 60 "$SP" --io mmap -s -2 -t 4 race.ppm od/race.ppm \
+                >o 2>e </dev/null || rc=$?
+            wait "$tpid"
+        else
+            # Not under timeout: its maps are scaleppm's own.
+            "$SP" --io mmap -s -2 -t 4 race.ppm od/race.ppm >o 2>e </dev/null &
+            pid=$!
+            bg_pids+=("$pid")
+            delay=$(awk -v s="$span" -v i="$run" \
+                'BEGIN { printf "%.4f", s * (i - 11) / 19 }')
+            deadline=$((SECONDS + 30))
+            until mapped "$pid" race.ppm || ! alive "$pid" ||
+                ((SECONDS >= deadline)); do
+                :
+            done
+            nap "$delay"
+            truncate -s "$half" race.ppm
+            wait "$pid" || rc=$?
+        fi
+        why=''
+        if ((rc == 0)); then
+            won=$((won + 1))
+            pamfile od/race.ppm >/dev/null 2>&1 || why='the output is not a PNM image'
+            [[ -n $why ]] || cmp -s od/race.ppm race_ref.ppm ||
+                why='exit 0 but the output is wrong'
+        else
+            why=$(failed 'scaleppm: race.ppm: ' 'input changed while reading|file is truncated')
+            # Cut after the mapping was made, the file can only have changed.
+            [[ -n $why ]] || ((run <= 10)) || ! grep -q 'truncated' e ||
+                why="truncated after it was mapped, yet: $(head -n 1 e)"
+            [[ -n $why || ! -e od/race.ppm ]] || why='an output file was created'
+            if grep -q 'truncated' e; then
+                early=$((early + 1))
+            else
+                changed=$((changed + 1))
+            fi
+        fi
+        [[ -n $why || -z $(temps od) ]] || why="temporary files left: $(temps od)"
+        if [[ -n $why ]]; then
+            bad=$((bad + 1))
+            fail "truncated while mapped, run $run" "$why"
+        fi
+    done
+    printf '# race: %d won, %d truncated at load, %d changed while reading\n' \
+        "$won" "$early" "$changed"
+    why=''
+    ((bad == 0)) || why="$bad of 30 runs went wrong (above)"
+    result "input truncated while mapped, 30 runs: exit 0 and right, or exit 1 (changed/truncated), no signal" "$why"
+fi
+
+finish

@@ -1,0 +1,36 @@
+/* fuzz.h: what a harness exports, and what the two harnesses share.
+ *
+ * A harness is one LLVMFuzzerTestOneInput().  Under SP_FUZZ it is linked
+ * with libFuzzer; in the normal build replay.c runs it over files, so the
+ * inputs kept in tests/fuzz/regress/ are replayed by ctest.  A finding is
+ * anything that stops the process: a sanitizer report, a crash, an exit()
+ * (libFuzzer and replay.c both treat one as a failure), or a failed check
+ * of the harness's own, which traps. */
+#ifndef SP_FUZZ_H
+#define SP_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* LLVMFuzzerTestOneInput: run the harness on SIZE bytes of DATA; returns 0
+ * (libFuzzer reserves other values). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* SP_FUZZ_CHECK: a property of the code under test; when it does not hold,
+ * say which and trap, so that the input is kept as a crash. */
+#define SP_FUZZ_CHECK(cond)                                                 \
+    do {                                                                    \
+        if (!(cond))                                                        \
+            sp_fuzz_fail(__FILE__, __LINE__, #cond);                        \
+    } while (0)
+
+/* sp_fuzz_fail: print FILE:LINE: COND on stderr and trap. */
+__attribute__((noreturn)) static inline void
+sp_fuzz_fail(const char *file, int line, const char *cond)
+{
+    fprintf(stderr, "%s:%d: check failed: %s\n", file, line, cond);
+    __builtin_trap();
+}
+
+#endif

@@ -1,0 +1,305 @@
+/* fuzz_scale: load + scale + write, as scaleppm runs them (sp_job_run).
+ *
+ * The input is a file's bytes, put in a memfd and loaded through
+ * /proc/self/fd/N, so both the read and the mmap path see a regular file.
+ * The job's factor (-8..8 but 0), filter, thread counts and output format
+ * come from a hash of the input: the input stays a plain PNM file that
+ * `scaleppm` itself can be run on (SP_FUZZ_VERBOSE=1 prints the job).
+ *
+ * Each input runs three jobs: read and mmap into two files of the chosen
+ * format, which must give the same status and the same bytes, and one of
+ * them again into /dev/null (a target written in place).  A PNM output is
+ * also checked against a reference scale computed here from the loaded
+ * input, and nothing may be left open or in the output directory. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* memfd_create */
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "header.h"
+#include "job.h"
+#include "load.h"
+
+/* Inputs whose output would have more pixels than this are skipped. */
+#define OUT_PIXELS_MAX ((size_t)1 << 20)
+
+/* The job an input asks for. */
+struct params {
+    int factor;
+    enum sp_filter filter;
+    unsigned threads[2];  /* of the read and of the mmap job */
+    const char *ext;      /* output format, by extension */
+    int pnm;              /* ... which is PNM */
+    enum sp_io null_io;   /* of the /dev/null job */
+};
+
+static char outdir[64];
+
+static void remove_outdir(void)
+{
+    if (outdir[0] != '\0')
+        rmdir(outdir);
+}
+
+/* make_outdir: once, a private directory for the output files (on tmpfs
+ * where there is one), removed at exit. */
+static void make_outdir(void)
+{
+    const char *bases[] = {"/dev/shm", "/tmp"};
+
+    if (outdir[0] != '\0')
+        return;
+    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+        snprintf(outdir, sizeof outdir, "%s/sp_fuzz.XXXXXX", bases[i]);
+        if (mkdtemp(outdir) != NULL) {
+            atexit(remove_outdir);
+            return;
+        }
+    }
+    SP_FUZZ_CHECK(!"cannot make an output directory");
+}
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3u;
+    return h;
+}
+
+static struct params pick(const uint8_t *data, size_t size)
+{
+    static const char *exts[8] = {"pnm", "ppm", "pgm", "pnm",
+                                  "png", "jpg", "bmp", "tga"};
+    uint64_t h = fnv1a(data, size);
+    struct params p;
+    int f = (int)(h % 16);  /* 0..15 -> -8..-1, 1..8 */
+
+    p.factor = f < 8 ? f - 8 : f - 7;
+    p.filter = (h >> 4) & 1 ? SP_FILTER_BOX : SP_FILTER_SAMPLE;
+    p.threads[0] = 1 + (unsigned)((h >> 5) & 3);
+    p.threads[1] = 1 + (unsigned)((h >> 7) & 3);
+    p.ext = exts[(h >> 9) & 7];
+    p.pnm = ((h >> 9) & 7) < 4;
+    p.null_io = (h >> 12) & 1 ? SP_IO_MMAP : SP_IO_READ;
+    return p;
+}
+
+static int count_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    int n = 0;
+
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* too_big: does the input parse to a header whose output, scaled by
+ * FACTOR, would have more than OUT_PIXELS_MAX pixels? */
+static int too_big(const uint8_t *data, size_t size, int factor)
+{
+    char why[SP_WHY_MAX];
+    struct sp_header hdr;
+    size_t ow, oh;
+    int big = 0;
+    FILE *f = size ? fmemopen((void *)data, size, "r") : NULL;
+
+    if (f == NULL)
+        return 0;
+    if (sp_header_parse(f, &hdr, why) == SP_OK)
+        big = sp_scale_size(hdr.width, hdr.height, factor, &ow, &oh) !=
+                  SP_OK ||
+              oh == 0 || ow > OUT_PIXELS_MAX / oh;
+    fclose(f);
+    return big;
+}
+
+/* read_all: the whole of PATH in a malloc'd buffer of *LEN bytes. */
+static unsigned char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    size_t cap = 0, n;
+
+    *len = 0;
+    SP_FUZZ_CHECK(f != NULL);
+    do {
+        if (*len == cap) {
+            cap = cap ? 2 * cap : 4096;
+            buf = realloc(buf, cap);
+            SP_FUZZ_CHECK(buf != NULL);
+        }
+        n = fread(buf + *len, 1, cap - *len, f);
+        *len += n;
+    } while (n > 0);
+    SP_FUZZ_CHECK(!ferror(f));
+    fclose(f);
+    return buf;
+}
+
+static unsigned get(const struct sp_image *img, size_t x, size_t y,
+                    unsigned c)
+{
+    const unsigned char *p = img->pixels + y * img->stride +
+                             (x * img->channels + c) * img->bytes;
+
+    return img->bytes == 2 ? (unsigned)p[0] << 8 | p[1] : p[0];
+}
+
+/* ref_sample: sample C of output pixel (X, Y) as scale.h defines it,
+ * one sample at a time and independent of src/scale.c. */
+static unsigned ref_sample(const struct sp_image *src, int factor,
+                           enum sp_filter filter, size_t x, size_t y,
+                           unsigned c)
+{
+    size_t n = (size_t)(factor < 0 ? -factor : factor);
+    size_t x1, y1;
+    uint64_t sum = 0, count;
+
+    if (n <= 1)
+        return get(src, x, y, c);
+    if (factor > 0)
+        return get(src, x / n, y / n, c);
+    if (filter == SP_FILTER_SAMPLE)
+        return get(src, x * n, y * n, c);
+    x1 = x * n + n < src->width ? x * n + n : src->width;
+    y1 = y * n + n < src->height ? y * n + n : src->height;
+    count = (uint64_t)(x1 - x * n) * (y1 - y * n);
+    for (size_t yy = y * n; yy < y1; yy++)
+        for (size_t xx = x * n; xx < x1; xx++)
+            sum += get(src, xx, yy, c);
+    return (unsigned)((sum + count / 2) / count);
+}
+
+/* check_pnm: OUT (LEN bytes) is the PNM file of IN_PATH's image scaled as
+ * P says. */
+static void check_pnm(const char *in_path, const struct params *p,
+                      const unsigned char *out, size_t len)
+{
+    struct sp_load_info info;
+    struct sp_image src;
+    struct sp_header hdr;
+    char why[SP_WHY_MAX];
+    size_t ow, oh;
+    const unsigned char *px;
+    FILE *f = fmemopen((void *)out, len, "r");
+
+    SP_FUZZ_CHECK(f != NULL);
+    SP_FUZZ_CHECK(sp_header_parse(f, &hdr, why) == SP_OK);
+    fclose(f);
+    SP_FUZZ_CHECK(sp_load(in_path, SP_IO_READ, &src, &info) == SP_OK);
+    SP_FUZZ_CHECK(sp_scale_size(src.width, src.height, p->factor, &ow,
+                                &oh) == SP_OK);
+    SP_FUZZ_CHECK(!hdr.plain && hdr.channels == src.channels);
+    SP_FUZZ_CHECK(hdr.width == ow && hdr.height == oh);
+    SP_FUZZ_CHECK(hdr.maxval == src.maxval && hdr.bytes == src.bytes);
+    SP_FUZZ_CHECK((size_t)hdr.raster_offset + hdr.raster_bytes == len);
+    px = out + hdr.raster_offset;
+    for (size_t y = 0; y < oh; y++) {
+        for (size_t x = 0; x < ow; x++) {
+            for (unsigned c = 0; c < src.channels; c++) {
+                unsigned v = src.bytes == 2 ? (unsigned)px[0] << 8 | px[1]
+                                            : px[0];
+                SP_FUZZ_CHECK(v == ref_sample(&src, p->factor, p->filter, x,
+                                              y, c));
+                px += src.bytes;
+            }
+        }
+    }
+    SP_FUZZ_CHECK(sp_image_release(&src) == SP_OK);
+}
+
+static sp_status run_job(const char *in, const char *out, enum sp_io io,
+                         const struct params *p, unsigned threads,
+                         struct sp_report *r)
+{
+    struct sp_job job = {
+        .in = in,
+        .out = out,
+        .io = io,
+        .factor = p->factor,
+        .filter = p->filter,
+        .threads = threads,
+    };
+    sp_status st = sp_job_run(&job, r);
+
+    SP_FUZZ_CHECK(strnlen(r->why, sizeof r->why) < sizeof r->why);
+    SP_FUZZ_CHECK(strnlen(r->load.why, sizeof r->load.why) <
+                  sizeof r->load.why);
+    return st;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct params p = pick(data, size);
+    static const enum sp_io ios[2] = {SP_IO_READ, SP_IO_MMAP};
+    char in[64], out[2][128];
+    unsigned char *bytes[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    struct sp_report r[2], rn;
+    sp_status st[2], stn;
+    int fds, fd;
+
+    make_outdir();
+    if (too_big(data, size, p.factor))
+        return 0;
+    if (getenv("SP_FUZZ_VERBOSE") != NULL)
+        fprintf(stderr, "scaleppm --io read|mmap --factor %d --filter %s "
+                "--threads %u|%u (out .%s; /dev/null by %s)\n", p.factor,
+                sp_filter_name(p.filter), p.threads[0], p.threads[1], p.ext,
+                sp_io_name(p.null_io));
+    fds = count_entries("/proc/self/fd");
+    fd = memfd_create("sp_fuzz_in", MFD_CLOEXEC);
+    SP_FUZZ_CHECK(fd >= 0);
+    SP_FUZZ_CHECK(size == 0 || write(fd, data, size) == (ssize_t)size);
+    snprintf(in, sizeof in, "/proc/self/fd/%d", fd);
+
+    for (int i = 0; i < 2; i++) {
+        snprintf(out[i], sizeof out[i], "%s/%s.%s", outdir,
+                 sp_io_name(ios[i]), p.ext);
+        st[i] = run_job(in, out[i], ios[i], &p, p.threads[i], &r[i]);
+        if (st[i] == SP_OK) {
+            bytes[i] = read_all(out[i], &len[i]);
+            SP_FUZZ_CHECK(unlink(out[i]) == 0);
+        }
+    }
+    /* read and mmap: the same answer, byte for byte */
+    SP_FUZZ_CHECK(st[0] == st[1]);
+    SP_FUZZ_CHECK(len[0] == len[1]);
+    SP_FUZZ_CHECK(len[0] == 0 || memcmp(bytes[0], bytes[1], len[0]) == 0);
+    if (st[0] == SP_OK) {
+        /* a memfd maps, so only a plain raster takes the read path */
+        SP_FUZZ_CHECK(r[1].load.io_used ==
+                      (r[1].load.magic == '2' || r[1].load.magic == '3'
+                           ? SP_IO_READ
+                           : SP_IO_MMAP));
+        SP_FUZZ_CHECK(r[0].out_width == r[1].out_width &&
+                      r[0].out_height == r[1].out_height);
+        if (p.pnm)
+            check_pnm(in, &p, bytes[0], len[0]);
+    }
+    free(bytes[0]);
+    free(bytes[1]);
+
+    /* a target that is not a regular file is written in place */
+    stn = run_job(in, "/dev/null", p.null_io, &p, p.threads[0], &rn);
+    SP_FUZZ_CHECK(stn == st[0] || (st[0] != SP_OK && stn == SP_OK));
+
+    close(fd);
+    SP_FUZZ_CHECK(count_entries(outdir) == 0);   /* no temporary left */
+    SP_FUZZ_CHECK(count_entries("/proc/self/fd") == fds);  /* none open */
+    return 0;
+}

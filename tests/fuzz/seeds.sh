@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# seeds.sh: write the fuzzers' seed corpus (good and bad PNM files) into a
+# directory, so that no binary seed is kept in git.
+set -euo pipefail
+
+usage() {
+    cat <<'USAGE'
+usage: seeds.sh OUTDIR GENIMAGE
+
+Writes the seed corpus of the fuzz harnesses into OUTDIR (created; files
+already there are replaced): valid P2, P3, P5 and P6 files of 8 and 16
+bits from GENIMAGE (build/images/genimage) and printf, with comments, odd
+sizes and 1x1, and the known-bad cases (PBM, PAM, junk, truncated, zero
+and huge dimensions, maxval 0 and 65536, bad plain samples).
+USAGE
+}
+
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    usage
+    exit 0
+fi
+if (($# != 2)); then
+    usage >&2
+    exit 2
+fi
+out=$1 genimage=$2
+mkdir -p "$out"
+
+# gen NAME [GENIMAGE_ARGS...]: a test pattern image from genimage.
+gen() {
+    local name=$1
+    shift
+    "$genimage" -o "$out/$name" "$@"
+}
+
+# put NAME FORMAT [ARGS...]: a file written by printf.
+put() {
+    local name=$1
+    shift
+    # shellcheck disable=SC2059  # the format is the point
+    printf "$@" >"$out/$name"
+}
+
+# Good files: every format, 8 and 16 bits, small and odd sizes.
+gen p6-1x1.ppm 1 1
+gen p6-3x2.ppm 3 2
+gen p6-17x9.ppm 17 9
+gen p6-40x30.ppm 40 30
+gen p5-1x1.pgm -g 1 1
+gen p5-5x3.pgm -g 5 3
+gen p5-33x21.pgm -g 33 21
+gen p6-16bit-4x3.ppm -m 65535 4 3
+gen p6-16bit-9x7.ppm -m 1000 9 7
+gen p5-16bit-7x5.pgm -g -m 65535 7 5
+gen p5-16bit-maxval256-3x3.pgm -g -m 256 3 3
+gen p5-maxval1-6x4.pgm -g -m 1 6 4
+gen p6-maxval100-5x5.ppm -m 100 5 5
+gen p3-3x2.ppm -p 3 2
+gen p3-7x5.ppm -p 7 5
+gen p2-5x4.pgm -p -g 5 4
+gen p2-1x1.pgm -p -g 1 1
+gen p3-16bit-2x2.ppm -p -m 65535 2 2
+gen p2-16bit-3x3.pgm -p -g -m 65535 3 3
+gen p2-maxval1-4x4.pgm -p -g -m 1 4 4
+put p5-comments.pgm 'P5\n# a comment\n2 2 # after the size\n# another\n255\n\001\002\003\004'
+put p5-spaces.pgm 'P5 \t 3\r\n1 \n 255 \001\002\003'
+put p6-minimal.ppm 'P6 1 1 255 abc'
+put p2-comments.pgm 'P2\n# c\n3 2\n255\n0 128 255\n# mid-raster\n1 2 3\n'
+put p3-one-line.ppm 'P3 2 1 65535 0 1 65535 65535 2 3'
+put p2-no-final-newline.pgm 'P2 2 2 9 1 2 3 9'
+put p5-trailing-junk.pgm 'P5 2 1 255\n\001\002trailing junk'
+put p5-two-images.pgm 'P5 1 1 255\n\001P5 1 1 255\n\002'
+put p6-16bit-le.ppm 'P6 1 2 65535\n\377\000\000\377\001\002\003\004\005\006\007\010'
+
+# Bad files: each must be refused with a status, never a crash or exit.
+put bad-empty ''
+printf 'P' >"$out/bad-p"
+put bad-p1.pbm 'P1\n2 2\n0 1\n1 0\n'
+put bad-p4.pbm 'P4\n8 1\n\125'
+put bad-p7.pam 'P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\n\000'
+put bad-p8 'P8 1 1 255\n\000'
+put bad-junk 'GIF89a\001\000\001\000'
+put bad-magic-only.ppm 'P6\n'
+put bad-no-maxval.pgm 'P5 2 2'
+put bad-truncated.ppm 'P6 4 4 255\n0123456789'
+put bad-truncated-16bit.pgm 'P5 2 2 65535\n\001\002\003'
+put bad-truncated-plain.pgm 'P2 3 3 255\n1 2 3\n'
+put bad-width0.pgm 'P5 0 1 255\n'
+put bad-height0.ppm 'P6 1 0 255\n'
+put bad-negative.pgm 'P5 -1 1 255\n\000'
+put bad-huge.ppm 'P6 4294967295 4294967295 255\n\000'
+put bad-huge-int.ppm 'P6 2147483647 2147483647 65535\n\000'
+put bad-huge-digits.pgm 'P5 99999999999999999999 1 255\n\000'
+put bad-maxval0.pgm 'P5 1 1 0\n\000'
+put bad-maxval65536.pgm 'P5 1 1 65536\n\000\000'
+put bad-maxval-huge.ppm 'P3 1 1 4294967296 1 2 3'
+put bad-plain-over-maxval.pgm 'P2 2 1 255\n0 256\n'
+put bad-plain-letter.pgm 'P2 2 1 255\n0 x\n'
+put bad-plain-negative.ppm 'P3 1 1 255\n1 -2 3\n'
+put bad-plain-huge-sample.pgm 'P2 1 1 65535\n99999999999\n'
+put bad-comment-unterminated.pgm 'P5 # no end'
+put bad-nul-in-header.pgm 'P5 1\0001 255\n\000'

@@ -1,0 +1,366 @@
+#!/usr/bin/env bash
+# hostile_test.sh: scaleppm against inputs made to hurt it: bad and
+# unsupported magic numbers, zero, negative, huge and wrapping dimensions and
+# maxvals, numbers with junk in front, comments in odd places, every prefix
+# of a header and a raster, plain samples out of range or malformed, sizes a
+# tiny file cannot hold, and files that are not files (a directory, a FIFO
+# whose writer closes at once, /dev/zero, /dev/null, a symbolic link loop, a
+# file it may not read).  cli_test.sh has the first two dozen bad inputs;
+# this one goes further.
+#
+# Every input is made here, from the table below, and run with --io read,
+# --io mmap, from stdin redirected from the file and from stdin through a
+# pipe (where that means something).  Each run must exit as the table says
+# (never 128 or more: no signal death); a failure prints exactly one line,
+# 'scaleppm: NAME: ...' with the table's words in it, creates no output,
+# leaves an existing output and the input as they were (checksums) and no
+# temporary file.  An input the table accepts must give pamenlarge's bytes.
+#
+# usage: bash tests/hostile_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+setup "usage: hostile_test.sh PATH/TO/scaleppm [PATH/TO/genimage]" "$@"
+cd "$WORK"
+mkdir in od
+
+# --- the table -----------------------------------------------------------
+# NAME | EXIT | WHERE | WORDS | CONTENT
+#   WHERE  all: read, mmap, stdin redirected, stdin piped; file: read and
+#          mmap only; redir: read, mmap and redirected; user: read and mmap
+#          as an unprivileged user
+#   WORDS  an extended regular expression the error line must match ('-'
+#          for EXIT 0: the output must equal pamenlarge 2 of the input)
+#   CONTENT a printf format for the bytes of in/NAME, or '=' when the file
+#          is made further down
+# The pipe character cannot appear in CONTENT (it ends the fields).
+table=$(cat <<'TABLE'
+# --- magic numbers: not PNM, or PNM we do not read
+magic_P0.ppm      |1|all |not a PNM image   |P0\n1 1\n255\n\0\0\0
+magic_P8.ppm      |1|all |not a PNM image   |P8\n1 1\n255\n\0\0\0
+magic_Pa.ppm      |1|all |not a PNM image   |Pa
+magic_lower_p6.ppm|1|all |not a PNM image   |p6\n1 1\n255\n\0\0\0
+magic_P_only.ppm  |1|all |not a PNM image   |P
+magic_space.ppm   |1|all |not a PNM image   |\040P6\n1 1\n255\n\0\0\0
+magic_bom.ppm     |1|all |not a PNM image   |\357\273\277P6\n1 1\n255\n\0\0\0
+magic_nul.ppm     |1|all |not a PNM image   |\0P6\n1 1\n255\n\0\0\0
+magic_comment.ppm |1|all |not a PNM image   |#c\nP6\n1 1\n255\n\0\0\0
+magic_split.ppm   |1|all |not a PNM image   |P#c\n6\n1 1\n255\n\0\0\0
+pfm_color.pfm     |1|all |not a PNM image   |PF\n1 1\n-1.0\n\0\0\0\0\0\0\0\0\0\0\0\0
+pfm_gray.pfm      |1|all |not a PNM image   |Pf\n1 1\n-1.0\n\0\0\0\0
+pbm_P1_bare.pbm   |1|all |unsupported format|P1
+pbm_P4_huge.pbm   |1|all |unsupported format|P4\n100000 100000\n\0
+pam_P7_bare.pam   |1|all |unsupported format|P7\n
+pam_P7_rgb.pam    |1|all |unsupported format|P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n\0\0\0
+# --- dimensions
+dims_both_zero.ppm|1|all |bad PNM header    |P6\n0 0\n255\n
+dims_neg_height.pgm|1|all|bad PNM header    |P5\n3 -2\n255\n\0\0\0\0\0\0
+dims_neg_zero.pgm |1|all |bad PNM header    |P5\n-0 1\n255\n\0
+dims_int_max.pgm  |1|all |bad PNM header    |P5\n2147483647 2147483647\n255\n\0
+dims_2p31.pgm     |1|all |bad PNM header    |P5\n2147483648 1\n255\n\0
+dims_wrap32.pgm   |1|all |bad PNM header    |P5\n4294967299 1\n255\n\0\0\0
+dims_wrap64.pgm   |1|all |bad PNM header    |P5\n18446744073709551619 1\n255\n\0\0\0
+dims_height_max.pgm|1|all|bad PNM header    |P5\n1 2147483647\n65535\n\0
+dims_row_huge.ppm |1|all |bad PNM header    |P6\n357913942 1\n65535\n\0
+dims_float.pgm    |1|all |bad PNM header    |P5\n3.0 2\n255\n\0\0\0\0\0\0
+dims_hex.pgm      |1|all |bad PNM header    |P5\n0x3 2\n255\n\0\0\0\0\0\0
+dims_one_only.pgm |1|all |bad PNM header    |P5\n3\n
+# --- maxvals
+maxval_neg.ppm    |1|all |bad PNM header    |P6\n1 1\n-1\n\0\0\0
+maxval_65536.pgm  |1|all |bad PNM header    |P5\n1 1\n65536\n\0\0
+maxval_wrap32.pgm |1|all |bad PNM header    |P5\n1 1\n4294967551\n\0
+maxval_wrap0.pgm  |1|all |bad PNM header    |P5\n1 1\n4294967296\n\0\0
+maxval_plus.pgm   |1|all |bad PNM header    |P5\n3 1\n+255\n\0\0\0
+maxval_junk.pgm   |1|all |bad PNM header    |P5\n3 1\nff\n\0\0\0
+maxval_256_short.pgm|1|all|file is truncated|P5\n1 1\n256\n\0
+# --- numbers with junk in front
+width_junk.pgm    |1|all |bad PNM header    |P5\nx3 2\n255\n\0\0\0\0\0\0
+width_plus.pgm    |1|all |bad PNM header    |P5\n+3 2\n255\n\0\0\0\0\0\0
+width_nul.pgm     |1|all |bad PNM header    |P5\n\0003 2\n255\n\0\0\0\0\0\0
+height_junk.pgm   |1|all |bad PNM header    |P5\n3 ~2\n255\n\0\0\0\0\0\0
+# --- comments
+comment_eof.pgm   |1|all |bad PNM header    |P5\n1 1\n255#c
+comment_only.pgm  |1|all |bad PNM header    |P5\n# a comment and nothing else
+comment_unended.ppm|1|all|bad PNM header    |P6\n# 1 1 255\0\0\0
+# --- headers that promise what the file does not hold
+claims_12TB.ppm   |1|all |file is truncated.*12000000000000|P6\n2000000 2000000\n255\n\0\0\0
+claims_12TB_16bit.pgm|1|all|file is truncated.*12000000000000|P5\n2000000 3000000\n65535\n\0\0
+claims_12TB_plain.ppm|1|all|file is truncated|P3\n2000000 2000000\n255\n1 2 3\n
+short_by_one_16bit.pgm|1|all|file is truncated|=
+short_by_one_16bit.ppm|1|all|file is truncated|=
+first_of_two_truncated.ppm|1|all|file is truncated|=
+# --- plain rasters
+plain_neg.pgm     |1|all |bad pixel data    |P2\n2 1\n255\n1 -2\n
+plain_plus.pgm    |1|all |bad pixel data    |P2\n2 1\n255\n+1 2\n
+plain_overflow.pgm|1|all |bad pixel data    |P2\n2 1\n255\n1 99999999999999999999\n
+plain_over_65535.pgm|1|all|bad pixel data   |P2\n1 1\n65535\n65536\n
+plain_over_1.ppm  |1|all |bad pixel data    |P3\n1 1\n1\n0 1 2\n
+plain_letters.ppm |1|all |bad pixel data    |P3\n1 1\n255\nred green blue\n
+plain_comment_eof.pgm|1|all|bad pixel data  |P2\n2 1\n255\n1 # 2\n
+plain_unterminated.ppm|1|all|bad pixel data |P3\n2 1\n255\n10 20 30 40 50 60
+plain_empty_raster.pgm|1|all|file is truncated|P2\n2 1\n255\n
+# --- odd but valid: accepted, as netpbm accepts them
+ok_comment_after_magic.ppm|0|all|-          |P6#c\n1 1\n255\n\001\002\003
+ok_comment_ends_number.pgm|0|all|-          |P5\n1#c\n2\n255\n\001\002
+ok_comment_after_maxval.pgm|0|all|-         |P5\n2 1\n255# c\n\001\002
+ok_comment_binary.pgm|0|all|-               |P5\n# \001\377\n1 1\n255\n\007
+ok_cr_separators.ppm|0|all|-                |P6\r3 1\r255\r\001\002\003\004\005\006\007\010\011
+ok_tab_separators.pgm|0|all|-               |P5\t3\t1\t255\t\001\002\003
+ok_leading_zeros.pgm|0|all|-                |P5\n003 01\n0255\n\001\002\003
+ok_maxval_1.pgm   |0|all |-                 |P5\n3 1\n1\n\000\001\000
+ok_maxval_65535.pgm|0|all|-                 |P5\n1 1\n65535\n\377\376
+ok_plain_comment.pgm|0|all|-                |P2\n2 1\n255\n1 #c\n 2\n
+ok_long_comment.ppm|0|all|-                 |=
+# --- not regular files
+adir              |1|redir|Is a directory   |=
+fifo_no_data      |1|all |empty file        |=
+/dev/zero         |1|all |not a PNM image   |=
+/dev/null         |1|all |empty file        |=
+symlink_loop.ppm  |1|file|Too many levels of symbolic links|=
+dangling.ppm      |1|file|No such file or directory|=
+unreadable.ppm    |1|user|Permission denied |=
+TABLE
+)
+
+# trim S: S without blanks at either end.
+trim() {
+    local s=$1
+    s=${s#"${s%%[![:space:]]*}"}
+    s=${s%"${s##*[![:space:]]}"}
+    printf '%s' "$s"
+}
+
+names=() wants=() wheres=() words=()
+while IFS='|' read -r name want where word content; do
+    name=$(trim "$name")
+    [[ -n $name && $name != '#'* ]] || continue
+    names+=("$name")
+    wants+=("$(trim "$want")")
+    wheres+=("$(trim "$where")")
+    words+=("$(trim "$word")")
+    content=$(trim "$content")
+    if [[ $content != '=' ]]; then
+        # shellcheck disable=SC2059  # the content is a printf format
+        printf -- "$content" >"in/$name"
+    fi
+done <<<"$table"
+
+# The inputs marked '=': made here.
+printf 'P5\n3 1\n65535\n\001\002\003\004\005' >in/short_by_one_16bit.pgm
+printf 'P6\n1 1\n65535\n\001\002\003\004\005' >in/short_by_one_16bit.ppm
+# A 20x20 image cut after 100 of its 1200 raster bytes, then a whole 2x2
+# image: the second fills only part of what the first is missing.
+{
+    printf 'P6\n20 20\n255\n'
+    head -c 100 /dev/zero | tr '\0' '\001'
+    printf 'P6\n2 2\n255\n'
+    head -c 12 /dev/zero | tr '\0' '\002'
+} >in/first_of_two_truncated.ppm
+# 200 KiB of comment: a stream's header arrives in many reads.
+{
+    printf 'P6\n#'
+    head -c 204800 /dev/zero | tr '\0' 'c'
+    printf '\n2 1\n255\n\001\002\003\004\005\006'
+} >in/ok_long_comment.ppm
+mkdir in/adir
+mkfifo in/fifo_no_data
+ln -s symlink_loop.ppm in/symlink_loop.ppm
+ln -s no_such_file.ppm in/dangling.ppm
+printf 'P5\n1 1\n255\n\0' >in/unreadable.ppm
+chmod 000 in/unreadable.ppm
+
+# Every prefix of a valid image is a hostile input too: empty, a lone 'P',
+# a header cut at each byte (a comment among them), a raster cut at each
+# byte.  16-bit: every raster prefix.
+add_row() {
+    names+=("$1")
+    wants+=("$2")
+    wheres+=("$3")
+    words+=("$4")
+}
+# prefixes NAME HEADER RASTER FROM: in/NAME is HEADER then RASTER (printf
+# formats); a row for each of its prefixes of FROM bytes or more.
+prefixes() {
+    local file=$1 hlen n len word
+    # shellcheck disable=SC2059  # printf formats
+    printf -- "$2$3" >"in/$file"
+    # shellcheck disable=SC2059
+    hlen=$(printf -- "$2" | wc -c)
+    n=$(wc -c <"in/$file")
+    for ((len = $4; len < n; len++)); do
+        if ((len == 0)); then
+            word='empty file'
+        elif ((len == 1)); then
+            word='not a PNM image'
+        elif ((len < hlen)); then
+            word='bad PNM header'
+        else
+            word='file is truncated'
+        fi
+        head -c "$len" "in/$file" >"in/$file.$len"
+        add_row "$file.$len" 1 all "$word"
+    done
+}
+prefixes cut.ppm 'P6\n# c\n3 1\n255\n' '\001\002\003\004\005\006\007\010\011' 0
+prefixes cut16.pgm 'P5\n2 2\n65535\n' '\001\002\003\004\005\006\007\010' 13
+# Plain prefixes: a cut may leave a valid image (a last sample '6' of
+# '60'), so netpbm's verdict is the oracle; refused ones are too short for
+# their samples or end inside the raster.
+printf 'P3\n2 1\n255\n10 20 30 40 50 60\n' >in/cutp.ppm
+n=$(wc -c <in/cutp.ppm)
+for ((len = 11; len < n; len++)); do
+    head -c "$len" in/cutp.ppm >"in/cutp.ppm.$len"
+    if pamtopnm "in/cutp.ppm.$len" >/dev/null 2>&1; then
+        add_row "cutp.ppm.$len" 0 all -
+    else
+        add_row "cutp.ppm.$len" 1 all 'file is truncated|bad pixel data'
+    fi
+done
+
+# --- running one case ------------------------------------------------------
+# An unprivileged user, for the file we may not read (as root, every file
+# can be read).
+as_user=()
+user_note=''
+if ((EUID != 0)); then
+    user_note='not root: the mode bits are enough'
+elif have setpriv && setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$SP" --version >/dev/null 2>&1; then
+    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+elif have runuser && runuser -u nobody -- "$SP" --version >/dev/null 2>&1; then
+    as_user=(runuser -u nobody --)
+else
+    user_note='skip'
+fi
+chmod 0755 "$WORK" in
+chmod 0777 od
+
+# checksum PATH: of a regular file's bytes, or '-' for anything else.
+checksum() {
+    if [[ -f $1 && -r $1 ]]; then
+        cksum <"$1"
+    else
+        printf -- '-'
+    fi
+}
+
+# temps: the temporary files ('.NAME.XXXXXX') left in od, if any.
+temps() {
+    find od -maxdepth 1 -name '.?*.??????' -printf '%f '
+}
+
+# sp_run HOW PATH OUT: scaleppm -s 2 on PATH to OUT, HOW being read, mmap,
+# redir, pipe or user; exit status in rc, stderr in e, stdout in o.  A
+# FIFO gets a writer that opens and closes it at once.
+sp_run() {
+    local how=$1 path=$2 out=$3 writer=''
+    if [[ -p $path ]]; then
+        # shellcheck disable=SC2016  # $1 is the inner shell's
+        timeout 20 bash -c ': >"$1"' _ "$path" &
+        writer=$!
+    fi
+    rc=0
+    case $how in
+    read | mmap)
+        timeout 30 "$SP" --io "$how" -s 2 "$path" "$out" >o 2>e </dev/null ||
+            rc=$?
+        ;;
+    user)
+        timeout 30 "${as_user[@]}" "$SP" --io read -s 2 "$path" "$out" \
+            >o 2>e </dev/null || rc=$?
+        ;;
+    redir)
+        timeout 30 "$SP" --io mmap -s 2 - "$out" >o 2>e <"$path" || rc=$?
+        ;;
+    pipe)
+        set +o pipefail
+        { cat -- "$path" 2>/dev/null || true; } |
+            { timeout 30 "$SP" --io read -s 2 - "$out" >o 2>e || echo $? >pipe.rc; }
+        set -o pipefail
+        if [[ -s pipe.rc ]]; then
+            rc=$(cat pipe.rc)
+            rm -f pipe.rc
+        fi
+        ;;
+    esac
+    if [[ -n $writer ]]; then
+        wait "$writer" || true
+    fi
+}
+
+# check_case I HOW: run case I one way and check everything.
+check_case() {
+    local i=$1 how=$2 name=${names[$1]} want=${wants[$1]} word=${words[$1]}
+    local path label out before after why='' line
+    case $name in
+    /*) path=$name ;;
+    *) path=in/$name ;;
+    esac
+    label=$path
+    [[ $how != redir && $how != pipe ]] || label=-
+    # read and redir write a new file; mmap, pipe and user an existing one.
+    rm -f od/new.ppm
+    printf 'keep me\n' >od/keep.ppm
+    chmod 0666 od/keep.ppm
+    case $how in
+    read | redir) out=od/new.ppm ;;
+    *) out=od/keep.ppm ;;
+    esac
+    before=$(checksum "$path")
+    sp_run "$how" "$path" "$out"
+    after=$(checksum "$path")
+
+    line=$(head -n 1 e)
+    if ((rc >= 124)); then
+        why="exit $rc: killed or timed out (signal $((rc - 128)) if >= 128)"
+    elif ((rc != want)); then
+        why="exit $rc, want $want; stderr: $line"
+    elif ((want == 0)); then
+        [[ ! -s e ]] || why="stderr: $line"
+        [[ -n $why ]] || pamenlarge 2 "$path" 2>/dev/null | cmp -s - "$out" ||
+            why='output differs from pamenlarge 2'
+    else
+        if [[ $(wc -l <e) -ne 1 ]]; then
+            why="$(wc -l <e) lines on stderr: $(tr '\n' '|' <e)"
+        elif [[ $line != "scaleppm: $label: "* ]]; then
+            why="stderr '$line' does not start 'scaleppm: $label: '"
+        elif ! grep -Eq -- "$word" e; then
+            why="stderr '$line' does not match '$word'"
+        elif [[ -e od/new.ppm ]]; then
+            why='an output file was created'
+        elif [[ $(cat od/keep.ppm) != 'keep me' ]]; then
+            why='an existing output was changed'
+        fi
+    fi
+    [[ -n $why || ! -s o ]] || why='stdout is not empty'
+    [[ -n $why || $before == "$after" ]] || why='the input was changed'
+    [[ -n $why || -z $(temps) ]] || why="temporary files left: $(temps)"
+    if ((want == 0)); then
+        word="same bytes as pamenlarge 2"
+    fi
+    result "$name, $how: exit $want ($word)" "$why"
+}
+
+for i in "${!names[@]}"; do
+    case ${wheres[$i]} in
+    all) hows=(read mmap redir pipe) ;;
+    redir) hows=(read mmap redir) ;;
+    file) hows=(read mmap) ;;
+    user)
+        if [[ $user_note == skip ]]; then
+            skip "${names[$i]}" 'running as root and neither setpriv nor runuser can drop to nobody'
+            continue
+        fi
+        hows=(user)
+        if ((EUID != 0)); then hows=(read mmap); fi
+        ;;
+    esac
+    for how in "${hows[@]}"; do
+        check_case "$i" "$how"
+    done
+done
+
+printf '# %d hostile inputs\n' "${#names[@]}"
+finish
