@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -11,6 +12,11 @@
 #include "image.h"
 
 static char netpbm_msg[SP_WHY_MAX];
+
+/* libnetpbm's PAM_STRUCT_SIZE(tuple_type), without its member access
+ * through a null pointer (undefined behaviour that UBSan reports). */
+#define PAM_LEN                                                              \
+    (offsetof(struct pam, tuple_type) + sizeof((struct pam *)0)->tuple_type)
 
 /* Set between setjmp and a possible longjmp, so static rather than
  * automatic (an automatic would be indeterminate after the jump).  The
@@ -61,7 +67,7 @@ static int read_pam(FILE *f, struct pam *pam)
         return -1;
     }
     pm_setjmpbufsave(&jb, &saved_jb);
-    pnm_readpaminit(f, pam, PAM_STRUCT_SIZE(tuple_type));
+    pnm_readpaminit(f, pam, PAM_LEN);
     pm_setjmpbuf(saved_jb);
     return 0;
 }
@@ -219,7 +225,7 @@ sp_status sp_header_write(FILE *f, size_t width, size_t height,
     }
     memset(&pam, 0, sizeof pam);
     pam.size = sizeof pam;
-    pam.len = PAM_STRUCT_SIZE(tuple_type);
+    pam.len = PAM_LEN;
     pam.file = f;
     pam.format = channels == 3 ? RPPM_FORMAT : RPGM_FORMAT;
     pam.plainformat = 0;
