@@ -10,12 +10,15 @@
  * format, which must give the same status and the same bytes, and one of
  * them again into /dev/null (a target written in place).  A PNM output is
  * also checked against a reference scale computed here from the loaded
- * input, and nothing may be left open or in the output directory. */
+ * input; the input read from a pipe (the stream loader) must load as it
+ * does from the file; and nothing may be left open or in the output
+ * directory. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE  /* memfd_create */
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -222,6 +225,50 @@ static void check_pnm(const char *in_path, const struct params *p,
     SP_FUZZ_CHECK(sp_image_release(&src) == SP_OK);
 }
 
+static int same_pixels(const struct sp_image *a, const struct sp_image *b)
+{
+    size_t row = a->width * sp_image_pixel_size(a);
+
+    if (a->width != b->width || a->height != b->height ||
+        a->channels != b->channels || a->bytes != b->bytes ||
+        a->maxval != b->maxval)
+        return 0;
+    for (size_t y = 0; y < a->height; y++)
+        if (memcmp(a->pixels + y * a->stride, b->pixels + y * b->stride,
+                   row) != 0)
+            return 0;
+    return 1;
+}
+
+/* check_stream: the input through a pipe (the stream loader) gives the
+ * same status and image as the file at IN_PATH (the file loader). */
+static void check_stream(const uint8_t *data, size_t size,
+                         const char *in_path)
+{
+    struct sp_load_info fi, si;
+    struct sp_image fimg, simg;
+    sp_status fst, sst;
+    char path[64];
+    int p[2];
+
+    if (size > 65536 || pipe2(p, O_CLOEXEC) != 0)
+        return;  /* more than a pipe holds with no reader yet */
+    SP_FUZZ_CHECK(size == 0 || write(p[1], data, size) == (ssize_t)size);
+    close(p[1]);
+    snprintf(path, sizeof path, "/proc/self/fd/%d", p[0]);
+    sst = sp_load(path, SP_IO_READ, &simg, &si);
+    close(p[0]);
+    fst = sp_load(in_path, SP_IO_READ, &fimg, &fi);
+    SP_FUZZ_CHECK(sst == fst);
+    if (fst == SP_OK) {
+        SP_FUZZ_CHECK(same_pixels(&fimg, &simg));
+        SP_FUZZ_CHECK(si.magic == fi.magic &&
+                      si.raster_offset == fi.raster_offset);
+    }
+    SP_FUZZ_CHECK(sp_image_release(&simg) == SP_OK);
+    SP_FUZZ_CHECK(sp_image_release(&fimg) == SP_OK);
+}
+
 static sp_status run_job(const char *in, const char *out, enum sp_io io,
                          const struct params *p, unsigned threads,
                          struct sp_report *r)
@@ -293,6 +340,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     free(bytes[0]);
     free(bytes[1]);
+
+    check_stream(data, size, in);
 
     /* a target that is not a regular file is written in place */
     stn = run_job(in, "/dev/null", p.null_io, &p, p.threads[0], &rn);
