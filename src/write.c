@@ -200,11 +200,15 @@ static sp_status write_stream(const struct sp_image *img, FILE *f,
     } else {
         st = sp_header_write(f, img->width, img->height, img->channels,
                              img->maxval, why);
-        for (size_t y = 0; st == SP_OK && y < img->height; y++) {
-            size_t row = img->width * sp_image_pixel_size(img);
-            if (fwrite(img->pixels + y * img->stride, 1, row, f) != row)
+        size_t row = img->width * sp_image_pixel_size(img);
+        /* A packed raster goes out in one call, so large rasters bypass
+         * stdio's buffer instead of costing a write() per few rows. */
+        size_t rows = img->stride == row ? 1 : img->height;
+        size_t len = img->stride == row ? row * img->height : row;
+
+        for (size_t y = 0; st == SP_OK && y < rows; y++)
+            if (fwrite(img->pixels + y * img->stride, 1, len, f) != len)
                 st = errno ? errno : EIO;
-        }
     }
     if (fflush(f) != 0 && st == SP_OK)
         st = errno ? errno : EIO;

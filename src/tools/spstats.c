@@ -222,6 +222,9 @@ struct result {
     int has_both;
 };
 
+/* One a case, computed once and shared by both outputs. */
+static struct result results[MAX_SCALES];
+
 static int compute(const struct scale_case *sc, struct result *res)
 {
     memset(res, 0, sizeof *res);
@@ -252,14 +255,12 @@ static void write_summary(FILE *f)
     fprintf(f, ",ratio,ratio_lo,ratio_hi,ratio_2002\n");
     for (size_t i = 0; i < ncases; i++) {
         const struct scale_case *sc = &cases[i];
-        struct result res;
+        const struct result *res = &results[i];
         int k = sun_index(sc->scale);
 
-        if (compute(sc, &res) != 0)
-            continue;
         fprintf(f, "%d", sc->scale);
         for (int m = 0; m < NMETHODS; m++) {
-            const struct sp_summary *s = &res.s[m];
+            const struct sp_summary *s = &res->s[m];
             if (s->n == 0) {
                 fprintf(f, ",0,,,,,");
                 for (int fld = 0; fld < NFIELDS; fld++)
@@ -274,8 +275,8 @@ static void write_summary(FILE *f)
                         fld < F_LOAD_MIN ? v / 1e6 : v);
             }
         }
-        if (res.has_both)
-            fprintf(f, ",%.4f,%.4f,%.4f", res.r.ratio, res.r.lo, res.r.hi);
+        if (res->has_both)
+            fprintf(f, ",%.4f,%.4f,%.4f", res->r.ratio, res->r.lo, res->r.hi);
         else
             fprintf(f, ",,,");
         if (k >= 0)
@@ -299,23 +300,21 @@ static void write_table(FILE *f)
     fprintf(f, "|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
     for (size_t i = 0; i < ncases; i++) {
         const struct scale_case *sc = &cases[i];
-        struct result res;
+        const struct result *res = &results[i];
         int k = sun_index(sc->scale);
 
-        if (compute(sc, &res) != 0)
-            continue;
         fprintf(f, "| %d%s | %zu/%zu", sc->scale, k >= 0 ? "*" : "",
-                res.s[M_READ].n, res.s[M_MMAP].n);
+                res->s[M_READ].n, res->s[M_MMAP].n);
         for (int m = 0; m < NMETHODS; m++) {
-            if (res.s[m].n == 0)
+            if (res->s[m].n == 0)
                 fprintf(f, " | ");
             else
-                fprintf(f, " | %.3f ± %.3f (%.3f)", res.s[m].mean / 1e6,
-                        res.s[m].sd / 1e6, res.s[m].median / 1e6);
+                fprintf(f, " | %.3f ± %.3f (%.3f)", res->s[m].mean / 1e6,
+                        res->s[m].sd / 1e6, res->s[m].median / 1e6);
         }
-        if (res.has_both)
-            fprintf(f, " | %.2f | %.2f–%.2f", res.r.ratio, res.r.lo,
-                    res.r.hi);
+        if (res->has_both)
+            fprintf(f, " | %.2f | %.2f–%.2f", res->r.ratio, res->r.lo,
+                    res->r.hi);
         else
             fprintf(f, " | | ");
         if (k >= 0)
@@ -373,6 +372,9 @@ int main(int argc, char **argv)
     }
     if (read_runs(argv[1]) != 0)
         return 1;
+    for (size_t i = 0; i < ncases; i++)
+        if (compute(&cases[i], &results[i]) != 0)
+            return die(argv[1], "out of memory");
     if (write_file(argv[2], write_summary) != 0 ||
         write_file(argv[3], write_table) != 0)
         return 1;
