@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "sys.h"
 
@@ -47,6 +48,24 @@ sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
     return SP_OK;
 }
 
+void sp_image_drop_rows(struct sp_image *img, size_t rows)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), end;
+
+    if (img->backing != SP_BACKING_MMAP || rows == 0)
+        return;
+    end = (size_t)(img->pixels - (unsigned char *)img->base) +
+          rows * img->stride;
+    end -= end % page;
+    if (end > img->base_len)
+        end = img->base_len - img->base_len % page;
+    if (end <= img->dropped)
+        return;
+    (void)sp_sys.madvise((unsigned char *)img->base + img->dropped,
+                         end - img->dropped, MADV_DONTNEED);
+    img->dropped = end;
+}
+
 sp_status sp_image_release(struct sp_image *img)
 {
     sp_status st = SP_OK;
@@ -57,7 +76,8 @@ sp_status sp_image_release(struct sp_image *img)
         break;
     case SP_BACKING_MMAP:
         /* The study's release: drop the pages, then the mapping. */
-        (void)sp_sys.madvise(img->base, img->base_len, MADV_DONTNEED);
+        (void)sp_sys.madvise((unsigned char *)img->base + img->dropped,
+                             img->base_len - img->dropped, MADV_DONTNEED);
         if (sp_sys.munmap(img->base, img->base_len) != 0)
             st = errno;
         break;

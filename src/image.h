@@ -22,6 +22,7 @@ struct sp_image {
     enum sp_backing backing;
     void *base;
     size_t base_len;
+    size_t dropped;       /* bytes at base given back by sp_image_drop_rows */
 
     /* view: rows of width * channels samples, each sample `bytes` bytes,
      * 16-bit samples big-endian as in the PNM raster.  A loaded input may
@@ -53,6 +54,13 @@ sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
  * *SIZE.  Returns 0, or SP_E_TOOBIG when it does not fit in size_t. */
 sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
                                unsigned bytes, size_t *size);
+
+/* sp_image_drop_rows: the first ROWS rows of IMG will not be read again:
+ * a mapped image gives back the pages wholly before row ROWS (madvise
+ * MADV_DONTNEED: the process's resident set shrinks, the page cache keeps
+ * them), so that streaming through a large mapped file does not hold it
+ * all; a malloc'd image keeps its buffer.  Advice only: nothing fails. */
+void sp_image_drop_rows(struct sp_image *img, size_t rows);
 
 /* sp_image_release: release IMG by its backing (free, or madvise+munmap of
  * exactly base/base_len) and reset it to empty.  Safe on an empty image and

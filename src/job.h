@@ -1,9 +1,14 @@
 /* job.h: one scaleppm run, phase by phase, as the Sun study timed it:
  *   load    open, parse, read() or mmap() the input
- *   scale   allocate the output and fill it, one thread per band of rows
+ *   scale   fill the output, one thread per band of rows
  *   release free(), or madvise(MADV_DONTNEED) + munmap() of the input
  *   write   encode and write the output (timed apart: not in the study)
- */
+ *
+ * The output is made and written a window of rows at a time: the pool's
+ * threads scale a window (a band each), the caller writes it, and a mapped
+ * input gives back the pages of the rows it is done with; so memory stays
+ * a window's worth however large the output.  Each phase's figure is the
+ * sum over the windows. */
 #ifndef SP_JOB_H
 #define SP_JOB_H
 
@@ -26,10 +31,17 @@ struct sp_job {
     unsigned threads;      /* 1..SP_THREADS_MAX, clamped to output rows */
     uint64_t max_pixels;   /* input or output pixels beyond this are
                               refused (SP_E_LIMIT); 0: SP_MAX_PIXELS */
+    size_t window_bytes;   /* output bytes scaled per write; 0: the
+                              default, from SP_WINDOW_MIN to _MAX */
     /* A test seam: called, if set, between load and scale. */
     void (*after_load)(void *arg);
     void *after_load_arg;
 };
+
+/* The default window's bounds: at least a share of a core's L2 cache per
+ * thread, at most 16 MiB in all. */
+#define SP_WINDOW_MIN ((size_t)256 * 1024)
+#define SP_WINDOW_MAX ((size_t)16 * 1024 * 1024)
 
 /* The default of --max-pixels: 2^31 pixels, 6 GiB as 8-bit RGB. */
 #define SP_MAX_PIXELS ((uint64_t)1 << 31)

@@ -13,7 +13,7 @@
 
 const char *sp_io_name(enum sp_io io)
 {
-    return io == SP_IO_MMAP ? "mmap" : "read";
+    return io == SP_IO_MMAP ? "mmap" : io == SP_IO_AUTO ? "auto" : "read";
 }
 
 void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
@@ -280,6 +280,8 @@ sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
         st = EISDIR;
     } else if (S_ISREG(st_buf.st_mode) && st_buf.st_size > 0) {
         info->input_bytes = (size_t)st_buf.st_size;
+        if (io == SP_IO_AUTO)
+            io = SP_IO_MMAP;
         st = load_file(fd, (size_t)st_buf.st_size, io, img, info);
         /* Leave a shared stdin just past the image, as netpbm does. */
         if (st == SP_OK && is_stdin)

@@ -17,9 +17,10 @@
 #include "image.h"
 #include "status.h"
 
-enum sp_io { SP_IO_READ, SP_IO_MMAP };
+/* AUTO picks by the input: see sp_load(). */
+enum sp_io { SP_IO_READ, SP_IO_MMAP, SP_IO_AUTO };
 
-/* sp_io_name: "read" or "mmap". */
+/* sp_io_name: "read", "mmap" or "auto". */
 const char *sp_io_name(enum sp_io io);
 
 struct sp_load_info {
@@ -33,7 +34,8 @@ struct sp_load_info {
 };
 
 /* sp_load: load the image at PATH ("-" is standard input) into IMG, with
- * IO as the load path.  A pipe, FIFO, terminal, character device, empty-
+ * IO as the load path; AUTO maps a regular file and reads anything else
+ * (the measurements behind the rule are in the README).  A pipe, FIFO, terminal, character device, empty-
  * looking or unmappable file is read whole instead, and INFO->io_used says
  * so.  On success the caller owns IMG and releases it with
  * sp_image_release(); on failure IMG is empty, nothing is left open or

@@ -7,16 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "job.h"
 #include "parallel.h"
 
 #define EXIT_USAGE 2
 
+/* default_threads: one thread per CPU online. */
+static unsigned default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return n < 1 ? 1 : n > SP_THREADS_MAX ? SP_THREADS_MAX : (unsigned)n;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
-"usage: scaleppm [--io read|mmap] -s N [-t T] [--filter sample|box]\n"
+"usage: scaleppm [--io auto|read|mmap] -s N [-t T] [--filter sample|box]\n"
 "                [--timings[=json]] [-v] IN OUT\n"
 "\n"
 "Scale the PNM image IN (P6/P5/P3/P2, 8 or 16 bits; - for stdin) by an\n"
@@ -24,9 +33,10 @@ static void usage(FILE *f)
 "\n"
 "  -s, --scale N       N >= 2 enlarges N times (each pixel an N x N block),\n"
 "                      N <= -2 reduces |N| times, 1 or -1 copies\n"
-"      --io METHOD     load with read() into a buffer or with mmap()\n"
-"                      (default mmap; pipes and devices are always read)\n"
-"  -t, --threads T     worker threads, 1..%d (default %d)\n"
+"      --io METHOD     load with read() into a buffer or with mmap();\n"
+"                      auto (the default) maps regular files; pipes and\n"
+"                      devices are always read\n"
+"  -t, --threads T     threads, 1..%d (default: the CPUs online, %u)\n"
 "      --filter F      reduce by sampling one pixel per block (sample, the\n"
 "                      default) or by the block's mean (box)\n"
 "      --timings[=json] print the phases' times and page faults on stderr\n"
@@ -39,7 +49,7 @@ static void usage(FILE *f)
 "OUT's extension picks the format: .ppm/.pgm/.pnm or none (PNM of IN's\n"
 "type), .png, .jpg/.jpeg, .bmp, .tga (8 bits a sample).\n"
 "Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.\n",
-            SP_THREADS_MAX, SP_THREADS_DEFAULT);
+            SP_THREADS_MAX, default_threads());
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -110,8 +120,8 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    struct sp_job job = {.io = SP_IO_MMAP, .filter = SP_FILTER_SAMPLE,
-                         .threads = SP_THREADS_DEFAULT};
+    struct sp_job job = {.io = SP_IO_AUTO, .filter = SP_FILTER_SAMPLE,
+                         .threads = default_threads()};
     struct sp_report report;
     int have_scale = 0, timings = 0, json = 0, verbose = 0, threads, c;
     sp_status st;
@@ -120,12 +130,14 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":s:t:vhV", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_IO:
-            if (strcmp(optarg, "read") == 0)
+            if (strcmp(optarg, "auto") == 0)
+                job.io = SP_IO_AUTO;
+            else if (strcmp(optarg, "read") == 0)
                 job.io = SP_IO_READ;
             else if (strcmp(optarg, "mmap") == 0)
                 job.io = SP_IO_MMAP;
             else
-                return usage_error("--io '%s': expected read or mmap", optarg);
+                return usage_error("--io '%s': expected auto, read or mmap", optarg);
             break;
         case 's':
             if (parse_int(optarg, -SP_SCALE_MAX, SP_SCALE_MAX, &job.factor) ||

@@ -1,5 +1,6 @@
-/* parallel.h: run a function over bands of rows, one pthread per band.
- * Knows nothing of pixels: it splits [0, rows) and collects statuses. */
+/* parallel.h: a pool of threads, started once, that runs a function over
+ * bands of rows as many times as its owner asks.  Knows nothing of pixels:
+ * it splits [y0, y1) and collects statuses. */
 #ifndef SP_PARALLEL_H
 #define SP_PARALLEL_H
 
@@ -8,18 +9,30 @@
 #include "status.h"
 
 #define SP_THREADS_MAX 1024
-#define SP_THREADS_DEFAULT 10  /* the Sun study's */
+#define SP_THREADS_STUDY 10  /* the Sun study's */
 
-/* A band function: process rows [Y0, Y1); return 0 or a status. */
-typedef sp_status (*sp_band_fn)(void *arg, size_t y0, size_t y1);
+/* A band function: process rows [Y0, Y1) as band BAND (0..threads-1, the
+ * same band number always runs in the same thread); return 0 or a status. */
+typedef sp_status (*sp_band_fn)(void *arg, unsigned band, size_t y0,
+                                size_t y1);
 
-/* sp_parallel_bands: split rows [0, ROWS) into T = min(THREADS, ROWS)
- * contiguous bands of floor or ceil ROWS/T rows, run FN(ARG, y0, y1) for
- * each in a thread of its own, and join them all.  *USED (if not NULL)
- * gets T.  THREADS must be 1..SP_THREADS_MAX.  Returns 0, the first
- * non-zero status a band returned, SP_E_THREAD when a thread could not be
- * created or joined (the ones created are still joined), or SP_E_USAGE. */
-sp_status sp_parallel_bands(size_t rows, unsigned threads, sp_band_fn fn,
-                            void *arg, unsigned *used);
+struct sp_pool;
+
+/* sp_pool_start: a pool of THREADS threads (1..SP_THREADS_MAX): the
+ * caller's own and THREADS - 1 started here, which wait for work.  Returns
+ * 0, SP_E_USAGE, ENOMEM, or SP_E_THREAD (nothing is left running). */
+sp_status sp_pool_start(unsigned threads, struct sp_pool **pool);
+
+/* sp_pool_bands: split rows [Y0, Y1) into T = min(threads, rows)
+ * contiguous bands of floor or ceil rows/T, run FN(ARG, b, ...) for band b
+ * in the pool's thread b (band 0 in the caller's), and return when all are
+ * done: 0 or the status of the first band, in band order, that failed.
+ * *USED (if not NULL) gets T. */
+sp_status sp_pool_bands(struct sp_pool *pool, size_t y0, size_t y1,
+                        sp_band_fn fn, void *arg, unsigned *used);
+
+/* sp_pool_stop: stop and join the pool's threads and free it; NULL is a
+ * no-op. */
+void sp_pool_stop(struct sp_pool *pool);
 
 #endif

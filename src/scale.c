@@ -1,8 +1,6 @@
 #include "scale.h"
 
-#include <errno.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 const char *sp_filter_name(enum sp_filter filter)
@@ -33,8 +31,35 @@ sp_status sp_scale_size(size_t w, size_t h, int factor, size_t *ow,
     return SP_OK;
 }
 
-/* Copy one pixel of P bytes; P is a constant in each caller below, so the
- * compiler turns the memcpy into a move or two. */
+/* Unaligned 4- and 8-byte loads and stores (memcpy compiles to one move). */
+static inline uint32_t ld32(const unsigned char *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline uint64_t ld64(const unsigned char *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void st32(unsigned char *p, uint32_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+static inline void st64(unsigned char *p, uint64_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* Run BODY with PX, the bytes of a pixel (1, 2, 3 or 6), a constant, so
+ * that the compiler turns each fixed-size memcpy into a move or two. */
 #define PIXEL_LOOP(P, body)                                                  \
     switch (P) {                                                             \
     case 1: { enum { PX = 1 }; body; } break;                                \
@@ -43,115 +68,202 @@ sp_status sp_scale_size(size_t w, size_t h, int factor, size_t *ow,
     default: { enum { PX = 6 }; body; } break;                               \
     }
 
-/* expand_row: each of the W pixels of S written N times into D. */
+/* PATTERN: V = the PX-byte pixel at S repeated over 8 bytes, as the word
+ * an 8-byte store writes.  Built in registers: a pattern assembled in
+ * memory and loaded back would stall on store forwarding.  Reads up to 8
+ * bytes at S: only for a pixel that is not among the last of its row. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PATTERN(v, s)                                                        \
+    do {                                                                     \
+        if (PX == 1) {                                                       \
+            (v) = (s)[0] * UINT64_C(0x0101010101010101);                     \
+        } else if (PX == 2) {                                                \
+            (v) = (ld32(s) & 0xffff) * UINT64_C(0x0001000100010001);         \
+        } else if (PX == 3) {                                                \
+            uint64_t p_ = ld32(s) & 0xffffff;                                \
+            (v) = p_ | p_ << 24 | p_ << 48;                                  \
+        } else {                                                             \
+            uint64_t p_ = ld64(s) & UINT64_C(0xffffffffffff);                \
+            (v) = p_ | p_ << 48;                                             \
+        }                                                                    \
+    } while (0)
+#else
+#define PATTERN(v, s)                                                        \
+    do {                                                                     \
+        unsigned char pat_[8 + PX];                                          \
+        for (size_t i_ = 0; i_ < 8; i_ += PX)                                \
+            memcpy(pat_ + i_, (s), PX);                                      \
+        (v) = ld64(pat_);                                                    \
+    } while (0)
+#endif
+
+/* expand_row: each of the W pixels of S written N times into D.  A block
+ * of N pixels is filled by 8-byte stores of the pixel's pattern, STEP
+ * bytes apart (a whole number of pixels); the last store of a block may
+ * run up to 7 bytes into the blocks after it, which are written later, so
+ * only the pixels near the row's end are copied one by one. */
 static void expand_row(unsigned char *d, const unsigned char *s, size_t w,
                        size_t n, size_t p)
 {
-    if (p == 1) {
-        for (size_t x = 0; x < w; x++, d += n)
-            memset(d, s[x], n);
-        return;
-    }
+    const size_t block = n * p;
+    /* The last pixels: those whose stores would run past the row, and
+     * those whose 8-byte read would (PATTERN). */
+    const size_t tail = (7 + block - 1) / block > (7 + p - 1) / p
+                            ? (7 + block - 1) / block
+                            : (7 + p - 1) / p;
+    const size_t wide = w > tail ? w - tail : 0;
+
     PIXEL_LOOP(p, {
-        for (size_t x = 0; x < w; x++, s += PX)
+        const size_t step = 8 - 8 % PX;
+        size_t x = 0;
+
+        for (; x < wide; x++, s += PX, d += block) {
+            uint64_t v;
+            PATTERN(v, s);
+            for (size_t o = 0; o < block; o += step)
+                st64(d + o, v);
+        }
+        for (; x < w; x++, s += PX)
             for (size_t k = 0; k < n; k++, d += PX)
                 memcpy(d, s, PX);
     })
 }
 
-/* sample_row: every N-th of the pixels of S, OW of them, into D. */
+/* sample_row: every N-th of the pixels of S, OW of them, into D.  3- and
+ * 6-byte pixels move as one 4- or 8-byte word, reading and writing a
+ * little past the pixel: inside the row, and rewritten by the next pixel;
+ * the last pixel is copied exactly. */
 static void sample_row(unsigned char *d, const unsigned char *s, size_t ow,
                        size_t n, size_t p)
 {
     PIXEL_LOOP(p, {
-        for (size_t x = 0; x < ow; x++, d += PX, s += n * PX)
+        const size_t skip = n * PX;
+        size_t x = 0;
+
+        for (; x + 1 < ow; x++, d += PX, s += skip) {
+            if (PX == 3)
+                st32(d, ld32(s));
+            else if (PX == 6)
+                st64(d, ld64(s));
+            else
+                memcpy(d, s, PX);
+        }
+        if (ow > 0)
             memcpy(d, s, PX);
     })
 }
 
-static unsigned get_sample(const unsigned char *s, unsigned bytes)
+/* Rounded division by the pixel count of a box, without a divide
+ * instruction per sample: for 32-bit X and D >= 2, X / D is the high word
+ * of X * ceil(2^64 / D) (Lemire, Kaser and Kurz, "Faster remainder by
+ * direct computation", 2019).  Sums that may not fit in 32 bits divide. */
+struct divisor {
+    uint64_t m;     /* ceil(2^64 / d), when fast */
+    uint64_t d;
+    int fast;
+};
+
+static struct divisor divisor_for(uint64_t d, unsigned maxval)
+{
+    struct divisor v = {0, d, 0};
+
+    if (d >= 2 && d * maxval + d / 2 <= UINT32_MAX) {
+        v.m = UINT64_MAX / d + 1;
+        v.fast = 1;
+    }
+    return v;
+}
+
+static inline unsigned rounded_mean(uint64_t sum, const struct divisor *v)
+{
+    uint64_t x = sum + v->d / 2;
+
+    if (v->fast)
+        return (unsigned)(((unsigned __int128)x * v->m) >> 64);
+    return (unsigned)(x / v->d);
+}
+
+static inline unsigned get_sample(const unsigned char *s, unsigned bytes)
 {
     return bytes == 2 ? (unsigned)s[0] << 8 | s[1] : s[0];
 }
 
-static void put_sample(unsigned char *d, unsigned v, unsigned bytes)
+static inline void put_sample(unsigned char *d, unsigned v, unsigned bytes)
 {
     if (bytes == 2)
         *d++ = (unsigned char)(v >> 8);
     *d = (unsigned char)v;
 }
 
-/* box_rows: output rows [y0, y1) as the rounded mean of each n x n block,
- * summing a block's rows into ACC (one slot per output sample). */
-static void box_rows(const struct sp_image *src, struct sp_image *dst,
-                     size_t n, size_t y0, size_t y1, uint64_t *acc)
+/* BOX_LOOP: box_rows' body for C channels of B bytes, both constants. */
+#define BOX_LOOP(C, B)                                                       \
+    for (size_t x = 0; x < ow; x++, s += n * (C) * (B)) {                    \
+        const size_t cols = x + 1 < ow ? n : last_cols;                      \
+        const struct divisor *v = x + 1 < ow ? &full : &edge;                \
+        uint64_t sum[C] = {0};                                               \
+        for (size_t r = 0; r < rows; r++) {                                  \
+            const unsigned char *q = s + r * src->stride;                    \
+            for (size_t k = 0; k < cols; k++, q += (C) * (B))                \
+                for (unsigned ch = 0; ch < (C); ch++)                        \
+                    sum[ch] += get_sample(q + ch * (B), B);                  \
+        }                                                                    \
+        for (unsigned ch = 0; ch < (C); ch++, d += (B))                      \
+            put_sample(d, rounded_mean(sum[ch], v), B);                      \
+    }
+
+/* box_rows: output rows [y0, y1) into OUT, each pixel the rounded mean of
+ * its N x N block (the blocks of the last row and column over the pixels
+ * that exist), summed in registers straight from the source rows. */
+static void box_rows(const struct sp_image *src, size_t n, size_t ow,
+                     size_t y0, size_t y1, unsigned char *out)
 {
-    const unsigned c = src->channels, b = src->bytes;
-    const size_t p = (size_t)c * b;
+    const size_t last_cols = src->width - (ow - 1) * n;
 
     for (size_t y = y0; y < y1; y++) {
-        size_t sy0 = y * n;
-        size_t sy1 = sy0 + n < src->height ? sy0 + n : src->height;
-        unsigned char *d = dst->pixels + y * dst->stride;
+        const size_t sy = y * n;
+        const size_t rows = sy + n < src->height ? n : src->height - sy;
+        const struct divisor full = divisor_for(rows * n, src->maxval);
+        const struct divisor edge = divisor_for(rows * last_cols,
+                                                src->maxval);
+        const unsigned char *s = src->pixels + sy * src->stride;
+        unsigned char *d = out;
 
-        memset(acc, 0, dst->width * c * sizeof *acc);
-        for (size_t sy = sy0; sy < sy1; sy++) {
-            const unsigned char *s = src->pixels + sy * src->stride;
-            for (size_t sx = 0; sx < src->width; sx++, s += p) {
-                uint64_t *a = acc + (sx / n) * c;
-                for (unsigned ch = 0; ch < c; ch++)
-                    a[ch] += get_sample(s + ch * b, b);
-            }
+        if (src->channels == 3 && src->bytes == 1) {
+            BOX_LOOP(3, 1)
+        } else if (src->channels == 1 && src->bytes == 1) {
+            BOX_LOOP(1, 1)
+        } else if (src->channels == 3) {
+            BOX_LOOP(3, 2)
+        } else {
+            BOX_LOOP(1, 2)
         }
-        for (size_t x = 0; x < dst->width; x++) {
-            size_t cols = src->width - x * n < n ? src->width - x * n : n;
-            uint64_t count = (uint64_t)cols * (sy1 - sy0);
-            for (unsigned ch = 0; ch < c; ch++, d += b)
-                put_sample(d, (unsigned)((acc[x * c + ch] + count / 2) / count),
-                           b);
-        }
+        out = d;
     }
 }
 
-size_t sp_scale_scratch_size(const struct sp_image *dst, int factor,
-                             enum sp_filter filter)
-{
-    if (factor < -1 && filter == SP_FILTER_BOX)
-        return dst->width * dst->channels * sizeof(uint64_t);
-    return 0;
-}
-
-sp_status sp_scale_rows(const struct sp_image *src, struct sp_image *dst,
-                        int factor, enum sp_filter filter, size_t y0,
-                        size_t y1, void *scratch)
+void sp_scale_rows(const struct sp_image *src, int factor,
+                   enum sp_filter filter, size_t y0, size_t y1,
+                   unsigned char *out)
 {
     const size_t n = magnitude(factor);
     const size_t p = sp_image_pixel_size(src);
+    const size_t ow = factor > 0 ? src->width * n
+                                 : src->width / n + (src->width % n != 0);
+    const size_t orow = ow * p;
 
     if (factor < -1 && filter == SP_FILTER_BOX) {
-        uint64_t *acc = scratch;
-        if (acc == NULL &&
-            (acc = malloc(sp_scale_scratch_size(dst, factor, filter))) ==
-                NULL)
-            return ENOMEM;
-        box_rows(src, dst, n, y0, y1, acc);
-        if (acc != scratch)
-            free(acc);
-        return SP_OK;
+        box_rows(src, n, ow, y0, y1, out);
+        return;
     }
-    for (size_t y = y0; y < y1; y++) {
-        unsigned char *d = dst->pixels + y * dst->stride;
-
-        if (n == 1) {
-            memcpy(d, src->pixels + y * src->stride, dst->stride);
-        } else if (factor < 0) {
-            sample_row(d, src->pixels + y * n * src->stride, dst->width, n, p);
-        } else if (y > y0 && y % n != 0) {
-            memcpy(d, d - dst->stride, dst->stride);  /* same source row */
-        } else {
-            expand_row(d, src->pixels + (y / n) * src->stride, src->width, n,
-                       p);
-        }
+    for (size_t y = y0; y < y1; y++, out += orow) {
+        if (n == 1)
+            memcpy(out, src->pixels + y * src->stride, orow);
+        else if (factor < 0)
+            sample_row(out, src->pixels + y * n * src->stride, ow, n, p);
+        else if (y > y0 && y % n != 0)
+            memcpy(out, out - orow, orow);  /* the same source row */
+        else
+            expand_row(out, src->pixels + (y / n) * src->stride, src->width,
+                       n, p);
     }
-    return SP_OK;
 }

@@ -29,20 +29,15 @@ const char *sp_filter_name(enum sp_filter filter);
 sp_status sp_scale_size(size_t w, size_t h, int factor, size_t *ow,
                         size_t *oh);
 
-/* sp_scale_scratch_size: the bytes of scratch memory sp_scale_rows() needs
- * for DST (the box filter's row of sums); 0 when it needs none. */
-size_t sp_scale_scratch_size(const struct sp_image *dst, int factor,
-                             enum sp_filter filter);
-
-/* sp_scale_rows: fill rows [Y0, Y1) of DST, which has the layout of SRC and
- * the size sp_scale_size() gives, from SRC.  Enlarge copies a row it has
- * already expanded in the band rather than expand it again.  SCRATCH is
- * NULL (the kernel allocates what it needs and frees it) or
- * sp_scale_scratch_size() bytes the caller owns, so that a caller that may
- * leave the kernel by a jump (the SIGBUS guard) leaks nothing.  Returns 0,
- * or ENOMEM when SCRATCH is NULL and the box filter cannot allocate. */
-sp_status sp_scale_rows(const struct sp_image *src, struct sp_image *dst,
-                        int factor, enum sp_filter filter, size_t y0,
-                        size_t y1, void *scratch);
+/* sp_scale_rows: rows [Y0, Y1) of SRC scaled by FACTOR with FILTER, into
+ * OUT: packed rows of the output's width (sp_scale_size()) in SRC's pixel
+ * layout, row Y0 first.  Rows are independent of one another, so bands of
+ * rows may be filled by different threads; within a call, enlarge expands
+ * a source row once and copies it for the other output rows it gives.
+ * Uses no memory but OUT, so a jump out of it (the SIGBUS guard) leaks
+ * nothing. */
+void sp_scale_rows(const struct sp_image *src, int factor,
+                   enum sp_filter filter, size_t y0, size_t y1,
+                   unsigned char *out);
 
 #endif

@@ -33,8 +33,8 @@ void sp_meter_stop(const struct sp_meter *m, struct sp_phase *phase)
 {
     long minflt, majflt;
 
-    phase->ns = sp_now_ns() - m->t0;
+    phase->ns += sp_now_ns() - m->t0;
     faults(&minflt, &majflt);
-    phase->minflt = minflt - m->minflt0;
-    phase->majflt = majflt - m->majflt0;
+    phase->minflt += minflt - m->minflt0;
+    phase->majflt += majflt - m->majflt0;
 }

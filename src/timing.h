@@ -20,7 +20,7 @@ struct sp_meter {
 uint64_t sp_now_ns(void);
 
 /* sp_meter_start / sp_meter_stop: measure what happens between the two
- * calls into *PHASE. */
+ * calls and add it to *PHASE (a phase done in several pieces sums them). */
 void sp_meter_start(struct sp_meter *m);
 void sp_meter_stop(const struct sp_meter *m, struct sp_phase *phase);
 

@@ -188,33 +188,20 @@ static sp_status write_stb(const struct sp_image *img, FILE *f,
     return SP_OK;
 }
 
-/* write_stream: the whole image, as FMT, to F; F is flushed, not closed. */
-static sp_status write_stream(const struct sp_image *img, FILE *f,
-                              enum sp_outfmt fmt, char *why)
+/* put_rows: IMG's rows, as a PNM raster, to F; a packed raster goes out
+ * in one call, so large rasters bypass stdio's buffer instead of costing a
+ * write() per few rows. */
+static sp_status put_rows(const struct sp_image *img, FILE *f)
 {
-    sp_status st;
+    size_t row = img->width * sp_image_pixel_size(img);
+    size_t rows = img->stride == row ? 1 : img->height;
+    size_t len = img->stride == row ? row * img->height : row;
 
     errno = 0;
-    if (fmt != SP_OUT_PNM) {
-        st = write_stb(img, f, fmt, why);
-    } else {
-        st = sp_header_write(f, img->width, img->height, img->channels,
-                             img->maxval, why);
-        size_t row = img->width * sp_image_pixel_size(img);
-        /* A packed raster goes out in one call, so large rasters bypass
-         * stdio's buffer instead of costing a write() per few rows. */
-        size_t rows = img->stride == row ? 1 : img->height;
-        size_t len = img->stride == row ? row * img->height : row;
-
-        for (size_t y = 0; st == SP_OK && y < rows; y++)
-            if (fwrite(img->pixels + y * img->stride, 1, len, f) != len)
-                st = errno ? errno : EIO;
-    }
-    if (fflush(f) != 0 && st == SP_OK)
-        st = errno ? errno : EIO;
-    if (ferror(f) && st == SP_OK)
-        st = EIO;
-    return st;
+    for (size_t y = 0; y < rows; y++)
+        if (fwrite(img->pixels + y * img->stride, 1, len, f) != len)
+            return errno ? errno : EIO;
+    return SP_OK;
 }
 
 /* new_file_mode: the mode a newly created file gets: 0666 less the umask
@@ -227,78 +214,60 @@ static mode_t new_file_mode(void)
     return 0666 & ~mask;
 }
 
-/* write_in_place: open an existing non-regular target and write to it. */
-static sp_status write_in_place(const struct sp_image *img, const char *path,
-                                enum sp_outfmt fmt, char *why)
+/* open_in_place: open an existing non-regular target for writing. */
+static sp_status open_in_place(struct sp_output *o)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    int fd = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
     sp_status st;
-    FILE *f;
 
     if (fd < 0)
         return errno;
-    f = fdopen(fd, "wb");
-    if (f == NULL) {
+    o->f = fdopen(fd, "wb");
+    if (o->f == NULL) {
         st = errno;
         close(fd);
         return st;
     }
-    st = write_stream(img, f, fmt, why);
-    if (fclose(f) != 0 && st == SP_OK)
-        st = errno;
-    return st;
+    return SP_OK;
 }
 
-/* write_atomic: write to a temporary file beside TARGET, then rename. */
-static sp_status write_atomic(const struct sp_image *img, const char *target,
-                              mode_t mode, enum sp_outfmt fmt, char *why)
+/* open_temporary: create a temporary file beside the target, with MODE. */
+static sp_status open_temporary(struct sp_output *o, mode_t mode)
 {
-    const char *slash = strrchr(target, '/');
+    const char *target = o->target, *slash = strrchr(target, '/');
     size_t dirlen = slash != NULL ? (size_t)(slash - target) + 1 : 0;
     /* ".NAME.XXXXXX", NAME cut short so that it fits in NAME_MAX. */
     int baselen = (int)strnlen(target + dirlen, NAME_MAX - 8);
-    char *tmp = malloc(dirlen + (size_t)baselen + 16);
     sigset_t old;
     sp_status st;
-    FILE *f;
     int fd;
 
-    if (tmp == NULL)
+    o->tmp = malloc(dirlen + (size_t)baselen + 16);
+    if (o->tmp == NULL)
         return ENOMEM;
-    sprintf(tmp, "%.*s.%.*s.XXXXXX", (int)dirlen, target, baselen,
+    sprintf(o->tmp, "%.*s.%.*s.XXXXXX", (int)dirlen, target, baselen,
             target + dirlen);
     /* The signal handler must see the temporary file from the moment it
      * exists until the moment it is renamed or removed: no signal between
      * creating it and naming it, or between renaming it and forgetting. */
     hold_signals(&old);
-    fd = mkostemp(tmp, O_CLOEXEC);
+    fd = mkostemp(o->tmp, O_CLOEXEC);
     if (fd < 0) {
         st = errno;
         release_signals(&old);
-        free(tmp);
+        free(o->tmp);
+        o->tmp = NULL;
         return st;
     }
     pending_target = target;
-    pending_tmp = tmp;
+    pending_tmp = o->tmp;
     release_signals(&old);
-    if (fchmod(fd, mode) != 0 || (f = fdopen(fd, "wb")) == NULL) {
+    if (fchmod(fd, mode) != 0 || (o->f = fdopen(fd, "wb")) == NULL) {
         st = errno;
         close(fd);
-    } else {
-        st = write_stream(img, f, fmt, why);
-        if (fclose(f) != 0 && st == SP_OK)
-            st = errno;
+        return st;
     }
-    hold_signals(&old);
-    if (st == SP_OK && rename(tmp, target) != 0)
-        st = errno;
-    if (st != SP_OK)
-        unlink(tmp);
-    pending_tmp = NULL;
-    pending_target = NULL;
-    release_signals(&old);
-    free(tmp);
-    return st;
+    return SP_OK;
 }
 
 /* resolve_links: PATH with every symbolic link along its last component
@@ -340,34 +309,97 @@ static sp_status resolve_links(const char *path, char **out)
     return ENOMEM;
 }
 
+/* open_file: the output file for PATH: in place, or a temporary. */
+static sp_status open_file(struct sp_output *o, const char *path)
+{
+    struct stat sb;
+    mode_t mode = new_file_mode();
+    sp_status st = resolve_links(path, &o->target);
+
+    if (st != SP_OK)
+        return st;
+    if (stat(o->target, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            return EISDIR;
+        if (!S_ISREG(sb.st_mode))
+            return open_in_place(o);
+        mode = sb.st_mode & 07777;
+    }
+    return open_temporary(o, mode);
+}
+
+sp_status sp_output_open(struct sp_output *o, const char *path,
+                         enum sp_outfmt fmt, const struct sp_image *layout,
+                         char *why)
+{
+    sp_status st;
+
+    why[0] = '\0';
+    memset(o, 0, sizeof *o);
+    o->fmt = fmt;
+    if (strcmp(path, "-") == 0) {
+        o->fmt = SP_OUT_PNM;
+        o->f = stdout;
+        st = SP_OK;
+    } else {
+        st = open_file(o, path);
+    }
+    if (st == SP_OK && o->fmt == SP_OUT_PNM) {
+        errno = 0;
+        st = sp_header_write(o->f, layout->width, layout->height,
+                             layout->channels, layout->maxval, why);
+    }
+    if (st != SP_OK)
+        return sp_output_close(o, st);
+    return SP_OK;
+}
+
+sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
+                        char *why)
+{
+    errno = 0;
+    if (o->fmt == SP_OUT_PNM)
+        return put_rows(img, o->f);
+    return write_stb(img, o->f, o->fmt, why);
+}
+
+sp_status sp_output_close(struct sp_output *o, sp_status st)
+{
+    sigset_t old;
+
+    if (o->f != NULL) {
+        errno = 0;
+        if (fflush(o->f) != 0 && st == SP_OK)
+            st = errno ? errno : EIO;
+        if (ferror(o->f) && st == SP_OK)
+            st = EIO;
+        /* Standard output is the caller's to close. */
+        if (o->f != stdout && fclose(o->f) != 0 && st == SP_OK)
+            st = errno;
+    }
+    if (o->tmp != NULL) {
+        hold_signals(&old);
+        if (st == SP_OK && rename(o->tmp, o->target) != 0)
+            st = errno;
+        if (st != SP_OK)
+            unlink(o->tmp);
+        pending_tmp = NULL;
+        pending_target = NULL;
+        release_signals(&old);
+    }
+    free(o->tmp);
+    free(o->target);
+    memset(o, 0, sizeof *o);
+    return st;
+}
+
 sp_status sp_write(const struct sp_image *img, const char *path,
                    enum sp_outfmt fmt, char *why)
 {
-    struct stat sb;
-    char *target;
-    sp_status st;
-    mode_t mode = new_file_mode();
+    struct sp_output o;
+    sp_status st = sp_output_open(&o, path, fmt, img, why);
 
-    why[0] = '\0';
-    if (strcmp(path, "-") == 0)
-        return write_stream(img, stdout, SP_OUT_PNM, why);
-    /* Replace the file a symbolic link points to, not the link. */
-    st = resolve_links(path, &target);
     if (st != SP_OK)
         return st;
-    if (stat(target, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode))
-            st = EISDIR;
-        else if (!S_ISREG(sb.st_mode))
-            st = write_in_place(img, target, fmt, why);
-        else
-            mode = sb.st_mode & 07777;
-        if (!S_ISREG(sb.st_mode)) {
-            free(target);
-            return st;
-        }
-    }
-    st = write_atomic(img, target, mode, fmt, why);
-    free(target);
-    return st;
+    return sp_output_close(&o, sp_output_put(&o, img, why));
 }

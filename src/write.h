@@ -19,13 +19,43 @@ enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
  * PNM.  Returns 0, or SP_E_OUTFORMAT for any other extension. */
 sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
 
-/* sp_write: write IMG to PATH ("-" is standard output, PNM only) as FMT.
- * PNM keeps the image's type (P5/P6, 8 or 16 bits); the stb formats take
- * 8-bit samples, so other maxvals are rescaled to 0..255, rounded.  A
- * target that exists and is not a regular file (a device, a FIFO) is
- * written in place; a symbolic link is followed.  WHY (SP_WHY_MAX) may get
- * a detail.  Returns 0, an errno value (ENOSPC for /dev/full, EACCES, ...),
- * SP_E_TOOBIG, SP_E_ENCODE or SP_E_BADHEADER. */
+/* An output being written, from sp_output_open() to sp_output_close().
+ * A PNM's rows go out as they come, so an image can be streamed band by
+ * band; the stb formats take the whole image in one sp_output_put(). */
+struct sp_output {
+    FILE *f;
+    char *target;         /* the file replaced (links followed), or NULL */
+    char *tmp;            /* the temporary file written, or NULL */
+    enum sp_outfmt fmt;
+};
+
+/* sp_output_open: start writing an image laid out as LAYOUT (its width,
+ * height, channels, bytes and maxval; not its pixels) to PATH ("-" is
+ * standard output, always PNM) as FMT: a temporary file beside the target,
+ * or, for a target that exists and is not a regular file (a device, a
+ * FIFO), the target itself; a symbolic link is followed.  For PNM the
+ * header is written here.  WHY (SP_WHY_MAX) may get a detail.  Returns 0,
+ * or an errno value (EACCES, EISDIR, ...), SP_E_TOOBIG or SP_E_BADHEADER;
+ * on failure nothing is left open or created. */
+sp_status sp_output_open(struct sp_output *o, const char *path,
+                         enum sp_outfmt fmt, const struct sp_image *layout,
+                         char *why);
+
+/* sp_output_put: write IMG: for PNM, the next IMG->height rows of the
+ * image; for the other formats, the whole image (PNM keeps the image's
+ * type, P5/P6, 8 or 16 bits; the stb formats take 8-bit samples, so other
+ * maxvals are rescaled to 0..255, rounded).  Returns 0, an errno value
+ * (ENOSPC for /dev/full, ...), SP_E_TOOBIG or SP_E_ENCODE. */
+sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
+                        char *why);
+
+/* sp_output_close: finish the output.  With ST 0 it is flushed, closed and
+ * renamed over its target; with any other ST, or when that fails, the
+ * temporary file is removed and the target left as it was.  Returns ST if
+ * non-zero, else 0 or the errno value of the failure. */
+sp_status sp_output_close(struct sp_output *o, sp_status st);
+
+/* sp_write: IMG written whole to PATH as FMT: open, put, close. */
 sp_status sp_write(const struct sp_image *img, const char *path,
                    enum sp_outfmt fmt, char *why);
 

@@ -10,6 +10,20 @@
 
 #define MAX_ROWS 2048
 
+/* run_bands: ROWS rows over a pool of THREADS started for this call. */
+static sp_status run_bands(size_t rows, unsigned threads, sp_band_fn fn,
+                           void *arg, unsigned *used)
+{
+    struct sp_pool *pool;
+    sp_status st = sp_pool_start(threads, &pool);
+
+    if (st != SP_OK)
+        return st;
+    st = sp_pool_bands(pool, 0, rows, fn, arg, used);
+    sp_pool_stop(pool);
+    return st;
+}
+
 struct tally {
     size_t rows;
     atomic_int hits[MAX_ROWS];
@@ -19,11 +33,13 @@ struct tally {
     atomic_size_t min_band, max_band;
 };
 
-static sp_status count_rows(void *arg, size_t y0, size_t y1)
+static sp_status count_rows(void *arg, unsigned band, size_t y0,
+                            size_t y1)
 {
     struct tally *t = arg;
     size_t n = y1 - y0, seen;
 
+    (void)band;
     atomic_fetch_add(&t->calls, 1);
     if (y1 <= y0) {
         atomic_fetch_add(&t->empty, 1);
@@ -53,7 +69,7 @@ static void check_cover(size_t rows, unsigned threads)
     memset(&t, 0, sizeof t);
     t.rows = rows;
     atomic_store(&t.min_band, (size_t)-1);
-    st = sp_parallel_bands(rows, threads, count_rows, &t, &used);
+    st = run_bands(rows, threads, count_rows, &t, &used);
     ck_assert_msg(st == SP_OK, "%zu rows %u threads: %d", rows, threads, st);
     ck_assert_msg(used == want, "%zu rows %u threads: used %u", rows, threads,
                   used);
@@ -105,7 +121,7 @@ START_TEST(test_zero_rows)
     unsigned used = 12345;
 
     memset(&t, 0, sizeof t);
-    ck_assert_int_eq(sp_parallel_bands(0, 4, count_rows, &t, &used), SP_OK);
+    ck_assert_int_eq(run_bands(0, 4, count_rows, &t, &used), SP_OK);
     ck_assert_uint_eq(used, 0);
     ck_assert_int_eq(atomic_load(&t.calls), 0);
 }
@@ -118,7 +134,7 @@ START_TEST(test_used_null)
 
     memset(&t, 0, sizeof t);
     t.rows = 10;
-    ck_assert_int_eq(sp_parallel_bands(10, 3, count_rows, &t, NULL), SP_OK);
+    ck_assert_int_eq(run_bands(10, 3, count_rows, &t, NULL), SP_OK);
     ck_assert_int_eq(atomic_load(&t.calls), 3);
 }
 END_TEST
@@ -130,15 +146,15 @@ START_TEST(test_usage)
 
     memset(&t, 0, sizeof t);
     t.rows = 10;
-    ck_assert_int_eq(sp_parallel_bands(10, 0, count_rows, &t, &used),
+    ck_assert_int_eq(run_bands(10, 0, count_rows, &t, &used),
                      SP_E_USAGE);
-    ck_assert_int_eq(sp_parallel_bands(10, SP_THREADS_MAX + 1, count_rows, &t,
+    ck_assert_int_eq(run_bands(10, SP_THREADS_MAX + 1, count_rows, &t,
                                        &used), SP_E_USAGE);
-    ck_assert_int_eq(sp_parallel_bands(10, 1025, count_rows, &t, &used),
+    ck_assert_int_eq(run_bands(10, 1025, count_rows, &t, &used),
                      SP_E_USAGE);
-    ck_assert_int_eq(sp_parallel_bands(0, 0, count_rows, &t, &used),
+    ck_assert_int_eq(run_bands(0, 0, count_rows, &t, &used),
                      SP_E_USAGE);
-    ck_assert_int_eq(sp_parallel_bands(10, (unsigned)-1, count_rows, &t,
+    ck_assert_int_eq(run_bands(10, (unsigned)-1, count_rows, &t,
                                        &used), SP_E_USAGE);
     ck_assert_int_eq(atomic_load(&t.calls), 0);
 }
@@ -153,10 +169,12 @@ struct failing {
     atomic_int done;
 };
 
-static sp_status fail_band(void *arg, size_t y0, size_t y1)
+static sp_status fail_band(void *arg, unsigned band, size_t y0,
+                           size_t y1)
 {
     struct failing *f = arg;
 
+    (void)band;
     atomic_fetch_add(&f->calls, 1);
     if (f->bad_row >= y0 && f->bad_row < y1)
         return f->code;
@@ -175,7 +193,7 @@ START_TEST(test_band_error)
                 struct failing f = {.bad_row = bad_rows[i], .code = codes[c]};
                 unsigned used;
 
-                ck_assert_int_eq(sp_parallel_bands(50, threads, fail_band, &f,
+                ck_assert_int_eq(run_bands(50, threads, fail_band, &f,
                                                    &used), codes[c]);
                 ck_assert_int_eq(atomic_load(&f.calls), (int)used);
                 ck_assert_int_eq(atomic_load(&f.done), (int)used - 1);
@@ -186,9 +204,11 @@ START_TEST(test_band_error)
 END_TEST
 
 /* Every band failing: one of their statuses, never success. */
-static sp_status all_fail(void *arg, size_t y0, size_t y1)
+static sp_status all_fail(void *arg, unsigned band, size_t y0,
+                          size_t y1)
 {
     (void)arg;
+    (void)band;
     (void)y1;
     return y0 % 2 ? EIO : SP_E_CHANGED;
 }
@@ -196,7 +216,7 @@ static sp_status all_fail(void *arg, size_t y0, size_t y1)
 START_TEST(test_all_bands_fail)
 {
     for (unsigned threads = 1; threads <= 20; threads++) {
-        sp_status st = sp_parallel_bands(20, threads, all_fail, NULL, NULL);
+        sp_status st = run_bands(20, threads, all_fail, NULL, NULL);
         ck_assert(st == EIO || st == SP_E_CHANGED);
     }
 }
@@ -210,10 +230,12 @@ struct meet {
     atomic_int n;
 };
 
-static sp_status meet_band(void *arg, size_t y0, size_t y1)
+static sp_status meet_band(void *arg, unsigned band, size_t y0,
+                           size_t y1)
 {
     struct meet *m = arg;
 
+    (void)band;
     (void)y0;
     (void)y1;
     m->ids[atomic_fetch_add(&m->n, 1)] = pthread_self();
@@ -230,7 +252,7 @@ START_TEST(test_bands_concurrent)
     for (unsigned threads = 2; threads <= 64; threads *= 2) {
         memset(&m, 0, sizeof m);
         ck_assert_int_eq(pthread_barrier_init(&m.barrier, NULL, threads), 0);
-        ck_assert_int_eq(sp_parallel_bands(200, threads, meet_band, &m, &used),
+        ck_assert_int_eq(run_bands(200, threads, meet_band, &m, &used),
                          SP_OK);
         ck_assert_uint_eq(used, threads);
         ck_assert_int_eq(atomic_load(&m.n), (int)threads);
