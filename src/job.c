@@ -58,14 +58,14 @@ static void advise_huge(const struct sp_image *img)
         (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
-/* window_budget: the default window for an output of OUT_BYTES: a 32nd
- * of it, so that the threads meet 32 times or so whatever the size (each
- * meeting costs tens of microseconds), but no less than SP_WINDOW_MIN a
- * thread (the bands stay cache-sized) and no more than SP_WINDOW_MAX (the
- * memory stays small). */
+/* window_budget: the default window for an output of OUT_BYTES: a 64th
+ * of it, so that the threads meet 64 times or so whatever the size (each
+ * meeting costs tens of microseconds) and the window is small beside the
+ * output, but no less than SP_WINDOW_MIN a thread and no more than
+ * SP_WINDOW_MAX (the memory stays small). */
 static size_t window_budget(size_t out_bytes, unsigned threads)
 {
-    size_t least = SP_WINDOW_MIN * threads, budget = out_bytes / 32;
+    size_t least = SP_WINDOW_MIN * threads, budget = out_bytes / 64;
 
     if (budget > SP_WINDOW_MAX)
         budget = SP_WINDOW_MAX;
