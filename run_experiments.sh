@@ -8,6 +8,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/setup.sh"
 # shellcheck source=scripts/report.sh
 . "$ROOT/scripts/report.sh"
+# shellcheck source=scripts/peers.sh
+. "$ROOT/scripts/peers.sh"
 
 usage() {
     cat <<'USAGE'
@@ -22,7 +24,8 @@ runs.csv, summary.csv, table1.md, figure1.png and env.txt.
                       generated: the study's 1280x1024 24-bit PPM)
   --size WxH          generate an image of this size instead
   --threads T         scaleppm threads (default 10, the study's)
-  --runs R            runs per method and scale (default 10)
+  --runs R            runs per method and scale (default 10; 7 rounds
+                      for --suite peers)
   --scales LIST       comma-separated factors (default -2,...,-8,2,...,8;
                       negative reduces; the study's are -2,-3,-4,-8)
   --cache warm|cold   warm (default): the input stays in the page cache;
@@ -43,6 +46,18 @@ SUITE.csv (raw rows), SUITE.md (ours beside the source's figure) and
 SUITE.png; --suite all runs the Sun study and all four. With them:
   --file-size BYTES   the test file's size (default: the experiment's)
   --quick             tiny sizes: seconds, for tests
+
+--suite peers times scaleppm against netpbm, libvips, GraphicsMagick and
+ImageMagick (issue 6) on images/sun1280x1024.ppm and a 12000x10000 image:
+sample reduce by 2, 3, 4, 8, enlarge by 2, 4, box reduce by 2, 4. Every
+tool's output is checked against scaleppm's first; then R rounds (--runs,
+default 7), the scale phase against the memory floor and its thread
+scaling. It writes peers.csv, peers-scale.csv, peers-verify.tsv, peers.md,
+peers.png and env.txt. It takes about half an hour, so --suite all leaves
+it out. With it:
+  --runs R            rounds (default 7)
+  --size WxH          this size alone (1280x1024: under a minute)
+  --quick             320x256 and 200x150 images, 2 rounds: for tests
 USAGE
 }
 
@@ -51,7 +66,7 @@ die() {
     exit 1
 }
 
-image="" size="" threads=10 runs=10 cache=warm page_cache=large out="" bin=""
+image="" size="" threads=10 runs="" cache=warm page_cache=large out="" bin=""
 suite=sun file_size="" quick=0
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
@@ -75,6 +90,10 @@ done
 [[ $cache == warm || $cache == cold ]] || die "--cache: warm or cold"
 [[ $page_cache == small || $page_cache == large ]] ||
     die "--page-cache: small or large"
+if [[ -z $runs ]]; then
+    runs=10
+    [[ $suite == peers ]] && runs=7
+fi
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs: a positive number"
 [[ $threads =~ ^[1-9][0-9]*$ ]] || die "--threads: a positive number"
 [[ $scales =~ ^-?[0-9]+(,-?[0-9]+)*$ ]] || die "--scales: e.g. -2,-4,3"
@@ -83,8 +102,8 @@ done
 [[ -z $file_size || $file_size =~ ^[1-9][0-9]*$ ]] || die "--file-size: bytes"
 iobench_suites=(syscall-vs-mmap zero-page random-access copy)
 case $suite in
-sun | all | syscall-vs-mmap | zero-page | random-access | copy) ;;
-*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy or all" ;;
+sun | all | syscall-vs-mmap | zero-page | random-access | copy | peers) ;;
+*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, peers or all" ;;
 esac
 
 if [[ -z $bin ]]; then
@@ -193,6 +212,11 @@ iobench_suite() {
     cat "$out/$name.md"
 }
 
+if [[ $suite == peers ]]; then
+    peers_suite "$ROOT" "$bin" "$out" "$runs" "$quick" "$size"  # writes env.txt
+    printf 'results in %s\n' "$out" >&2
+    exit 0
+fi
 if [[ $suite == sun || $suite == all ]]; then
     sun_study
 fi
