@@ -563,10 +563,32 @@ why=$(expect_status 0)
 result '-t 1024 on a 1200-row output: threads=1024, same bytes as -t 1' "$why"
 rm -f od/t1.ppm od/t1024.ppm
 
+# The default is one thread per CPU online (what sysconf says, which is
+# what getconf says; not nproc, which counts the CPUs this process may use),
+# clamped to the output's rows.
+cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
+((cpus >= 1)) || cpus=1
+((cpus <= 1024)) || cpus=1024
 sp --timings -s 2 rows3.ppm od/t6.ppm
 why=$(expect_status 0)
-[[ -n $why ]] || grep -Eq '(^| )threads=6( |$)' e || why="$(head -n 1 e)"
-result 'default threads (10) on a 6-row output: threads=6' "$why"
+want=$((cpus < 6 ? cpus : 6))
+[[ -n $why ]] || grep -Eq "(^| )threads=$want( |\$)" e || why="$(head -n 1 e)"
+result "default threads ($cpus CPUs) on a 6-row output: threads=$want" "$why"
+
+sp --timings -s 4 c451.ppm od/tdef.ppm
+why=$(expect_status 0)
+want=$((cpus < 1200 ? cpus : 1200))
+[[ -n $why ]] || grep -Eq "(^| )threads=$want( |\$)" e || why="$(head -n 1 e)"
+[[ -n $why ]] || "$SP" -t 1 -s 4 c451.ppm od/t1.ppm
+[[ -n $why ]] || cmp -s od/t1.ppm od/tdef.ppm || why='differs from -t 1'
+result "default threads ($cpus CPUs) on a 1200-row output: threads=$want, same bytes as -t 1" "$why"
+rm -f od/t1.ppm od/tdef.ppm
+
+sp --help
+why=$(expect_status 0)
+[[ -n $why ]] || grep -Eq "default: the CPUs online, $cpus\)" o ||
+    why="--help does not give the default as $cpus: $(grep -e '--threads' o)"
+result "--help gives the default threads as the CPUs online ($cpus)" "$why"
 
 # --- genimage, when it is built ------------------------------------------
 if [[ -n $GEN ]]; then

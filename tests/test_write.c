@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -649,6 +650,291 @@ START_TEST(test_long_name)
 }
 END_TEST
 
+/* ---- sp_output_open / put / close: a file written band by band ---- */
+
+/* view_rows: rows [Y0, Y0 + N) of IMG as an image of their own: a view
+ * into IMG when PADDED is 0, else a copy whose rows are 7 bytes apart
+ * more than they need, the gaps full of junk (free *COPY after). */
+static struct sp_image view_rows(const struct sp_image *img, size_t y0,
+                                 size_t n, int padded, unsigned char **copy)
+{
+    struct sp_image v = *img;
+    size_t row = img->width * sp_image_pixel_size(img);
+
+    v.backing = SP_BACKING_NONE;
+    v.base = NULL;
+    v.base_len = 0;
+    v.height = n;
+    v.pixels = img->pixels + y0 * img->stride;
+    *copy = NULL;
+    if (padded) {
+        v.stride = row + 7;
+        *copy = malloc(v.stride * n + 1);
+        ck_assert_ptr_nonnull(*copy);
+        memset(*copy, 0xee, v.stride * n + 1);
+        for (size_t y = 0; y < n; y++)
+            memcpy(*copy + y * v.stride, img->pixels + (y0 + y) * img->stride,
+                   row);
+        v.pixels = *copy;
+    }
+    return v;
+}
+
+/* Several sp_output_put() of bands, some empty, some with padded rows,
+ * make the same file as one sp_write() of the whole; until the close the
+ * target does not exist and one temporary file does. */
+START_TEST(test_output_bands)
+{
+    static const unsigned layouts[][3] = {
+        {1, 1, 255}, {3, 1, 255}, {1, 2, 65535}, {3, 2, 1000}, {3, 1, 7},
+    };
+    const char *ref = fx_path("ref.ppm"), *path = fx_path("out.ppm");
+    uint32_t rng = 77;
+    char why[SP_WHY_MAX];
+
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        for (int trial = 0; trial < 6; trial++) {
+            struct sp_image img;
+            struct sp_output o;
+            unsigned char *want, *got;
+            size_t want_len, len, y = 0;
+            int fds = fx_count_fds();
+
+            fx_make_image(&img, 41, 19 + (size_t)trial * 7, layouts[i][0],
+                          layouts[i][1], layouts[i][2], (unsigned)i);
+            ck_assert_int_eq(sp_write(&img, ref, SP_OUT_PNM, why), SP_OK);
+            want = fx_read_file(ref, &want_len);
+
+            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &img, why),
+                             SP_OK);
+            ck_assert(!fx_file_exists(path));
+            ck_assert_int_eq(fx_count_entries(fx_dir, "."), 1);
+            while (y < img.height) {
+                unsigned char *copy;
+                struct sp_image band;
+                size_t n;
+
+                rng = rng * 1103515245u + 12345u;
+                n = (rng >> 16) % (size_t)(2 + trial * 3);  /* 0 at times */
+                if (n > img.height - y)
+                    n = img.height - y;
+                band = view_rows(&img, y, n, (rng >> 8) % 2, &copy);
+                ck_assert_int_eq(sp_output_put(&o, &band, why), SP_OK);
+                free(copy);
+                y += n;
+            }
+            ck_assert_int_eq(sp_output_close(&o, SP_OK), SP_OK);
+            got = fx_read_file(path, &len);
+            ck_assert_msg(len == want_len && memcmp(got, want, len) == 0,
+                          "layout %zu trial %d: banded output differs", i,
+                          trial);
+            assert_no_temp(fx_dir);
+            ck_assert_int_eq(fx_count_fds(), fds);
+            free(got);
+            free(want);
+            sp_image_release(&img);
+            ck_assert_int_eq(unlink(path), 0);
+        }
+    }
+}
+END_TEST
+
+/* The stb formats take the whole image in one put: the same file as
+ * sp_write(); and "-" streams PNM bands to standard output. */
+START_TEST(test_output_whole_and_stdout)
+{
+    static const char *const names[] = {"o.png", "o.jpg", "o.bmp", "o.tga"};
+    const char *ref = fx_path("ref"), *std = fx_path("stdout");
+    struct sp_image img;
+    struct sp_output o;
+    unsigned char *want, *got;
+    size_t want_len, len;
+    char why[SP_WHY_MAX];
+    int fd;
+
+    fx_make_image(&img, 33, 21, 3, 2, 4095, 3);
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        enum sp_outfmt fmt;
+
+        ck_assert_int_eq(sp_outfmt_for(names[n], &fmt), SP_OK);
+        ck_assert_int_eq(sp_write(&img, ref, fmt, why), SP_OK);
+        want = fx_read_file(ref, &want_len);
+        ck_assert_int_eq(sp_output_open(&o, fx_path(names[n]), fmt, &img,
+                                        why), SP_OK);
+        ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
+        ck_assert_int_eq(sp_output_close(&o, SP_OK), SP_OK);
+        got = fx_read_file(fx_path(names[n]), &len);
+        ck_assert_msg(len == want_len && memcmp(got, want, len) == 0,
+                      "%s differs from sp_write's", names[n]);
+        free(got);
+        free(want);
+    }
+    assert_no_temp(fx_dir);
+
+    want = fx_pnm_bytes(&img, &want_len);
+    fflush(stdout);
+    fd = open(std, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    if (fd != STDOUT_FILENO) {
+        ck_assert_int_eq(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+        close(fd);
+    }
+    ck_assert_int_eq(sp_output_open(&o, "-", SP_OUT_PNG, &img, why), SP_OK);
+    for (size_t y = 0; y < img.height; y += 4) {
+        unsigned char *copy;
+        struct sp_image band = view_rows(&img, y, img.height - y < 4
+                                                      ? img.height - y : 4,
+                                         (int)(y % 8 == 0), &copy);
+
+        ck_assert_int_eq(sp_output_put(&o, &band, why), SP_OK);
+        free(copy);
+    }
+    ck_assert_int_eq(sp_output_close(&o, SP_OK), SP_OK);
+    ck_assert_int_ne(fcntl(STDOUT_FILENO, F_GETFD), -1);  /* left open */
+    fflush(stdout);
+    got = fx_read_file(std, &len);
+    ck_assert_uint_eq(len, want_len);
+    ck_assert_mem_eq(got, want, len);
+    free(got);
+    free(want);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* A close with an error status (a failed scale, say) returns it, removes
+ * the temporary file and leaves an existing target as it was, or no
+ * target at all; whatever was put before. */
+START_TEST(test_output_close_error)
+{
+    static const sp_status errs[] = {EIO, SP_E_CHANGED, ENOMEM};
+    static const enum sp_outfmt fmts[] = {SP_OUT_PNM, SP_OUT_PNG};
+    const char *old = fx_path("old.ppm"), *fresh = fx_path("new.ppm");
+    struct sp_image img;
+    struct stat before, after;
+    char why[SP_WHY_MAX];
+    int fds = fx_count_fds();
+
+    fx_make_image(&img, 40, 30, 3, 1, 255, 4);
+    fx_write_text(old, "old contents");
+    ck_assert_int_eq(chmod(old, 0640), 0);
+    ck_assert_int_eq(stat(old, &before), 0);
+    for (size_t e = 0; e < sizeof errs / sizeof errs[0]; e++) {
+        for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+            for (int puts = 0; puts <= 2; puts++) {
+                struct sp_output o;
+                unsigned char *got;
+                size_t len;
+
+                ck_assert_int_eq(sp_output_open(&o, old, fmts[f], &img, why),
+                                 SP_OK);
+                if (puts > 0)
+                    ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
+                ck_assert_int_eq(sp_output_close(&o, errs[e]), errs[e]);
+                assert_no_temp(fx_dir);
+                got = fx_read_file(old, &len);
+                ck_assert_str_eq((char *)got, "old contents");
+                free(got);
+                ck_assert_int_eq(stat(old, &after), 0);
+                ck_assert_uint_eq(after.st_ino, before.st_ino);
+                ck_assert_uint_eq(after.st_mode, before.st_mode);
+
+                ck_assert_int_eq(sp_output_open(&o, fresh, fmts[f], &img,
+                                                why), SP_OK);
+                if (puts > 1)
+                    ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
+                ck_assert_int_eq(sp_output_close(&o, errs[e]), errs[e]);
+                ck_assert(!fx_file_exists(fresh));
+                assert_no_temp(fx_dir);
+            }
+        }
+    }
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+    ck_assert_int_eq(fx_count_fds(), fds);
+    sp_image_release(&img);
+}
+END_TEST
+
+/* An open that fails creates nothing, leaves nothing open, and leaves the
+ * output empty: a directory (EISDIR), a missing directory (ENOENT), a
+ * file on the way (ENOTDIR), a directory it may not write (EACCES), and a
+ * layout too large for a PNM header (SP_E_TOOBIG, with a reason) over an
+ * existing target, which stays as it was. */
+START_TEST(test_output_open_fails)
+{
+    const char *ro = fx_path("ro"), *old = fx_path("old.ppm");
+    char ro_out[PATH_MAX];
+    struct sp_image img, huge;
+    struct stat before, after;
+    char why[SP_WHY_MAX];
+    int fds = fx_count_fds();
+    const struct {
+        const char *path;
+        const struct sp_image *layout;
+        sp_status st;
+    } cases[] = {
+        {fx_dir, &img, EISDIR},
+        {fx_path("dir.ppm"), &img, EISDIR},
+        {fx_path("no/out.ppm"), &img, ENOENT},
+        {fx_path("file/out.ppm"), &img, ENOTDIR},
+        {fx_path("new.ppm"), &huge, SP_E_TOOBIG},
+        {old, &huge, SP_E_TOOBIG},
+        {ro_out, &img, EACCES},  /* last: root is not stopped by it */
+    };
+    size_t ncases = sizeof cases / sizeof cases[0] - (geteuid() == 0);
+    unsigned char *got;
+    size_t len;
+
+    fx_make_image(&img, 4, 4, 3, 1, 255, 1);
+    huge = img;
+    huge.width = (size_t)INT_MAX + 1;
+    huge.height = 2;
+    ck_assert_int_eq(mkdir(fx_path("dir.ppm"), 0755), 0);
+    fx_write_text(fx_path("file"), "x");
+    fx_write_text(old, "old contents");
+    ck_assert_int_eq(stat(old, &before), 0);
+    ck_assert_int_eq(mkdir(ro, 0755), 0);
+    snprintf(ro_out, sizeof ro_out, "%s/out.ppm", ro);
+    ck_assert_int_eq(chmod(ro, 0555), 0);
+
+    for (size_t i = 0; i < ncases; i++) {
+        for (int fmt = SP_OUT_PNM; fmt <= SP_OUT_PNG; fmt++) {
+            struct sp_output o;
+            sp_status st, want = cases[i].st;
+
+            if (want == SP_E_TOOBIG && fmt != SP_OUT_PNM)
+                continue;  /* no header at open: put says so */
+            memset(&o, 0x5a, sizeof o);
+            st = sp_output_open(&o, cases[i].path, (enum sp_outfmt)fmt,
+                                cases[i].layout, why);
+            ck_assert_msg(st == want, "%s (format %d): %d %s, want %s",
+                          cases[i].path, fmt, st, sp_strerror(st),
+                          sp_strerror(want));
+            ck_assert_ptr_null(o.f);
+            ck_assert_ptr_null(o.tmp);
+            ck_assert_ptr_null(o.target);
+            if (want == SP_E_TOOBIG)
+                ck_assert_msg(strstr(why, "too large for PNM") != NULL,
+                              "why: '%s'", why);
+        }
+    }
+    ck_assert(!fx_file_exists(fx_path("new.ppm")));
+    ck_assert(!fx_file_exists(fx_path("no")));
+    got = fx_read_file(old, &len);
+    ck_assert_str_eq((char *)got, "old contents");
+    free(got);
+    ck_assert_int_eq(stat(old, &after), 0);
+    ck_assert_uint_eq(after.st_ino, before.st_ino);
+    assert_no_temp(fx_dir);
+    assert_no_temp(ro);
+    ck_assert_int_eq(fx_count_entries(ro, NULL), 0);
+    ck_assert_int_eq(fx_count_entries(fx_path("dir.ppm"), NULL), 0);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 4);
+    ck_assert_int_eq(fx_count_fds(), fds);
+    ck_assert_int_eq(chmod(ro, 0755), 0);
+    sp_image_release(&img);
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("write");
@@ -675,6 +961,10 @@ static Suite *write_suite(void)
     tcase_add_test(tc, test_fifo_target);
     tcase_add_test(tc, test_relative_path);
     tcase_add_test(tc, test_long_name);
+    tcase_add_test(tc, test_output_bands);
+    tcase_add_test(tc, test_output_whole_and_stdout);
+    tcase_add_test(tc, test_output_close_error);
+    tcase_add_test(tc, test_output_open_fails);
     suite_add_tcase(s, tc);
     return s;
 }
