@@ -82,6 +82,11 @@ static size_t window_rows(size_t budget, size_t orow, size_t oh,
     size_t unit = (factor > 1 ? (size_t)factor : 1) * threads;
     size_t rows = budget / orow;
 
+    /* A large factor on many threads: whole source rows a band would
+     * overrun the budget, so give that up and expand some rows twice. */
+    if (unit / threads * orow > budget / threads)
+        unit = threads;
+
     rows = rows < unit ? unit : (rows + unit - 1) / unit * unit;
     return rows < oh ? rows : oh;
 }

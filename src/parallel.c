@@ -4,6 +4,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#define WORKER_STACK ((size_t)512 * 1024)
+
 struct worker {
     struct sp_pool *pool;
     unsigned band;
@@ -66,6 +68,7 @@ static void *work(void *arg)
 
 sp_status sp_pool_start(unsigned threads, struct sp_pool **pool)
 {
+    pthread_attr_t attr;
     struct sp_pool *p;
 
     *pool = NULL;
@@ -81,16 +84,22 @@ sp_status sp_pool_start(unsigned threads, struct sp_pool **pool)
     pthread_cond_init(&p->go, NULL);
     pthread_cond_init(&p->done, NULL);
     p->threads = threads;
+    /* A worker needs little stack; the default 8 MiB of address space a
+     * thread adds up under ulimit -v on a machine with many CPUs. */
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, WORKER_STACK);
     for (; p->started < threads - 1; p->started++) {
         struct worker *w = &p->workers[p->started];
 
         w->pool = p;
         w->band = p->started + 1;
-        if (pthread_create(&w->tid, NULL, work, w) != 0) {
+        if (pthread_create(&w->tid, &attr, work, w) != 0) {
+            pthread_attr_destroy(&attr);
             sp_pool_stop(p);
             return SP_E_THREAD;
         }
     }
+    pthread_attr_destroy(&attr);
     *pool = p;
     return SP_OK;
 }
