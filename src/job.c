@@ -10,7 +10,7 @@
 #include "image.h"
 #include "parallel.h"
 
-/* One window's work: output rows [row0, row0 + rows) into buf. */
+/* One window's work: output rows from row0 into buf, ORow bytes each. */
 struct window {
     const struct sp_image *src;
     int factor;
