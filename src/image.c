@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "sys.h"
 
@@ -48,22 +47,21 @@ sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
     return SP_OK;
 }
 
-void sp_image_drop_rows(struct sp_image *img, size_t rows)
+void sp_image_drop_rows(struct sp_image *img, size_t rows, size_t grain)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), end;
+    uintptr_t base = (uintptr_t)img->base, end;
 
     if (img->backing != SP_BACKING_MMAP || rows == 0)
         return;
-    end = (size_t)(img->pixels - (unsigned char *)img->base) +
-          rows * img->stride;
-    end -= end % page;
-    if (end > img->base_len)
-        end = img->base_len - img->base_len % page;
-    if (end <= img->dropped)
+    end = (uintptr_t)img->pixels + rows * img->stride;
+    if (end > base + img->base_len)
+        end = base + img->base_len;
+    end &= ~(uintptr_t)(grain - 1);
+    if (end <= base + img->dropped)
         return;
     (void)sp_sys.madvise((unsigned char *)img->base + img->dropped,
-                         end - img->dropped, MADV_DONTNEED);
-    img->dropped = end;
+                         end - base - img->dropped, MADV_DONTNEED);
+    img->dropped = end - base;
 }
 
 sp_status sp_image_release(struct sp_image *img)

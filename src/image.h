@@ -56,11 +56,13 @@ sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
                                unsigned bytes, size_t *size);
 
 /* sp_image_drop_rows: the first ROWS rows of IMG will not be read again:
- * a mapped image gives back the pages wholly before row ROWS (madvise
- * MADV_DONTNEED: the process's resident set shrinks, the page cache keeps
- * them), so that streaming through a large mapped file does not hold it
- * all; a malloc'd image keeps its buffer.  Advice only: nothing fails. */
-void sp_image_drop_rows(struct sp_image *img, size_t rows);
+ * a mapped image gives back the memory wholly before row ROWS, in blocks
+ * that end on a multiple of GRAIN bytes of address (a power of two, at
+ * least the page size) (madvise MADV_DONTNEED: the process's resident set
+ * shrinks, the page cache keeps the pages), so that streaming through a
+ * large mapped file does not hold it all; a malloc'd image keeps its
+ * buffer.  Advice only: nothing fails. */
+void sp_image_drop_rows(struct sp_image *img, size_t rows, size_t grain);
 
 /* sp_image_release: release IMG by its backing (free, or madvise+munmap of
  * exactly base/base_len) and reset it to empty.  Safe on an empty image and

@@ -4,91 +4,78 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "guard.h"
 #include "image.h"
 #include "parallel.h"
 
-/* One window's work: output rows from row0 into buf, ORow bytes each. */
-struct window {
-    const struct sp_image *src;
-    int factor;
-    enum sp_filter filter;
-    unsigned char *buf;
-    size_t row0, orow;
+/* One thread's own: the chunk it scales into (PNM), and what its calls
+ * measured. */
+struct lane {
+    struct sp_image chunk;
+    struct sp_phase phase[SP_NPHASES];
 };
 
-struct band {
-    const struct window *w;
+/* The job's output, made in items of ROWS output rows: each scaled by one
+ * thread into its lane's chunk (or, for the stb formats, into its place in
+ * WHOLE) and written, in order, by the same thread. */
+struct stream {
+    const struct sp_job *job;
+    struct sp_image *src;
+    struct sp_output *out;
+    struct sp_report *report;
+    struct sp_image whole;     /* stb: the whole output; else empty */
+    size_t rows, orow;
+    struct lane *lanes;        /* [threads] */
+};
+
+static void item_span(const struct stream *s, size_t item, size_t *y0,
+                      size_t *y1)
+{
+    size_t oh = s->report->out_height;
+
+    *y0 = item * s->rows;
+    *y1 = oh - *y0 < s->rows ? oh : *y0 + s->rows;
+}
+
+static unsigned char *item_dest(const struct stream *s, unsigned thread,
+                                size_t y0)
+{
+    if (s->whole.pixels != NULL)
+        return s->whole.pixels + y0 * s->orow;
+    return s->lanes[thread].chunk.pixels;
+}
+
+struct scale_call {
+    const struct stream *s;
+    unsigned thread;
     size_t y0, y1;
 };
 
-static sp_status run_band(void *arg)
+static sp_status run_scale(void *arg)
 {
-    const struct band *b = arg;
-    const struct window *w = b->w;
+    const struct scale_call *c = arg;
 
-    sp_scale_rows(w->src, w->factor, w->filter, b->y0, b->y1,
-                  w->buf + (b->y0 - w->row0) * w->orow);
+    sp_scale_rows(c->s->src, c->s->job->factor, c->s->job->filter, c->y0,
+                  c->y1, item_dest(c->s, c->thread, c->y0));
     return SP_OK;
 }
 
-/* scale_band: one thread's rows of a window; reading a mapping, under the
- * SIGBUS guard. */
-static sp_status scale_band(void *arg, unsigned band, size_t y0, size_t y1)
+/* scale_item: an item's rows; reading a mapping, under the SIGBUS
+ * guard. */
+static sp_status scale_item(void *arg, unsigned thread, size_t item)
 {
-    struct band b = {arg, y0, y1};
+    struct stream *s = arg;
+    struct scale_call c = {s, thread, 0, 0};
+    struct sp_meter m;
+    sp_status st;
 
-    (void)band;
-    if (b.w->src->backing == SP_BACKING_MMAP)
-        return sp_guard_run(run_band, &b);
-    return run_band(&b);
-}
-
-/* advise_huge: ask for the window in 2 MiB pages where it spans them, so
- * that filling a fresh 16 MiB window costs 8 page faults, not 4096. */
-static void advise_huge(const struct sp_image *img)
-{
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)img->base + huge - 1) & ~(huge - 1);
-    uintptr_t hi = ((uintptr_t)img->base + img->base_len) & ~(huge - 1);
-
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-}
-
-/* window_budget: the default window for an output of OUT_BYTES: a 64th
- * of it, so that the threads meet 64 times or so whatever the size (each
- * meeting costs tens of microseconds) and the window is small beside the
- * output, but no less than SP_WINDOW_MIN a thread and no more than
- * SP_WINDOW_MAX (the memory stays small). */
-static size_t window_budget(size_t out_bytes, unsigned threads)
-{
-    size_t least = SP_WINDOW_MIN * threads, budget = out_bytes / 64;
-
-    if (budget > SP_WINDOW_MAX)
-        budget = SP_WINDOW_MAX;
-    return budget > least ? budget : least;
-}
-
-/* window_rows: how many output rows of ORow bytes make a window: about
- * BUDGET bytes, at least one row per thread, and for an enlarge by N a
- * multiple of N rows per thread, so that each band starts on a new source
- * row and expands every source row once. */
-static size_t window_rows(size_t budget, size_t orow, size_t oh,
-                          unsigned threads, int factor)
-{
-    size_t unit = (factor > 1 ? (size_t)factor : 1) * threads;
-    size_t rows = budget / orow;
-
-    /* A large factor on many threads: whole source rows a band would
-     * overrun the budget, so give that up and expand some rows twice. */
-    if (unit / threads * orow > budget / threads)
-        unit = threads;
-
-    rows = rows < unit ? unit : (rows + unit - 1) / unit * unit;
-    return rows < oh ? rows : oh;
+    item_span(s, item, &c.y0, &c.y1);
+    sp_meter_start(&m);
+    st = s->src->backing == SP_BACKING_MMAP ? sp_guard_run(run_scale, &c)
+                                            : run_scale(&c);
+    sp_meter_stop(&m, &s->lanes[thread].phase[SP_SCALE]);
+    return st;
 }
 
 /* first_source_row: the first source row that output row Y reads. */
@@ -99,6 +86,56 @@ static size_t first_source_row(size_t y, int factor)
     if (factor < -1)
         return y * (size_t)-factor;
     return y;
+}
+
+/* write_item: with every earlier item written, give back the input rows
+ * no later item reads, and write this one's rows. */
+static sp_status write_item(void *arg, unsigned thread, size_t item)
+{
+    struct stream *s = arg;
+    struct lane *l = &s->lanes[thread];
+    struct sp_meter m;
+    sp_status st = SP_OK;
+    size_t y0, y1;
+
+    item_span(s, item, &y0, &y1);
+    if (y1 < s->report->out_height) {
+        sp_meter_start(&m);
+        sp_image_drop_rows(s->src, first_source_row(y1, s->job->factor),
+                           s->job->drop_grain ? s->job->drop_grain
+                                              : SP_DROP_GRAIN);
+        sp_meter_stop(&m, &l->phase[SP_RELEASE]);
+    }
+    if (s->whole.pixels == NULL) {
+        sp_meter_start(&m);
+        l->chunk.height = y1 - y0;
+        st = sp_output_put(s->out, &l->chunk, s->report->why);
+        sp_meter_stop(&m, &l->phase[SP_WRITE]);
+        if (st != SP_OK)
+            s->report->failed_path = s->job->out;
+    }
+    return st;
+}
+
+/* item_rows: how many output rows of OROW bytes make an item: about
+ * BUDGET bytes; for an enlarge by N, whole source rows (N output rows)
+ * where that costs at most 4 x BUDGET, so that each source row is expanded
+ * once; and no more than an even share of the OH rows among THREADS. */
+static size_t item_rows(size_t budget, size_t orow, size_t oh,
+                        unsigned threads, int factor)
+{
+    size_t unit = factor > 1 ? (size_t)factor : 1;
+    size_t share = (oh + threads - 1) / threads;
+    size_t rows = budget / orow;
+
+    share = (share + unit - 1) / unit * unit;
+    if (rows >= unit)
+        rows -= rows % unit;
+    else if (orow <= budget / unit * 4)
+        rows = unit;
+    else if (rows == 0)
+        rows = 1;
+    return rows < share ? rows : share;
 }
 
 /* over_limit: a W x H image has more pixels than LIMIT allows. */
@@ -121,60 +158,79 @@ static sp_status fail(struct sp_report *r, const char *path, sp_status st)
     return st;
 }
 
-/* scale_and_write: the output of SRC, window by window, into OUT. */
+/* gather: the lanes' figures into the report.  The threads scale at the
+ * same time, so the scale phase is the busiest thread's time; they write
+ * (and give back input rows) one at a time, so those phases are the sum. */
+static void gather(const struct lane *lanes, unsigned threads,
+                   struct sp_report *r)
+{
+    uint64_t busiest = 0;
+
+    for (unsigned t = 0; t < threads; t++)
+        for (int p = SP_SCALE; p <= SP_WRITE; p++) {
+            const struct sp_phase *lp = &lanes[t].phase[p];
+            struct sp_phase *rp = &r->phase[p];
+
+            if (p != SP_SCALE)
+                rp->ns += lp->ns;
+            else if (lp->ns > busiest)
+                busiest = lp->ns;
+            rp->minflt += lp->minflt;
+            rp->majflt += lp->majflt;
+        }
+    r->phase[SP_SCALE].ns += busiest;
+}
+
+/* scale_and_write: the output of SRC, item by item, into OUT. */
 static sp_status scale_and_write(const struct sp_job *job,
                                  struct sp_image *src, struct sp_output *out,
                                  enum sp_outfmt fmt, struct sp_report *r)
 {
-    struct sp_image win;
-    struct sp_pool *pool = NULL;
-    struct window w = {src, job->factor, job->filter, NULL, 0, 0};
+    struct stream s = {job, src, out, r, {0}, 0, 0, NULL};
+    size_t oh = r->out_height, budget = job->chunk_bytes, items;
+    unsigned threads = job->threads;
     struct sp_meter m;
-    size_t oh = r->out_height, rows;
-    sp_status st;
+    sp_status st = SP_OK;
+
+    s.orow = r->out_width * sp_image_pixel_size(src);
+    /* The stb encoders take the whole image at once. */
+    if (fmt != SP_OUT_PNM)
+        budget = (size_t)-1;
+    else if (budget == 0)
+        budget = SP_CHUNK;
+    s.rows = item_rows(budget, s.orow, oh, threads, job->factor);
+    items = (oh + s.rows - 1) / s.rows;
+    if (threads > items)
+        threads = (unsigned)items;
+    r->threads_used = threads;
 
     sp_meter_start(&m);
-    r->threads_used = job->threads < oh ? job->threads : (unsigned)oh;
-    w.orow = r->out_width * sp_image_pixel_size(src);
-    /* The stb encoders take the whole image at once. */
-    rows = fmt != SP_OUT_PNM ? oh
-           : window_rows(job->window_bytes ? job->window_bytes
-                         : window_budget(w.orow * oh, r->threads_used),
-                         w.orow, oh, r->threads_used, job->factor);
-    st = sp_image_alloc(&win, r->out_width, rows, src->channels, src->bytes,
-                        src->maxval);
-    if (st == SP_OK) {
-        advise_huge(&win);
-        st = sp_pool_start(r->threads_used, &pool);
-    }
-    w.buf = win.pixels;
+    s.lanes = calloc(threads, sizeof *s.lanes);
+    if (s.lanes == NULL)
+        st = ENOMEM;
+    else if (fmt != SP_OUT_PNM)
+        st = sp_image_alloc(&s.whole, r->out_width, oh, src->channels,
+                            src->bytes, src->maxval);
+    for (unsigned t = 0; st == SP_OK && fmt == SP_OUT_PNM && t < threads; t++)
+        st = sp_image_alloc(&s.lanes[t].chunk, r->out_width, s.rows,
+                            src->channels, src->bytes, src->maxval);
     sp_meter_stop(&m, &r->phase[SP_SCALE]);
 
-    for (size_t y = 0; st == SP_OK && y < oh; y += rows) {
-        size_t y1 = oh - y < rows ? oh : y + rows;
-
+    if (st == SP_OK) {
+        st = sp_run_ordered(threads, items, scale_item, write_item, &s);
+        gather(s.lanes, threads, r);
+    }
+    if (st == SP_OK && s.whole.pixels != NULL) {
         sp_meter_start(&m);
-        w.row0 = y;
-        st = sp_pool_bands(pool, y, y1, scale_band, &w, NULL);
-        sp_meter_stop(&m, &r->phase[SP_SCALE]);
-        if (st != SP_OK)
-            break;
-
-        if (y1 < oh) {
-            sp_meter_start(&m);
-            sp_image_drop_rows(src, first_source_row(y1, job->factor));
-            sp_meter_stop(&m, &r->phase[SP_RELEASE]);
-        }
-
-        sp_meter_start(&m);
-        win.height = y1 - y;
-        st = sp_output_put(out, &win, r->why);
+        st = sp_output_put(out, &s.whole, r->why);
         sp_meter_stop(&m, &r->phase[SP_WRITE]);
         if (st != SP_OK)
             r->failed_path = job->out;
     }
-    sp_pool_stop(pool);
-    sp_image_release(&win);
+    for (unsigned t = 0; s.lanes != NULL && t < threads; t++)
+        sp_image_release(&s.lanes[t].chunk);
+    free(s.lanes);
+    sp_image_release(&s.whole);
     return st;
 }
 

@@ -1,14 +1,18 @@
 /* job.h: one scaleppm run, phase by phase, as the Sun study timed it:
  *   load    open, parse, read() or mmap() the input
- *   scale   fill the output, one thread per band of rows
+ *   scale   fill the output, rows split among the threads
  *   release free(), or madvise(MADV_DONTNEED) + munmap() of the input
  *   write   encode and write the output (timed apart: not in the study)
  *
- * The output is made and written a window of rows at a time: the pool's
- * threads scale a window (a band each), the caller writes it, and a mapped
- * input gives back the pages of the rows it is done with; so memory stays
- * a window's worth however large the output.  Each phase's figure is the
- * sum over the windows. */
+ * The output is made and written in items of rows, about SP_CHUNK bytes
+ * each (see parallel.h): each thread scales an item into a chunk of its
+ * own and, once every earlier item is written, writes it and gives back
+ * the pages of the input rows no later item reads; then takes the next.
+ * So memory stays a chunk a thread however large the output, and one
+ * thread's write overlaps the others' scaling.  The threads scale at the
+ * same time, so the scale figure is the busiest thread's time; they write
+ * one at a time, so the write and release figures are sums.  Page faults
+ * are counted for every thread. */
 #ifndef SP_JOB_H
 #define SP_JOB_H
 
@@ -28,20 +32,28 @@ struct sp_job {
     enum sp_io io;
     int factor;            /* see scale.h */
     enum sp_filter filter;
-    unsigned threads;      /* 1..SP_THREADS_MAX, clamped to output rows */
+    unsigned threads;      /* 1..SP_THREADS_MAX, clamped to the items */
     uint64_t max_pixels;   /* input or output pixels beyond this are
                               refused (SP_E_LIMIT); 0: SP_MAX_PIXELS */
-    size_t window_bytes;   /* output bytes scaled per write; 0: the
-                              default, from SP_WINDOW_MIN to _MAX */
+    size_t chunk_bytes;    /* output bytes an item (PNM); 0: SP_CHUNK */
+    size_t drop_grain;     /* a mapped input is given back in blocks ending
+                              on multiples of this (see sp_image_drop_rows);
+                              0: SP_DROP_GRAIN */
     /* A test seam: called, if set, between load and scale. */
     void (*after_load)(void *arg);
     void *after_load_arg;
 };
 
-/* The default window's bounds: at least a share of a core's L2 cache per
- * thread, at most 16 MiB in all. */
-#define SP_WINDOW_MIN ((size_t)256 * 1024)
-#define SP_WINDOW_MAX ((size_t)16 * 1024 * 1024)
+/* An item's output bytes: half a core's L2 cache, so that the rows a thread
+ * has just scaled are still in its cache when write() copies them, and
+ * small beside the peers' memory. */
+#define SP_CHUNK ((size_t)512 * 1024)
+
+/* The input is given back 2 MiB at a time: the kernel maps a file's page
+ * cache in folios of up to 2 MiB, and each madvise() costs a TLB flush on
+ * every CPU running the job (a 4 KiB grain spent 70-90 ms of 1 s giving
+ * back the 360 MB input of an enlarge by 2; a 2 MiB grain, 14 ms). */
+#define SP_DROP_GRAIN ((size_t)2 << 20)
 
 /* The default of --max-pixels: 2^31 pixels, 6 GiB as 8-bit RGB. */
 #define SP_MAX_PIXELS ((uint64_t)1 << 31)

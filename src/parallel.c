@@ -1,160 +1,150 @@
 #include "parallel.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #define WORKER_STACK ((size_t)512 * 1024)
 
+/* The run's shared state.  Items taken and not yet finished are at most
+ * one a thread, so they have distinct numbers modulo the thread count:
+ * the thread waiting to finish item i sleeps on turn[i % threads] alone,
+ * and the finish of item i - 1 wakes just that one. */
+struct run {
+    pthread_mutex_t mu;
+    pthread_cond_t gate;       /* every thread started, or failed */
+    int open;                  /* the gate: 1 go, -1 stop */
+    size_t count;
+    size_t next_take;          /* the next item to take */
+    size_t next_finish;        /* items below it are finished */
+    size_t failed_item;        /* the lowest item that failed, or count */
+    sp_status failed;          /* its status, or 0 */
+    sp_item_fn work, finish;
+    void *arg;
+    unsigned threads;
+    pthread_cond_t *turn;      /* [threads] */
+};
+
 struct worker {
-    struct sp_pool *pool;
-    unsigned band;
+    struct run *run;
+    unsigned thread;
     pthread_t tid;
 };
 
-struct sp_pool {
-    pthread_mutex_t mu;
-    pthread_cond_t go;      /* a new round, or stop */
-    pthread_cond_t done;    /* the last worker finished its band */
-    unsigned long round;    /* rounds started */
-    unsigned pending;       /* workers still in this round */
-    int stopping;
-    unsigned threads, started;
-
-    /* The round's work, set under mu before round is advanced. */
-    sp_band_fn fn;
-    void *arg;
-    size_t y0, rows;
-    unsigned bands;
-
-    sp_status status[SP_THREADS_MAX];
-    struct worker workers[];  /* threads - 1 */
-};
-
-static void band_rows(const struct sp_pool *p, unsigned b, size_t *y0,
-                      size_t *y1)
+/* fail: record item I's status ST; the caller holds mu. */
+static void fail(struct run *r, size_t i, sp_status st)
 {
-    *y0 = p->y0 + p->rows * b / p->bands;
-    *y1 = p->y0 + p->rows * (b + 1) / p->bands;
+    if (r->failed == SP_OK || i < r->failed_item) {
+        r->failed = st;
+        r->failed_item = i;
+    }
+    for (unsigned t = 0; t < r->threads; t++)
+        pthread_cond_signal(&r->turn[t]);
 }
 
-static void *work(void *arg)
+static void run_items(struct run *r, unsigned thread)
+{
+    pthread_mutex_lock(&r->mu);
+    while (r->open == 0)
+        pthread_cond_wait(&r->gate, &r->mu);
+    while (r->open > 0 && r->failed == SP_OK && r->next_take < r->count) {
+        size_t i = r->next_take++;
+        pthread_cond_t *turn = &r->turn[i % r->threads];
+        sp_status st;
+
+        pthread_mutex_unlock(&r->mu);
+        st = r->work(r->arg, thread, i);
+        pthread_mutex_lock(&r->mu);
+        if (st != SP_OK) {
+            fail(r, i, st);
+            break;
+        }
+        while (r->next_finish != i && r->failed == SP_OK)
+            pthread_cond_wait(turn, &r->mu);
+        if (r->failed != SP_OK)
+            break;
+        pthread_mutex_unlock(&r->mu);
+        st = r->finish(r->arg, thread, i);
+        pthread_mutex_lock(&r->mu);
+        if (st != SP_OK) {
+            fail(r, i, st);
+            break;
+        }
+        r->next_finish = i + 1;
+        pthread_cond_signal(&r->turn[(i + 1) % r->threads]);
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void *worker_main(void *arg)
 {
     struct worker *w = arg;
-    struct sp_pool *p = w->pool;
-    unsigned long seen = 0;
 
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        size_t y0, y1;
-
-        while (p->round == seen && !p->stopping)
-            pthread_cond_wait(&p->go, &p->mu);
-        if (p->stopping)
-            break;
-        seen = p->round;
-        if (w->band < p->bands) {
-            band_rows(p, w->band, &y0, &y1);
-            pthread_mutex_unlock(&p->mu);
-            p->status[w->band] = p->fn(p->arg, w->band, y0, y1);
-            pthread_mutex_lock(&p->mu);
-        }
-        if (--p->pending == 0)
-            pthread_cond_signal(&p->done);
-    }
-    pthread_mutex_unlock(&p->mu);
+    run_items(w->run, w->thread);
     return NULL;
 }
 
-sp_status sp_pool_start(unsigned threads, struct sp_pool **pool)
+/* open_gate: let the threads go (GO 1) or send them home (-1). */
+static void open_gate(struct run *r, int go)
 {
-    pthread_attr_t attr;
-    struct sp_pool *p;
+    pthread_mutex_lock(&r->mu);
+    r->open = go;
+    pthread_cond_broadcast(&r->gate);
+    pthread_mutex_unlock(&r->mu);
+}
 
-    *pool = NULL;
+sp_status sp_run_ordered(unsigned threads, size_t count, sp_item_fn work,
+                         sp_item_fn finish, void *arg)
+{
+    struct run r = {.count = count, .failed_item = count, .work = work,
+                    .finish = finish, .arg = arg, .threads = threads};
+    struct worker *w;
+    pthread_attr_t attr;
+    unsigned started = 0;
+    sp_status st = SP_OK;
+
     if (threads < 1 || threads > SP_THREADS_MAX)
         return SP_E_USAGE;
-    p = calloc(1, sizeof *p + (threads - 1) * sizeof p->workers[0]);
-    if (p == NULL)
-        return ENOMEM;
-    if (pthread_mutex_init(&p->mu, NULL) != 0) {
-        free(p);
+    if (threads > count)
+        threads = r.threads = count > 0 ? (unsigned)count : 1;
+    r.turn = malloc(threads * sizeof *r.turn);
+    w = malloc(threads * sizeof *w);
+    if (r.turn == NULL || w == NULL || pthread_mutex_init(&r.mu, NULL) != 0) {
+        free(r.turn);
+        free(w);
         return SP_E_THREAD;
     }
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
-    p->threads = threads;
-    /* A worker needs little stack; the default 8 MiB of address space a
+    pthread_cond_init(&r.gate, NULL);
+    for (unsigned t = 0; t < threads; t++)
+        pthread_cond_init(&r.turn[t], NULL);
+
+    /* A thread needs little stack; the default 8 MiB of address space a
      * thread adds up under ulimit -v on a machine with many CPUs. */
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, WORKER_STACK);
-    for (; p->started < threads - 1; p->started++) {
-        struct worker *w = &p->workers[p->started];
-
-        w->pool = p;
-        w->band = p->started + 1;
-        if (pthread_create(&w->tid, &attr, work, w) != 0) {
-            pthread_attr_destroy(&attr);
-            sp_pool_stop(p);
-            return SP_E_THREAD;
+    for (; started + 1 < threads; started++) {
+        w[started].run = &r;
+        w[started].thread = started + 1;
+        if (pthread_create(&w[started].tid, &attr, worker_main,
+                           &w[started]) != 0) {
+            st = SP_E_THREAD;
+            break;
         }
     }
     pthread_attr_destroy(&attr);
-    *pool = p;
-    return SP_OK;
-}
 
-sp_status sp_pool_bands(struct sp_pool *p, size_t y0, size_t y1,
-                        sp_band_fn fn, void *arg, unsigned *used)
-{
-    size_t rows = y1 > y0 ? y1 - y0 : 0;
-    unsigned bands = rows < p->threads ? (unsigned)rows : p->threads;
-    size_t b0, b1;
+    open_gate(&r, st == SP_OK ? 1 : -1);
+    if (st == SP_OK)
+        run_items(&r, 0);
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(w[t].tid, NULL);
+    if (st == SP_OK)
+        st = r.failed;
 
-    if (used != NULL)
-        *used = bands;
-    if (bands == 0)
-        return SP_OK;
-    pthread_mutex_lock(&p->mu);
-    p->fn = fn;
-    p->arg = arg;
-    p->y0 = y0;
-    p->rows = rows;
-    p->bands = bands;
-    if (bands > 1) {
-        /* Every worker wakes and counts down; those past the last band
-         * have nothing else to do this round. */
-        p->pending = p->started;
-        p->round++;
-        pthread_cond_broadcast(&p->go);
-    }
-    band_rows(p, 0, &b0, &b1);
-    pthread_mutex_unlock(&p->mu);
-
-    p->status[0] = fn(arg, 0, b0, b1);
-
-    pthread_mutex_lock(&p->mu);
-    while (bands > 1 && p->pending > 0)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-    for (unsigned b = 0; b < bands; b++)
-        if (p->status[b] != SP_OK)
-            return p->status[b];
-    return SP_OK;
-}
-
-void sp_pool_stop(struct sp_pool *p)
-{
-    if (p == NULL)
-        return;
-    pthread_mutex_lock(&p->mu);
-    p->stopping = 1;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    for (unsigned i = 0; i < p->started; i++)
-        pthread_join(p->workers[i].tid, NULL);
-    pthread_cond_destroy(&p->go);
-    pthread_cond_destroy(&p->done);
-    pthread_mutex_destroy(&p->mu);
-    free(p);
+    for (unsigned t = 0; t < threads; t++)
+        pthread_cond_destroy(&r.turn[t]);
+    pthread_cond_destroy(&r.gate);
+    pthread_mutex_destroy(&r.mu);
+    free(r.turn);
+    free(w);
+    return st;
 }

@@ -15,7 +15,7 @@ static void faults(long *minflt, long *majflt)
 {
     struct rusage ru;
 
-    if (getrusage(RUSAGE_SELF, &ru) != 0) {
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) {
         *minflt = *majflt = 0;
         return;
     }

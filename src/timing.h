@@ -1,5 +1,6 @@
-/* timing.h: wall time (CLOCK_MONOTONIC) and page faults (getrusage, the
- * whole process: every thread) of one phase of a run. */
+/* timing.h: wall time (CLOCK_MONOTONIC) and page faults (getrusage of the
+ * calling thread: a thread meters what it does itself) of one phase of a
+ * run. */
 #ifndef SP_TIMING_H
 #define SP_TIMING_H
 

@@ -1,6 +1,6 @@
 /* A whole run, file to file: read and mmap, any thread count, every factor
  * give the same bytes (those of the reference scaler here); output over
- * input; the report; errors leave no output; windows of any size give the
+ * input; the report; errors leave no output; chunks of any size give the
  * same bytes, and a mapped input gives back only the rows it is done
  * with. */
 #include <errno.h>
@@ -100,10 +100,9 @@ START_TEST(test_equivalence)
                     ck_assert_int_eq(r.load.io_used, io);
                     ck_assert_uint_eq(r.out_width, want.width);
                     ck_assert_uint_eq(r.out_height, want.height);
-                    ck_assert_uint_eq(r.threads_used,
-                                      threads[t] < want.height
-                                          ? threads[t]
-                                          : (unsigned)want.height);
+                    ck_assert(r.threads_used >= 1 &&
+                              r.threads_used <= threads[t] &&
+                              r.threads_used <= want.height);
                 }
             }
             free(expect);
@@ -187,7 +186,9 @@ START_TEST(test_report_fields)
     ck_assert_int_eq(r.load.io_used, SP_IO_READ);
     ck_assert_uint_eq(r.out_width, 111);
     ck_assert_uint_eq(r.out_height, 69);
-    ck_assert_uint_eq(r.threads_used, 10);
+    /* A thread an item, and an item whole source rows: 69 rows in 10
+     * threads' shares of 7, rounded up to 9, make 8 items. */
+    ck_assert_uint_eq(r.threads_used, 8);
 
     /* A plain input is read even when mmap is asked for. */
     fx_write_text(fx_path("p.pgm"), "P2\n3 2\n9\n1 2 3\n4 5 6\n");
@@ -195,7 +196,7 @@ START_TEST(test_report_fields)
                          SP_FILTER_SAMPLE, 10, &r), SP_OK);
     ck_assert_int_eq(r.load.io_used, SP_IO_READ);
     ck_assert_int_eq(r.load.magic, '2');
-    ck_assert_uint_eq(r.threads_used, 4);
+    ck_assert_uint_eq(r.threads_used, 2);
     ck_assert_uint_eq(r.maxval, 9);
     free(data);
     sp_image_release(&src);
@@ -271,8 +272,8 @@ START_TEST(test_output_too_large)
                          .factor = SP_SCALE_MAX, .threads = 4,
                          .max_pixels = UINT64_MAX};  /* past the limit */
 
-    /* One output row is 1000 x 65536 x 6 bytes = 393 MB: not even a
-     * window of one row fits under the limit. */
+    /* One output row is 1000 x 65536 x 6 bytes = 393 MB: not even an
+     * item of one row fits under the limit. */
     fx_make_image(&src, 1000, 2, 3, 2, 65535, 1);
     fx_write_image(in, &src);
     fx_limit_as((size_t)256 << 20);
@@ -604,7 +605,7 @@ START_TEST(test_max_pixels)
 }
 END_TEST
 
-/* ---- windows ---- */
+/* ---- chunks ---- */
 
 /* minflt_now: this process's minor faults so far. */
 static long minflt_now(void)
@@ -615,22 +616,22 @@ static long minflt_now(void)
     return ru.ru_minflt;
 }
 
-/* run_window: JOB with WINDOW bytes a window; the output is WANT's bytes,
+/* run_chunks: JOB with items of CHUNK bytes; the output is WANT's bytes,
  * the threads are clamped, and the phases are sane: each measured, none
- * negative, together no longer than the run and no more faults than it
- * took. */
-static void run_window(struct sp_job *job, size_t window,
+ * negative, load and each later phase no longer than the run (scale and
+ * write overlap), and together no more faults than the run took. */
+static void run_chunks(struct sp_job *job, size_t chunk,
                        const unsigned char *want, size_t want_len,
                        size_t out_height, const char *what)
 {
     struct sp_report r;
-    uint64_t t0, wall, sum_ns = 0;
+    uint64_t t0, wall;
     long f0, faults, sum_flt = 0;
     unsigned char *got;
     size_t len;
     sp_status st;
 
-    job->window_bytes = window;
+    job->chunk_bytes = chunk;
     f0 = minflt_now();
     t0 = sp_now_ns();
     st = sp_job_run(job, &r);
@@ -642,33 +643,38 @@ static void run_window(struct sp_job *job, size_t window,
            "%s: output differs", what);
     free(got);
     expect(r.load.io_used == job->io, "%s: io %d", what, r.load.io_used);
-    expect(r.threads_used == (job->threads < out_height
-                                  ? job->threads : (unsigned)out_height),
-           "%s: threads_used %u", what, r.threads_used);
+    expect(r.threads_used >= 1 && r.threads_used <= job->threads &&
+           r.threads_used <= out_height, "%s: threads_used %u", what,
+           r.threads_used);
     for (int i = 0; i < SP_NPHASES; i++) {
         expect(r.phase[i].minflt >= 0 && r.phase[i].majflt >= 0,
                "%s: phase %d faults %ld %ld", what, i, r.phase[i].minflt,
                r.phase[i].majflt);
-        sum_ns += r.phase[i].ns;
         sum_flt += r.phase[i].minflt;
     }
     expect(r.phase[SP_LOAD].ns > 0 && r.phase[SP_SCALE].ns > 0 &&
            r.phase[SP_WRITE].ns > 0, "%s: a phase of 0 ns", what);
-    expect(sum_ns <= wall, "%s: the phases add up to %llu ns, the run took "
-           "%llu", what, (unsigned long long)sum_ns,
+    expect(r.phase[SP_LOAD].ns + r.phase[SP_SCALE].ns <= wall &&
+           r.phase[SP_LOAD].ns + r.phase[SP_RELEASE].ns <= wall &&
+           r.phase[SP_LOAD].ns + r.phase[SP_WRITE].ns <= wall, "%s: load %llu, scale "
+           "%llu, release %llu, write %llu ns; the run took %llu", what,
+           (unsigned long long)r.phase[SP_LOAD].ns,
+           (unsigned long long)r.phase[SP_SCALE].ns,
+           (unsigned long long)r.phase[SP_RELEASE].ns,
+           (unsigned long long)r.phase[SP_WRITE].ns,
            (unsigned long long)wall);
     expect(sum_flt <= faults, "%s: the phases add up to %ld faults, the run "
            "took %ld", what, sum_flt, faults);
 }
 
-/* Windows of 1 byte (one row, or N x threads rows to enlarge), 7 bytes,
+/* Items of 1 byte (one row a thread), 7 bytes,
  * 1000 bytes and the default, against threads 1, 2, 3 and 10, read and
  * mmap, reduce, copy and enlarge, both filters: the output file is the
  * reference's, byte for byte.  _i picks the input: a 37x23 P6 or a
  * 16-bit 29x31 P5. */
-START_TEST(test_windows)
+START_TEST(test_chunks)
 {
-    static const size_t windows[] = {1, 7, 1000, 0};
+    static const size_t chunks[] = {1, 7, 1000, 0};
     static const unsigned threads[] = {1, 2, 3, 10};
     static const int factors[] = {-7, -4, -3, -2, 1, 2, 3, 5};
     const char *in = fx_path("in.pnm"), *out = fx_path("out.pnm");
@@ -690,7 +696,7 @@ START_TEST(test_windows)
             for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
                 for (size_t t = 0; t < sizeof threads / sizeof threads[0];
                      t++) {
-                    for (size_t w = 0; w < sizeof windows / sizeof windows[0];
+                    for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                          w++) {
                         struct sp_job job = {
                             .in = in, .out = out, .io = (enum sp_io)io,
@@ -700,11 +706,11 @@ START_TEST(test_windows)
                         char what[128];
 
                         snprintf(what, sizeof what, "by %d %s, %s, %u "
-                                 "threads, window %zu", factors[fi],
+                                 "threads, chunk %zu", factors[fi],
                                  sp_filter_name((enum sp_filter)f),
                                  sp_io_name((enum sp_io)io), threads[t],
-                                 windows[w]);
-                        run_window(&job, windows[w], expect_bytes, expect_len,
+                                 chunks[w]);
+                        run_chunks(&job, chunks[w], expect_bytes, expect_len,
                                    want.height, what);
                     }
                 }
@@ -718,14 +724,14 @@ START_TEST(test_windows)
 }
 END_TEST
 
-/* Outputs larger than the default window (a 64th of the output, at least
- * SP_WINDOW_MIN a thread), so that it too is cut in several; and windows
+/* Outputs larger than the default chunk (SP_CHUNK), so that it too is cut
+ * in several; and chunks
  * that do not divide the output. */
-START_TEST(test_windows_large)
+START_TEST(test_chunks_large)
 {
     static const int factors[] = {-3, 2, 5};
     static const unsigned threads[] = {1, 3};
-    static const size_t windows[] = {0, 100000, 333333};
+    static const size_t chunks[] = {0, 100000, 333333};
     const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
     struct sp_image src;
 
@@ -742,7 +748,7 @@ START_TEST(test_windows_large)
         expect_bytes = fx_pnm_bytes(&want, &expect_len);
         for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
-                for (size_t w = 0; w < sizeof windows / sizeof windows[0];
+                for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                      w++) {
                     struct sp_job job = {.in = in, .out = out,
                                          .io = (enum sp_io)io,
@@ -752,10 +758,10 @@ START_TEST(test_windows_large)
                     char what[128];
 
                     snprintf(what, sizeof what, "301x203 by %d, %s, %u "
-                             "threads, window %zu", factors[fi],
+                             "threads, chunk %zu", factors[fi],
                              sp_io_name((enum sp_io)io), threads[t],
-                             windows[w]);
-                    run_window(&job, windows[w], expect_bytes, expect_len,
+                             chunks[w]);
+                    run_chunks(&job, chunks[w], expect_bytes, expect_len,
                                want.height, what);
                 }
             }
@@ -767,9 +773,9 @@ START_TEST(test_windows_large)
 }
 END_TEST
 
-/* The stb formats take the whole image at once, whatever the window: the
+/* The stb formats take the whole image at once, whatever the chunk: the
  * file is what sp_write() makes of the reference. */
-START_TEST(test_windows_stb)
+START_TEST(test_chunks_stb)
 {
     static const char *const names[] = {"out.png", "out.bmp", "out.tga"};
     const char *in = fx_path("in.ppm"), *ref = fx_path("ref");
@@ -796,7 +802,7 @@ START_TEST(test_windows_stb)
 
                 snprintf(what, sizeof what, "%s, %s, %u threads", names[n],
                          sp_io_name((enum sp_io)io), threads);
-                run_window(&job, 1, expect_bytes, expect_len, want.height,
+                run_chunks(&job, 1, expect_bytes, expect_len, want.height,
                            what);
             }
         }
@@ -909,7 +915,7 @@ static void check_advice(const char *what)
            what, at - seen.base, seen.len);
 }
 
-/* A mapped input through windows of every size: only whole pages before
+/* A mapped input through chunks of every size: only whole pages before
  * the rows still to be read are given back, in order, and the release
  * gives back the rest; the output is still the reference's.  A read input
  * (malloc'd) never calls madvise. */
@@ -917,7 +923,7 @@ START_TEST(test_drop_rows_job)
 {
     static const int factors[] = {-3, -2, 1, 2, 3};
     static const unsigned threads[] = {1, 3};
-    static const size_t windows[] = {1, 5000, 0};
+    static const size_t chunks[] = {1, 5000, 0};
     const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
     struct sp_image src;
 
@@ -933,7 +939,7 @@ START_TEST(test_drop_rows_job)
             fx_ref_scale(&src, factors[fi], (enum sp_filter)f, &want);
             expect_bytes = fx_pnm_bytes(&want, &expect_len);
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
-                for (size_t w = 0; w < sizeof windows / sizeof windows[0];
+                for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                      w++) {
                     for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
                         struct sp_job job = {
@@ -943,15 +949,16 @@ START_TEST(test_drop_rows_job)
                             .threads = threads[t]};
 
                         snprintf(where, sizeof where, "by %d %s, %s, %u "
-                                 "threads, window %zu", factors[fi],
+                                 "threads, chunk %zu", factors[fi],
                                  sp_filter_name((enum sp_filter)f),
                                  sp_io_name((enum sp_io)io), threads[t],
-                                 windows[w]);
+                                 chunks[w]);
+                        job.drop_grain = (size_t)sysconf(_SC_PAGESIZE);
                         memset(&seen, 0, sizeof seen);
                         seen.hide = 1;
                         sp_sys.mmap = recording_mmap;
                         sp_sys.madvise = recording_madvise;
-                        run_window(&job, windows[w], expect_bytes,
+                        run_chunks(&job, chunks[w], expect_bytes,
                                    expect_len, want.height, where);
                         sp_sys_reset();
                         if (io == SP_IO_READ) {
@@ -960,9 +967,9 @@ START_TEST(test_drop_rows_job)
                             continue;
                         }
                         check_advice(where);
-                        /* One row a window: the rows are given back as
-                         * the windows pass, not all at the end. */
-                        if (windows[w] == 1 && threads[t] == 1)
+                        /* One row an item: the rows are given back as
+                         * the items pass, not all at the end. */
+                        if (chunks[w] == 1 && threads[t] == 1)
                             expect(seen.n >= 10, "%s: %zu madvise calls",
                                    where, seen.n);
                     }
@@ -1032,7 +1039,7 @@ START_TEST(test_drop_rows_unit)
         end -= end % page;
         end = end > from ? end : from;
         ck_assert(page != 4096 || end == steps[i].end);
-        sp_image_drop_rows(&img, steps[i].rows);
+        sp_image_drop_rows(&img, steps[i].rows, page);
         ck_assert_msg(img.dropped == end, "rows %zu: dropped %zu, want %zu",
                       steps[i].rows, img.dropped, end);
         if (end == from) {
@@ -1057,14 +1064,52 @@ START_TEST(test_drop_rows_unit)
     memset(&seen, 0, sizeof seen);
     sp_sys.madvise = recording_madvise;
     fx_make_image(&img, 500, 100, 3, 1, 255, 1);
-    sp_image_drop_rows(&img, 50);
-    sp_image_drop_rows(&img, 100);
+    sp_image_drop_rows(&img, 50, page);
+    sp_image_drop_rows(&img, 100, page);
     ck_assert_uint_eq(img.dropped, 0);
     sp_image_release(&img);
     memset(&img, 0, sizeof img);
-    sp_image_drop_rows(&img, 10);
+    sp_image_drop_rows(&img, 10, page);
     sp_sys_reset();
     ck_assert_uint_eq(seen.n, 0);
+}
+END_TEST
+
+/* A grain of 8 pages: what is given back ends on a multiple of 8 pages of
+ * address, and nothing is given back until a whole block is passed. */
+START_TEST(test_drop_rows_grain)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), grain = 8 * page;
+    size_t len = 40 * page + 5;
+    unsigned char *map, *base;
+    struct sp_image img;
+    static const struct {
+        size_t rows, dropped;   /* in pages */
+    } steps[] = {{7, 0}, {8, 8}, {15, 8}, {17, 16}, {39, 32}, {1000, 40}};
+
+    map = mmap(NULL, 64 * page, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert(map != MAP_FAILED);
+    base = (unsigned char *)(((uintptr_t)map + grain - 1) &
+                             ~(uintptr_t)(grain - 1));
+    memset(&img, 0, sizeof img);
+    img.backing = SP_BACKING_MMAP;
+    img.base = base;
+    img.base_len = len;
+    img.pixels = base;
+    img.stride = page;         /* a row a page */
+    img.width = page;
+    img.height = 40;
+    img.channels = 1;
+    img.bytes = 1;
+    img.maxval = 255;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        sp_image_drop_rows(&img, steps[i].rows, grain);
+        ck_assert_msg(img.dropped == steps[i].dropped * page, "rows %zu: "
+                      "dropped %zu pages, want %zu", steps[i].rows,
+                      img.dropped / page, steps[i].dropped);
+    }
+    munmap(map, 64 * page);
 }
 END_TEST
 
@@ -1086,12 +1131,13 @@ static Suite *job_suite(void)
     tcase_add_test(tc, test_max_pixels);
     suite_add_tcase(s, tc);
 
-    tc = fx_tcase("windows");
-    tcase_add_loop_test(tc, test_windows, 0, 2);
-    tcase_add_test(tc, test_windows_large);
-    tcase_add_test(tc, test_windows_stb);
+    tc = fx_tcase("chunks");
+    tcase_add_loop_test(tc, test_chunks, 0, 2);
+    tcase_add_test(tc, test_chunks_large);
+    tcase_add_test(tc, test_chunks_stb);
     tcase_add_test(tc, test_drop_rows_job);
     tcase_add_test(tc, test_drop_rows_unit);
+    tcase_add_test(tc, test_drop_rows_grain);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,303 +1,125 @@
-/* The band scheduler: every row exactly once, in contiguous bands of
- * floor or ceil rows/T, T clamped to the rows, errors collected; and the
- * pool behind it: started once, used for many rounds, band b always on
- * the same thread (band 0 on the caller's), stopped with nothing left. */
+/* The ordered runner: every item worked once and finished once, the
+ * finishes alone and in item order, each on the thread that worked the
+ * item (thread 0 the caller's), works overlapping one another and the
+ * finishes; a failure stops the run with the lowest failed item's status
+ * and finishes nothing after it; bad thread counts are refused; and every
+ * thread started is gone when the call returns. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fixtures.h"
 #include "parallel.h"
 
-#define MAX_ROWS 2048
+/* A sanitizer's runtime dies when the address space runs out rather than
+ * let pthread_create fail, so the test that caps it is left out there. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+
+#define MAX_ITEMS 1024
+#define WAIT_S 10   /* a handshake that takes longer has failed */
 
 /* expect: ck_assert_msg for hot loops: Check records the place of every
  * assertion that passes (a write() to its pipe in fork mode), so a loop
- * over rows tests first and only calls into Check when one fails. */
+ * over items tests first and only calls into Check when one fails. */
 #define expect(cond, ...)                                                    \
     do {                                                                     \
         if (!(cond))                                                         \
             ck_abort_msg(__VA_ARGS__);                                       \
     } while (0)
 
-/* run_bands: ROWS rows over a pool of THREADS started for this call. */
-static sp_status run_bands(size_t rows, unsigned threads, sp_band_fn fn,
-                           void *arg, unsigned *used)
-{
-    struct sp_pool *pool;
-    sp_status st = sp_pool_start(threads, &pool);
+/* What the item functions saw go wrong.  They run on the runner's
+ * threads, where Check cannot be called, so they count and the test
+ * looks afterwards. */
+enum bad {
+    BAD_RANGE,          /* a thread or item number out of range */
+    BAD_CALLER,         /* thread 0 not the caller's, or another one is */
+    BAD_WORK_TWICE,
+    BAD_HELD,           /* a thread took an item before finishing its last */
+    BAD_FINISH_EARLY,   /* FINISH before the item's WORK returned */
+    BAD_FINISH_THREAD,  /* FINISH on another thread than the WORK */
+    BAD_FINISH_TWICE,
+    BAD_ORDER,          /* FINISH out of item order */
+    BAD_OVERLAP,        /* two FINISHes at once */
+    NBAD
+};
 
-    if (st != SP_OK)
-        return st;
-    st = sp_pool_bands(pool, 0, rows, fn, arg, used);
-    sp_pool_stop(pool);
-    return st;
-}
+static const char *const bad_what[NBAD] = {
+    [BAD_RANGE] = "thread or item out of range",
+    [BAD_CALLER] = "thread 0 is not the caller's, or another is",
+    [BAD_WORK_TWICE] = "an item worked twice",
+    [BAD_HELD] = "a thread took an item before finishing its last",
+    [BAD_FINISH_EARLY] = "an item finished before its WORK returned",
+    [BAD_FINISH_THREAD] = "an item finished on another thread",
+    [BAD_FINISH_TWICE] = "an item finished twice",
+    [BAD_ORDER] = "an item finished out of order",
+    [BAD_OVERLAP] = "two FINISHes at once",
+};
 
-struct tally {
-    size_t rows;
-    atomic_int hits[MAX_ROWS];
+struct rec;
+typedef sp_status (*hook_fn)(struct rec *r, unsigned thread, size_t item);
+
+/* One run's record.  nseq and seq are plain on purpose: the runner must
+ * order the finishes, and under ThreadSanitizer a missing happens-before
+ * between them is a report.  So are the fields an item's WORK leaves for
+ * its FINISH and the per-thread held: all on one thread, or a report.
+ * The atomics are only counted, relaxed (see bump). */
+struct rec {
+    /* Set before the run. */
+    unsigned threads;
+    size_t count;
+    pthread_t caller;
+    unsigned work_us;               /* WORK sleeps 0..work_us, by item */
+    unsigned finish_us;             /* every fifth FINISH sleeps this */
+    hook_fn work_hook, finish_hook; /* run inside WORK / FINISH */
+    sp_status work_fail[MAX_ITEMS], finish_fail[MAX_ITEMS];
+
+    /* Written by the item functions. */
     atomic_int calls;
-    atomic_int empty;          /* bands with y1 <= y0 */
-    atomic_int out_of_range;   /* bands past ROWS */
-    atomic_size_t min_band, max_band;
+    atomic_int bad[NBAD];
+    atomic_size_t bad_item[NBAD];   /* the first offender */
+    atomic_int worked[MAX_ITEMS], finished[MAX_ITEMS];
+    atomic_int in_finish;
+    atomic_uint tickets;
+    unsigned done_ticket[MAX_ITEMS];  /* the order WORKs returned in */
+    int work_done[MAX_ITEMS];
+    unsigned work_thread[MAX_ITEMS];
+    pthread_t work_tid[MAX_ITEMS];
+    size_t held[SP_THREADS_MAX];    /* thread t's item + 1 until finished */
+    size_t seq[MAX_ITEMS], nseq;    /* the items FINISHed, in call order */
+
+    /* The hooks' handshakes, under hook_mu. */
+    int finishing[MAX_ITEMS], met[MAX_ITEMS];
+    int arrived, released, later_failed;
+    int tasks_seen;
 };
 
-static sp_status count_rows(void *arg, unsigned band, size_t y0,
-                            size_t y1)
-{
-    struct tally *t = arg;
-    size_t n = y1 - y0, seen;
+/* bump: add 1, relaxed: the item functions' atomics must not order the
+ * items themselves, or they would hide from ThreadSanitizer a runner that
+ * does not.  (The join at the end orders them for the test.) */
+#define bump(a) atomic_fetch_add_explicit(a, 1, memory_order_relaxed)
 
-    (void)band;
-    atomic_fetch_add(&t->calls, 1);
-    if (y1 <= y0) {
-        atomic_fetch_add(&t->empty, 1);
-        return SP_OK;
-    }
-    if (y1 > t->rows) {
-        atomic_fetch_add(&t->out_of_range, 1);
-        return SP_OK;
-    }
-    for (size_t y = y0; y < y1; y++)
-        atomic_fetch_add(&t->hits[y], 1);
-    seen = atomic_load(&t->min_band);
-    while (n < seen && !atomic_compare_exchange_weak(&t->min_band, &seen, n))
+static pthread_mutex_t hook_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hook_cv = PTHREAD_COND_INITIALIZER;
+
+static void pause_us(unsigned us)
+{
+    struct timespec ts = {.tv_sec = us / 1000000,
+                          .tv_nsec = (long)(us % 1000000) * 1000};
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
-    seen = atomic_load(&t->max_band);
-    while (n > seen && !atomic_compare_exchange_weak(&t->max_band, &seen, n))
-        ;
-    return SP_OK;
 }
-
-/* check_cover: ROWS rows over POOL, of THREADS threads. */
-static void check_cover(struct sp_pool *pool, size_t rows, unsigned threads)
-{
-    static struct tally t;
-    unsigned used = 12345, want = threads < rows ? threads : (unsigned)rows;
-    sp_status st;
-
-    memset(&t, 0, sizeof t);
-    t.rows = rows;
-    atomic_store(&t.min_band, (size_t)-1);
-    st = sp_pool_bands(pool, 0, rows, count_rows, &t, &used);
-    expect(st == SP_OK, "%zu rows %u threads: %d", rows, threads, st);
-    expect(used == want, "%zu rows %u threads: used %u", rows, threads,
-           used);
-    expect(atomic_load(&t.calls) == (int)want && atomic_load(&t.empty) == 0 &&
-           atomic_load(&t.out_of_range) == 0, "%zu rows %u threads: %d "
-           "calls, %d empty, %d out of range", rows, threads,
-           atomic_load(&t.calls), atomic_load(&t.empty),
-           atomic_load(&t.out_of_range));
-    for (size_t y = 0; y < rows; y++)
-        expect(atomic_load(&t.hits[y]) == 1,
-               "%zu rows %u threads: row %zu done %d times", rows, threads,
-               y, atomic_load(&t.hits[y]));
-    /* Bands of floor or ceil rows/T. */
-    expect(rows == 0 || (atomic_load(&t.min_band) >= rows / want &&
-                         atomic_load(&t.max_band) <= (rows + want - 1) / want),
-           "%zu rows %u threads: bands of %zu to %zu rows", rows, threads,
-           atomic_load(&t.min_band), atomic_load(&t.max_band));
-}
-
-/* Threads 1..64 and SP_THREADS_MAX (_i) against rows 0..50, one pool for
- * them all. */
-START_TEST(test_cover_each_row_once)
-{
-    unsigned threads = _i < 64 ? (unsigned)_i + 1 : SP_THREADS_MAX;
-    struct sp_pool *pool;
-
-    ck_assert_int_eq(sp_pool_start(threads, &pool), SP_OK);
-    for (size_t rows = 0; rows <= 50; rows++)
-        check_cover(pool, rows, threads);
-    sp_pool_stop(pool);
-}
-END_TEST
-
-START_TEST(test_cover_more)
-{
-    static const size_t rows[] = {63, 64, 65, 1025, 2048};
-    static const unsigned threads[] = {1, 3, 10, 64, 1000, 1024};
-
-    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
-        struct sp_pool *pool;
-
-        ck_assert_int_eq(sp_pool_start(threads[t], &pool), SP_OK);
-        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
-            check_cover(pool, rows[r], threads[t]);
-        sp_pool_stop(pool);
-    }
-}
-END_TEST
-
-/* No rows: no bands, nothing run, success. */
-START_TEST(test_zero_rows)
-{
-    static struct tally t;
-    unsigned used = 12345;
-
-    memset(&t, 0, sizeof t);
-    ck_assert_int_eq(run_bands(0, 4, count_rows, &t, &used), SP_OK);
-    ck_assert_uint_eq(used, 0);
-    ck_assert_int_eq(atomic_load(&t.calls), 0);
-}
-END_TEST
-
-/* The used count is optional. */
-START_TEST(test_used_null)
-{
-    static struct tally t;
-
-    memset(&t, 0, sizeof t);
-    t.rows = 10;
-    ck_assert_int_eq(run_bands(10, 3, count_rows, &t, NULL), SP_OK);
-    ck_assert_int_eq(atomic_load(&t.calls), 3);
-}
-END_TEST
-
-START_TEST(test_usage)
-{
-    static struct tally t;
-    unsigned used;
-
-    memset(&t, 0, sizeof t);
-    t.rows = 10;
-    ck_assert_int_eq(run_bands(10, 0, count_rows, &t, &used),
-                     SP_E_USAGE);
-    ck_assert_int_eq(run_bands(10, SP_THREADS_MAX + 1, count_rows, &t,
-                                       &used), SP_E_USAGE);
-    ck_assert_int_eq(run_bands(10, 1025, count_rows, &t, &used),
-                     SP_E_USAGE);
-    ck_assert_int_eq(run_bands(0, 0, count_rows, &t, &used),
-                     SP_E_USAGE);
-    ck_assert_int_eq(run_bands(10, (unsigned)-1, count_rows, &t,
-                                       &used), SP_E_USAGE);
-    ck_assert_int_eq(atomic_load(&t.calls), 0);
-}
-END_TEST
-
-/* A band that fails: its status comes back, and every other band still
- * ran (and was joined). */
-struct failing {
-    size_t bad_row;        /* the band holding it fails */
-    sp_status code;
-    atomic_int calls;
-    atomic_int done;
-};
-
-static sp_status fail_band(void *arg, unsigned band, size_t y0,
-                           size_t y1)
-{
-    struct failing *f = arg;
-
-    (void)band;
-    atomic_fetch_add(&f->calls, 1);
-    if (f->bad_row >= y0 && f->bad_row < y1)
-        return f->code;
-    atomic_fetch_add(&f->done, 1);
-    return SP_OK;
-}
-
-START_TEST(test_band_error)
-{
-    static const size_t bad_rows[] = {0, 1, 17, 48, 49};
-    static const sp_status codes[] = {ENOMEM, SP_E_TRUNCATED, EIO};
-
-    for (size_t i = 0; i < sizeof bad_rows / sizeof bad_rows[0]; i++) {
-        for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
-            for (unsigned threads = 1; threads <= 64; threads *= 4) {
-                struct failing f = {.bad_row = bad_rows[i], .code = codes[c]};
-                unsigned used;
-
-                ck_assert_int_eq(run_bands(50, threads, fail_band, &f,
-                                                   &used), codes[c]);
-                ck_assert_int_eq(atomic_load(&f.calls), (int)used);
-                ck_assert_int_eq(atomic_load(&f.done), (int)used - 1);
-            }
-        }
-    }
-}
-END_TEST
-
-/* Every band failing: one of their statuses, never success. */
-static sp_status all_fail(void *arg, unsigned band, size_t y0,
-                          size_t y1)
-{
-    (void)arg;
-    (void)band;
-    (void)y1;
-    return y0 % 2 ? EIO : SP_E_CHANGED;
-}
-
-START_TEST(test_all_bands_fail)
-{
-    for (unsigned threads = 1; threads <= 20; threads++) {
-        sp_status st = run_bands(20, threads, all_fail, NULL, NULL);
-        ck_assert(st == EIO || st == SP_E_CHANGED);
-    }
-}
-END_TEST
-
-/* The bands run at the same time, each in a thread of its own, band 0 in
- * the caller's: they all meet at a barrier (run one after another, they
- * would never get past). */
-struct meet {
-    pthread_barrier_t barrier;
-    pthread_t ids[64];
-    atomic_int n;
-    atomic_int bad_band;
-};
-
-static sp_status meet_band(void *arg, unsigned band, size_t y0,
-                           size_t y1)
-{
-    struct meet *m = arg;
-
-    (void)y0;
-    (void)y1;
-    atomic_fetch_add(&m->n, 1);
-    if (band >= 64)
-        atomic_fetch_add(&m->bad_band, 1);
-    else
-        m->ids[band] = pthread_self();
-    pthread_barrier_wait(&m->barrier);
-    return SP_OK;
-}
-
-START_TEST(test_bands_concurrent)
-{
-    static struct meet m;
-    unsigned used;
-    pthread_t self = pthread_self();
-
-    for (unsigned threads = 2; threads <= 64; threads *= 2) {
-        memset(&m, 0, sizeof m);
-        ck_assert_int_eq(pthread_barrier_init(&m.barrier, NULL, threads), 0);
-        ck_assert_int_eq(run_bands(200, threads, meet_band, &m, &used),
-                         SP_OK);
-        ck_assert_uint_eq(used, threads);
-        ck_assert_int_eq(atomic_load(&m.n), (int)threads);
-        ck_assert_int_eq(atomic_load(&m.bad_band), 0);
-        ck_assert_msg(pthread_equal(m.ids[0], self),
-                      "%u threads: band 0 did not run in the caller",
-                      threads);
-        for (unsigned i = 1; i < threads; i++) {
-            ck_assert_msg(!pthread_equal(m.ids[i], self),
-                          "%u threads: band %u ran in the caller", threads,
-                          i);
-            for (unsigned j = 1; j < i; j++)
-                ck_assert_msg(!pthread_equal(m.ids[i], m.ids[j]),
-                              "%u threads: bands %u and %u in one thread",
-                              threads, j, i);
-        }
-        pthread_barrier_destroy(&m.barrier);
-    }
-}
-END_TEST
-
-/* ---- one pool, many rounds ---- */
 
 /* count_tasks: the threads of this process (/proc/self/task). */
 static int count_tasks(void)
@@ -307,306 +129,702 @@ static int count_tasks(void)
 
 static void *idle(void *arg)
 {
-    return arg;
+    *(pid_t *)arg = gettid();
+    return NULL;
 }
 
-/* base_tasks: the threads of this process before a pool starts.  A thread
- * is started and joined first: ThreadSanitizer starts a thread of its own
+/* gone: wait up to a second for task TID to leave /proc/self/task.
+ * pthread_join returns when the kernel clears the thread's id, a moment
+ * before it drops the task. */
+static void gone(pid_t tid)
+{
+    char path[64];
+
+    snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
+    for (int i = 0; i < 1000 && fx_file_exists(path); i++)
+        pause_us(1000);
+}
+
+/* base_tasks: the threads of this process before a run.  A thread is
+ * started and joined first: ThreadSanitizer starts a thread of its own
  * with the process's first, and keeps it. */
 static int base_tasks(void)
 {
     pthread_t t;
+    pid_t tid = 0;
 
-    ck_assert_int_eq(pthread_create(&t, NULL, idle, NULL), 0);
+    ck_assert_int_eq(pthread_create(&t, NULL, idle, &tid), 0);
     ck_assert_int_eq(pthread_join(t, NULL), 0);
+    gone(tid);
     return count_tasks();
 }
 
-#define POOL_MAX_THREADS 16
-#define ROUND_MAX_ROW 600
-
-/* One round's record, written by the band functions.  Each band writes
- * only its own slot; the rows are counted atomically. */
-struct round_rec {
-    atomic_int hits[ROUND_MAX_ROW];
-    atomic_int calls;
-    atomic_int bad;                  /* a band number out of range */
-    size_t y0[POOL_MAX_THREADS], y1[POOL_MAX_THREADS];
-    int ran[POOL_MAX_THREADS];
-    pthread_t tid[POOL_MAX_THREADS];
-    sp_status fail[POOL_MAX_THREADS];  /* what band b returns */
-};
-
-static sp_status record_band(void *arg, unsigned band, size_t y0, size_t y1)
+/* tasks_after: the threads of this process after a run, given WANT
+ * before it.  A count above WANT is read again for up to a second, for
+ * the joined threads the kernel has not yet dropped (see gone); a thread
+ * left running stays and is counted. */
+static int tasks_after(int want)
 {
-    struct round_rec *r = arg;
+    int n = count_tasks();
 
-    atomic_fetch_add(&r->calls, 1);
-    if (band >= POOL_MAX_THREADS || y1 > ROUND_MAX_ROW || y0 > y1) {
-        atomic_fetch_add(&r->bad, 1);
+    for (int i = 0; i < 1000 && n > want; i++) {
+        pause_us(1000);
+        n = count_tasks();
+    }
+    return n;
+}
+
+static struct timespec deadline(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += WAIT_S;
+    return ts;
+}
+
+static void raise_flag(int *flag)
+{
+    pthread_mutex_lock(&hook_mu);
+    *flag = 1;
+    pthread_cond_broadcast(&hook_cv);
+    pthread_mutex_unlock(&hook_mu);
+}
+
+/* wait_flag: until FLAG is raised, or ETIMEDOUT after WAIT_S: a runner
+ * that never lets the other side run fails the test rather than hang. */
+static sp_status wait_flag(const int *flag)
+{
+    struct timespec end = deadline();
+    int rc = 0, up;
+
+    pthread_mutex_lock(&hook_mu);
+    while (!*flag && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&hook_cv, &hook_mu, &end);
+    up = *flag;
+    pthread_mutex_unlock(&hook_mu);
+    return up ? SP_OK : ETIMEDOUT;
+}
+
+/* meet: count in at *ARRIVED and wait until WANT have, or ETIMEDOUT.
+ * Only the last to come wakes the others: with a thousand threads a
+ * broadcast on every arrival would be a million wakeups. */
+static sp_status meet(int *arrived, int want)
+{
+    struct timespec end = deadline();
+    int rc = 0, all;
+
+    pthread_mutex_lock(&hook_mu);
+    if (++*arrived == want)
+        pthread_cond_broadcast(&hook_cv);
+    while (*arrived < want && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&hook_cv, &hook_mu, &end);
+    all = *arrived >= want;
+    pthread_mutex_unlock(&hook_mu);
+    return all ? SP_OK : ETIMEDOUT;
+}
+
+static void note(struct rec *r, enum bad what, size_t item)
+{
+    if (bump(&r->bad[what]) == 0)
+        atomic_store_explicit(&r->bad_item[what], item, memory_order_relaxed);
+}
+
+/* in_range: whether THREAD and ITEM can index the record at all. */
+static int in_range(struct rec *r, unsigned thread, size_t item)
+{
+    if (thread < r->threads && thread < SP_THREADS_MAX && item < r->count &&
+        item < MAX_ITEMS)
+        return 1;
+    note(r, BAD_RANGE, item);
+    return 0;
+}
+
+static sp_status rec_work(void *arg, unsigned thread, size_t item)
+{
+    struct rec *r = arg;
+    sp_status st = SP_OK;
+
+    bump(&r->calls);
+    if (!in_range(r, thread, item))
         return SP_OK;
-    }
-    r->ran[band]++;
-    r->y0[band] = y0;
-    r->y1[band] = y1;
-    r->tid[band] = pthread_self();
-    for (size_t y = y0; y < y1; y++)
-        atomic_fetch_add(&r->hits[y], 1);
-    return r->fail[band];
+    if (bump(&r->worked[item]) != 0)
+        note(r, BAD_WORK_TWICE, item);
+    if (r->held[thread] != 0)
+        note(r, BAD_HELD, item);
+    r->held[thread] = item + 1;
+    if ((thread == 0) != !!pthread_equal(pthread_self(), r->caller))
+        note(r, BAD_CALLER, item);
+    r->work_thread[item] = thread;
+    r->work_tid[item] = pthread_self();
+    /* Uneven, item-keyed delays (at 200 us, consecutive items differ by
+     * 80 us modulo 201), so that later items often get ahead. */
+    if (r->work_us > 0)
+        pause_us((unsigned)(item * 7919 % (r->work_us + 1)));
+    if (r->work_hook != NULL)
+        st = r->work_hook(r, thread, item);
+    r->done_ticket[item] = bump(&r->tickets);
+    r->work_done[item] = 1;
+    return st != SP_OK ? st : r->work_fail[item];
 }
 
-/* check_round: after sp_pool_bands(pool, Y0, Y1, ...) with a pool of
- * THREADS: every row of [Y0, Y1) once and no other, T = min(threads,
- * rows) bands 0..T-1 each once, contiguous in band order, of floor or
- * ceil rows/T rows; USED is T. */
-static void check_round(const struct round_rec *r, unsigned threads,
-                        size_t y0, size_t y1, unsigned used, int round)
+static sp_status rec_finish(void *arg, unsigned thread, size_t item)
 {
-    size_t rows = y1 > y0 ? y1 - y0 : 0;
-    unsigned want = rows < threads ? (unsigned)rows : threads;
+    struct rec *r = arg;
+    sp_status st = SP_OK;
 
-    expect(used == want, "round %d [%zu, %zu) %u threads: used %u", round,
-           y0, y1, threads, used);
-    expect(atomic_load(&r->bad) == 0, "round %d: a band out of range",
-           round);
-    expect(atomic_load(&r->calls) == (int)want, "round %d: %d calls, want "
-           "%u", round, atomic_load(&r->calls), want);
-    for (size_t y = 0; y < ROUND_MAX_ROW; y++)
-        expect(atomic_load(&r->hits[y]) == (y >= y0 && y < y1),
-                      "round %d [%zu, %zu) %u threads: row %zu done %d "
-                      "times", round, y0, y1, threads, y,
-                      atomic_load(&r->hits[y]));
-    for (unsigned b = 0; b < POOL_MAX_THREADS; b++) {
-        expect(r->ran[b] == (b < want), "round %d: band %u ran %d times "
-               "(%u bands)", round, b, r->ran[b], want);
-        if (b >= want)
+    bump(&r->calls);
+    if (!in_range(r, thread, item))
+        return SP_OK;
+    if (bump(&r->in_finish) != 0)
+        note(r, BAD_OVERLAP, item);
+    if (bump(&r->finished[item]) != 0)
+        note(r, BAD_FINISH_TWICE, item);
+    if (!r->work_done[item])
+        note(r, BAD_FINISH_EARLY, item);
+    if (r->work_thread[item] != thread || r->held[thread] != item + 1 ||
+        !pthread_equal(r->work_tid[item], pthread_self()))
+        note(r, BAD_FINISH_THREAD, item);
+    if (r->nseq != item)
+        note(r, BAD_ORDER, item);
+    if (r->nseq < MAX_ITEMS)
+        r->seq[r->nseq++] = item;
+    /* A slow FINISH now and then holds the door open for a second one. */
+    if (r->finish_us > 0 && item % 5 == 0)
+        pause_us(r->finish_us);
+    if (r->finish_hook != NULL)
+        st = r->finish_hook(r, thread, item);
+    r->held[thread] = 0;
+    atomic_fetch_sub_explicit(&r->in_finish, 1, memory_order_relaxed);
+    return st != SP_OK ? st : r->finish_fail[item];
+}
+
+/* start: a fresh record for COUNT items on THREADS threads. */
+static struct rec *start(unsigned threads, size_t count)
+{
+    static struct rec r;
+
+    ck_assert_uint_le(count, MAX_ITEMS);
+    memset(&r, 0, sizeof r);
+    r.threads = threads;
+    r.count = count;
+    r.caller = pthread_self();
+    return &r;
+}
+
+static sp_status run(struct rec *r)
+{
+    return sp_run_ordered(r->threads, r->count, rec_work, rec_finish, r);
+}
+
+/* used_threads: the threads the run needed, at most one an item. */
+static unsigned used_threads(const struct rec *r)
+{
+    return r->count < r->threads ? (unsigned)r->count : r->threads;
+}
+
+static void check_clean(const struct rec *r)
+{
+    for (int k = 0; k < NBAD; k++)
+        expect(atomic_load(&r->bad[k]) == 0, "%u threads, %zu items: %s "
+               "(%d times, first item %zu)", r->threads, r->count,
+               bad_what[k], atomic_load(&r->bad[k]),
+               atomic_load(&r->bad_item[k]));
+}
+
+/* check_threads: each thread number is one thread, 0 the caller's, and
+ * different numbers different threads; returns how many numbers WORKed. */
+static unsigned check_threads(const struct rec *r)
+{
+    static pthread_t tid_of[SP_THREADS_MAX];
+    static unsigned list[SP_THREADS_MAX];
+    static char seen[SP_THREADS_MAX];
+    unsigned n = 0;
+
+    memset(seen, 0, sizeof seen);
+    for (size_t i = 0; i < r->count; i++) {
+        unsigned t = r->work_thread[i];
+
+        if (atomic_load(&r->worked[i]) == 0)
             continue;
-        expect(r->y0[b] == (b == 0 ? y0 : r->y1[b - 1]) &&
-               r->y1[b] - r->y0[b] >= rows / want &&
-               r->y1[b] - r->y0[b] <= (rows + want - 1) / want,
-               "round %d [%zu, %zu): band %u is [%zu, %zu) of %u", round,
-               y0, y1, b, r->y0[b], r->y1[b], want);
+        if (!seen[t]) {
+            seen[t] = 1;
+            tid_of[t] = r->work_tid[i];
+            list[n++] = t;
+        }
+        expect(pthread_equal(tid_of[t], r->work_tid[i]), "%u threads, %zu "
+               "items: thread %u is two threads", r->threads, r->count, t);
     }
-    expect(want == 0 || r->y1[want - 1] == y1, "round %d: the last band "
-           "ends at %zu, not %zu", round, r->y1[want - 1], y1);
+    expect(!seen[0] || pthread_equal(tid_of[0], r->caller),
+           "%u threads, %zu items: thread 0 is not the caller's",
+           r->threads, r->count);
+    for (unsigned a = 0; a < n; a++)
+        for (unsigned b = 0; b < a; b++)
+            expect(!pthread_equal(tid_of[list[a]], tid_of[list[b]]),
+                   "%u threads, %zu items: threads %u and %u are one",
+                   r->threads, r->count, list[a], list[b]);
+    return n;
 }
 
-/* A pool is started once and used for many rounds of random [y0, y1),
- * some empty, some with fewer rows than threads: each round covers its
- * rows exactly once, band b always runs on the same thread (band 0 on
- * the caller's), and the pool holds exactly THREADS - 1 threads of its
- * own until it is stopped. */
-START_TEST(test_pool_rounds)
+/* check_ok: the run returned ST, success, with every item worked and
+ * finished once, in order, and nothing amiss; returns how many thread
+ * numbers WORKed. */
+static unsigned check_ok(const struct rec *r, sp_status st)
 {
-    static const unsigned counts[] = {1, 2, 3, 5, 16};
-    static struct round_rec r;
-    unsigned threads = counts[_i];
-    int rounds = threads == 16 ? 500 : 2000;
-    pthread_t first[POOL_MAX_THREADS];
-    int seen[POOL_MAX_THREADS] = {0};
-    int tasks = base_tasks();
-    uint32_t rng = 2024u + threads;
-    struct sp_pool *pool = NULL;
+    expect(st == SP_OK, "%u threads, %zu items: %s", r->threads, r->count,
+           sp_strerror(st));
+    check_clean(r);
+    expect(r->nseq == r->count, "%u threads, %zu items: %zu finished",
+           r->threads, r->count, r->nseq);
+    for (size_t i = 0; i < r->count; i++)
+        expect(atomic_load(&r->worked[i]) == 1 &&
+               atomic_load(&r->finished[i]) == 1 && r->seq[i] == i,
+               "%u threads, %zu items: item %zu worked %d, finished %d "
+               "times, finish %zu was item %zu", r->threads, r->count, i,
+               atomic_load(&r->worked[i]), atomic_load(&r->finished[i]),
+               i, r->seq[i]);
+    return check_threads(r);
+}
 
-    ck_assert_int_eq(sp_pool_start(threads, &pool), SP_OK);
-    ck_assert_ptr_nonnull(pool);
-    ck_assert_int_eq(count_tasks(), tasks + (int)threads - 1);
-    for (int round = 0; round < rounds; round++) {
-        size_t y0, y1;
-        unsigned used = 12345;
+/* check_stopped: the run returned ST, and the lowest item that failed is
+ * K, in its FINISH if IN_FINISH else in its WORK, with status WANT.  No
+ * later item is finished (nor K itself, when its WORK failed), the
+ * finishes that happened are 0, 1, ... in order, the items worked are
+ * 0..M-1 for some M > K, and each thread took at most one item it never
+ * finished, so M <= K + threads. */
+static void check_stopped(const struct rec *r, sp_status st, sp_status want,
+                          size_t k, int in_finish)
+{
+    size_t limit = in_finish ? k + 1 : k, taken = 0;
+    unsigned used = used_threads(r);
+
+    expect(st == want, "%u threads, %zu items, item %zu failing: %s, not "
+           "%s", r->threads, r->count, k, sp_strerror(st),
+           sp_strerror(want));
+    check_clean(r);
+    expect(r->nseq <= limit, "%u threads, %zu items, item %zu failing: %zu "
+           "finished", r->threads, r->count, k, r->nseq);
+    /* Item K's FINISH runs only after every earlier item's; with one
+     * thread everything before K was finished, one by one. */
+    if (in_finish || used == 1)
+        expect(r->nseq == limit, "%u threads, %zu items, item %zu failing: "
+               "%zu finished, not %zu", r->threads, r->count, k, r->nseq,
+               limit);
+    for (size_t i = 0; i < r->count; i++)
+        expect(atomic_load(&r->finished[i]) == (i < r->nseq) &&
+               (i >= r->nseq || r->seq[i] == i), "%u threads, %zu items, "
+               "item %zu failing: item %zu finished %d times (%zu "
+               "finished)", r->threads, r->count, k, i,
+               atomic_load(&r->finished[i]), r->nseq);
+    while (taken < r->count && atomic_load(&r->worked[taken]) == 1)
+        taken++;
+    for (size_t i = taken; i < r->count; i++)
+        expect(atomic_load(&r->worked[i]) == 0, "%u threads, %zu items, "
+               "item %zu failing: item %zu worked, %zu not",
+               r->threads, r->count, k, i, taken);
+    expect(taken > k && taken <= k + used, "%u threads, %zu items, item "
+           "%zu failing: items 0..%zu taken", r->threads, r->count, k,
+           taken - 1);
+    check_threads(r);
+}
+
+/* ---- everything once, in order ---- */
+
+/* Threads 1..17 and SP_THREADS_MAX (_i) against 0..40 items and a few
+ * larger counts, with quick items: each worked and finished once, the
+ * finishes in order, and no thread outlives its run. */
+START_TEST(test_each_item_once)
+{
+    static const size_t more[] = {63, 64, 65, 1000};
+    unsigned threads = _i < 17 ? (unsigned)_i + 1 : SP_THREADS_MAX;
+    int tasks = base_tasks();
+
+    for (size_t n = 0; n < 41 + sizeof more / sizeof more[0]; n++) {
+        struct rec *r = start(threads, n < 41 ? n : more[n - 41]);
+        int after;
+
+        check_ok(r, run(r));
+        after = tasks_after(tasks);
+        expect(after == tasks, "%u threads, %zu items: %d threads after, "
+               "%d before", threads, r->count, after, tasks);
+    }
+}
+END_TEST
+
+/* Slow, uneven WORKs (0..200 us) and some slow FINISHes on 2..17 threads:
+ * later items get ahead of earlier ones, yet the finishes still come one
+ * at a time, 0, 1, 2, ..., each on its item's thread; and more than one
+ * thread did the work. */
+START_TEST(test_order_under_jitter)
+{
+    static const unsigned counts[] = {2, 3, 4, 5, 8, 17};
+    unsigned threads = counts[_i];
+    struct rec *r = start(threads, 300);
+    int ahead = 0;
+
+    r->work_us = 200;
+    r->finish_us = 50;
+    expect(check_ok(r, run(r)) > 1, "%u threads: one thread did it all",
+           threads);
+    /* Otherwise the test proved nothing about the ordering. */
+    for (size_t i = 0; i + 1 < r->count && !ahead; i++)
+        for (size_t j = i + 1; j < r->count && j < i + threads; j++)
+            ahead |= r->done_ticket[j] < r->done_ticket[i];
+    ck_assert_msg(ahead, "%u threads: no WORK ever got ahead", threads);
+}
+END_TEST
+
+/* ---- at the same time ---- */
+
+/* Every WORK waits for all the others to be in progress, and thread 0
+ * counts the process's threads meanwhile: THREADS items on THREADS
+ * threads can only get past that if all of them run at once, each on a
+ * thread of its own, the caller's among them, THREADS - 1 started. */
+static sp_status meet_work(struct rec *r, unsigned thread, size_t item)
+{
+    sp_status st = meet(&r->arrived, (int)r->count);
+
+    (void)item;
+    if (st != SP_OK)
+        return st;
+    if (thread != 0)
+        return wait_flag(&r->released);
+    r->tasks_seen = count_tasks();
+    raise_flag(&r->released);
+    return SP_OK;
+}
+
+START_TEST(test_works_at_once)
+{
+    static const unsigned more[] = {32, 64, SP_THREADS_MAX};
+    unsigned threads = _i < 16 ? (unsigned)_i + 2 : more[_i - 16];
+    int tasks = base_tasks();
+    struct rec *r = start(threads, threads);
+    sp_status st;
+
+    r->work_hook = meet_work;
+    st = run(r);
+    expect(st != ETIMEDOUT, "%u threads: the WORKs did not all run at once",
+           threads);
+    ck_assert_uint_eq(check_ok(r, st), threads);
+    ck_assert_int_eq(r->tasks_seen, tasks + (int)threads - 1);
+    ck_assert_int_eq(tasks_after(tasks), tasks);
+}
+END_TEST
+
+/* Item 2m's FINISH and item 2m+1's WORK wait for each other, so each
+ * handshake proves a WORK in progress during a FINISH.  It cannot
+ * deadlock a correct runner on 2+ threads: while item 2m finishes, every
+ * earlier item is finished, so item 2m+1 is either in its WORK or not yet
+ * taken with a thread free to take it. */
+static sp_status overlap_work(struct rec *r, unsigned thread, size_t item)
+{
+    sp_status st;
+
+    (void)thread;
+    if (item % 2 == 0)
+        return SP_OK;
+    st = wait_flag(&r->finishing[item - 1]);
+    if (st == SP_OK)
+        raise_flag(&r->met[item]);
+    return st;
+}
+
+static sp_status overlap_finish(struct rec *r, unsigned thread, size_t item)
+{
+    (void)thread;
+    if (item % 2 != 0 || item + 1 == r->count)
+        return SP_OK;
+    raise_flag(&r->finishing[item]);
+    return wait_flag(&r->met[item + 1]);
+}
+
+START_TEST(test_work_during_finish)
+{
+    static const unsigned counts[] = {2, 3, 4, 8, 17};
+
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        struct rec *r = start(counts[c], 41);
         sp_status st;
 
+        r->work_hook = overlap_work;
+        r->finish_hook = overlap_finish;
+        r->work_us = 20;
+        st = run(r);
+        expect(st != ETIMEDOUT, "%u threads: no WORK ran during a FINISH",
+               counts[c]);
+        check_ok(r, st);
+    }
+}
+END_TEST
+
+/* ---- failures ---- */
+
+/* WORK (_i 0) or FINISH (_i 1) of item K fails: that status, nothing from
+ * K on finished; a FINISH failing, everything before K finished. */
+START_TEST(test_item_fails)
+{
+    static const unsigned counts[] = {1, 2, 3, 4, 8, 17};
+    static const size_t bad[] = {0, 1, 7, 30, 49};
+    static const sp_status codes[2][2] = {{EIO, SP_E_TRUNCATED},
+                                          {ENOSPC, SP_E_ENCODE}};
+    int tasks = base_tasks();
+
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++)
+            for (size_t e = 0; e < 2; e++) {
+                struct rec *r = start(counts[c], 50);
+
+                r->work_us = 30;
+                if (_i == 0)
+                    r->work_fail[bad[b]] = codes[_i][e];
+                else
+                    r->finish_fail[bad[b]] = codes[_i][e];
+                check_stopped(r, run(r), codes[_i][e], bad[b], _i);
+            }
+    ck_assert_int_eq(tasks_after(tasks), tasks);
+}
+END_TEST
+
+/* Two failures for certain: item 3 waits, in its WORK or its FINISH,
+ * until item 4's WORK has failed, then fails itself (or, the third way,
+ * its WORK succeeds).  Nothing blocks item 4 meanwhile: everything before
+ * 3 can finish, and a thread comes free to take 4 if none has.  The run
+ * returns item 3's status, the lower item's, though it came second. */
+enum { FIRST = 3, SECOND = 4 };
+
+static sp_status second_fails(struct rec *r, unsigned thread, size_t item)
+{
+    (void)thread;
+    if (item == SECOND)
+        raise_flag(&r->later_failed);
+    return item == FIRST ? wait_flag(&r->later_failed) : SP_OK;
+}
+
+/* Item 3's FINISH is called only if nothing failed before its turn, so
+ * item 4's WORK waits for that FINISH to begin before it fails. */
+static sp_status second_fails_in_finish(struct rec *r, unsigned thread,
+                                        size_t item)
+{
+    sp_status st;
+
+    (void)thread;
+    if (item != SECOND)
+        return SP_OK;
+    st = wait_flag(&r->finishing[FIRST]);
+    raise_flag(&r->later_failed);
+    return st;
+}
+
+static sp_status first_fails_in_finish(struct rec *r, unsigned thread,
+                                       size_t item)
+{
+    (void)thread;
+    if (item != FIRST)
+        return SP_OK;
+    raise_flag(&r->finishing[FIRST]);
+    return wait_flag(&r->later_failed);
+}
+
+START_TEST(test_lowest_failure_wins)
+{
+    int tasks = base_tasks();
+
+    for (unsigned threads = 2; threads <= 9; threads++) {
+        struct rec *r = start(threads, 20);
+
+        /* In the WORKs: item 3's status. */
+        r->work_hook = second_fails;
+        r->work_fail[FIRST] = ENOMEM;
+        r->work_fail[SECOND] = EIO;
+        check_stopped(r, run(r), ENOMEM, FIRST, 0);
+
+        /* Item 3's FINISH fails while 4's WORK does. */
+        r = start(threads, 20);
+        r->work_hook = second_fails_in_finish;
+        r->finish_hook = first_fails_in_finish;
+        r->finish_fail[FIRST] = SP_E_CHANGED;
+        r->work_fail[SECOND] = EIO;
+        check_stopped(r, run(r), SP_E_CHANGED, FIRST, 1);
+
+        /* Item 3's WORK succeeds after 4's failed: 4's status, and
+         * nothing from 4 on finished (3 may or may not be). */
+        r = start(threads, 20);
+        r->work_hook = second_fails;
+        r->work_fail[SECOND] = EIO;
+        check_stopped(r, run(r), EIO, SECOND, 0);
+    }
+    ck_assert_int_eq(tasks_after(tasks), tasks);
+}
+END_TEST
+
+/* Every WORK fails, with different statuses: item 0 is always taken and
+ * worked, so its status is the one. */
+START_TEST(test_all_fail)
+{
+    for (unsigned threads = 1; threads <= 17; threads++) {
+        struct rec *r = start(threads, 40);
+
+        r->work_us = 50;
+        for (size_t i = 0; i < r->count; i++)
+            r->work_fail[i] = i == 0 ? SP_E_CHANGED : i % 2 ? EIO : ENOMEM;
+        check_stopped(r, run(r), SP_E_CHANGED, 0, 0);
+    }
+}
+END_TEST
+
+#ifndef UNDER_SANITIZER
+/* A thread that cannot be started: SP_E_THREAD, nothing finished, and
+ * the threads that did start are joined.  The address space is capped
+ * just above what the process maps, so the stacks run out. */
+START_TEST(test_thread_start_fails)
+{
+    int tasks = base_tasks();
+    struct rec *r = start(SP_THREADS_MAX, MAX_ITEMS);
+    sp_status st;
+
+    fx_limit_as((size_t)8 << 20);
+    st = run(r);
+    ck_assert_msg(st == SP_E_THREAD, "%s", sp_strerror(st));
+    for (size_t i = 0; i < r->count; i++)
+        expect(atomic_load(&r->finished[i]) == 0, "item %zu finished", i);
+    check_clean(r);
+    ck_assert_int_eq(tasks_after(tasks), tasks);
+}
+END_TEST
+#endif
+
+/* ---- usage ---- */
+
+/* Thread counts out of range: SP_E_USAGE, nothing called, no thread. */
+START_TEST(test_bad_threads)
+{
+    static const unsigned bad[] = {0, SP_THREADS_MAX + 1, 100000,
+                                   (unsigned)-1};
+    static const size_t counts[] = {0, 1, 10};
+    int tasks = base_tasks();
+
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            struct rec *r = start(bad[b], counts[c]);
+
+            ck_assert_int_eq(run(r), SP_E_USAGE);
+            ck_assert_int_eq(atomic_load(&r->calls), 0);
+            ck_assert_int_eq(tasks_after(tasks), tasks);
+        }
+}
+END_TEST
+
+/* No items: success, nothing called, whatever the threads. */
+START_TEST(test_no_items)
+{
+    static const unsigned counts[] = {1, 2, 17, SP_THREADS_MAX};
+    int tasks = base_tasks();
+
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        struct rec *r = start(counts[c], 0);
+
+        ck_assert_int_eq(run(r), SP_OK);
+        ck_assert_int_eq(atomic_load(&r->calls), 0);
+        ck_assert_int_eq(tasks_after(tasks), tasks);
+    }
+}
+END_TEST
+
+/* More threads than items: fine, and only as many threads are used as
+ * there are items (thread numbers below the count; parallel.h says only
+ * 0..THREADS-1, but a thread with no item to take is one wasted). */
+START_TEST(test_more_threads_than_items)
+{
+    static const unsigned counts[] = {2, 5, 17, SP_THREADS_MAX};
+    static const size_t items[] = {1, 2, 3, 4, 16};
+
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (size_t n = 0; n < sizeof items / sizeof items[0]; n++) {
+            struct rec *r;
+
+            if (items[n] >= counts[c])
+                continue;
+            r = start(counts[c], items[n]);
+            r->work_us = 100;
+            check_ok(r, run(r));
+            for (size_t i = 0; i < r->count; i++)
+                expect(r->work_thread[i] < r->count, "%u threads, %zu "
+                       "items: thread %u used", r->threads, r->count,
+                       r->work_thread[i]);
+        }
+}
+END_TEST
+
+/* ---- many runs ---- */
+
+/* Run after run, clean and failing, on few threads and many: all correct
+ * (a lost wakeup would hang one, and Check's timeout fail it), and the
+ * process ends with the threads it began with. */
+START_TEST(test_repeated_runs)
+{
+    int tasks = base_tasks();
+    uint32_t rng = 2024;
+
+    for (int run_no = 0; run_no < 200; run_no++) {
+        struct rec *r = start(4, 50);
+
+        check_ok(r, run(r));
+    }
+    for (int run_no = 0; run_no < 400; run_no++) {
+        struct rec *r;
+        size_t k;
+
         rng = rng * 1103515245u + 12345u;
-        y0 = (rng >> 8) % 300;
-        switch ((rng >> 4) % 4) {
-        case 0:   /* empty, or backwards: no rows */
-            y1 = (rng >> 20) % 2 ? y0 : y0 / 2;
+        r = start(1 + (rng >> 8) % 8, (rng >> 12) % 61);
+        k = r->count > 0 ? (rng >> 20) % r->count : 0;
+        r->work_us = run_no % 3 == 0 ? 20 : 0;
+        switch (r->count > 0 ? (rng >> 28) % 4 : 0) {
+        case 1:
+            r->work_fail[k] = EIO;
+            check_stopped(r, run(r), EIO, k, 0);
             break;
-        case 1:   /* fewer rows than threads */
-            y1 = y0 + (rng >> 20) % (threads + 1);
+        case 2:
+            r->finish_fail[k] = EPIPE;
+            check_stopped(r, run(r), EPIPE, k, 1);
             break;
         default:
-            y1 = y0 + (rng >> 20) % 300;
+            check_ok(r, run(r));
             break;
         }
-        memset(&r, 0, sizeof r);
-        st = sp_pool_bands(pool, y0, y1, record_band, &r, &used);
-        expect(st == SP_OK, "round %d: %s", round, sp_strerror(st));
-        check_round(&r, threads, y0, y1, used, round);
-        for (unsigned b = 0; b < used; b++) {
-            if (!seen[b]) {
-                first[b] = r.tid[b];
-                seen[b] = 1;
-            }
-            expect(pthread_equal(r.tid[b], first[b]),
-                   "round %d: band %u moved to another thread", round, b);
-        }
-        expect(used == 0 || pthread_equal(r.tid[0], pthread_self()),
-               "round %d: band 0 not in the caller", round);
     }
-    /* Every band ran at some point, each on its own thread. */
-    for (unsigned b = 0; b < threads; b++) {
-        ck_assert_msg(seen[b], "band %u never ran", b);
-        for (unsigned c = 0; c < b; c++)
-            ck_assert(!pthread_equal(first[b], first[c]));
-    }
-    ck_assert_int_eq(count_tasks(), tasks + (int)threads - 1);
-    sp_pool_stop(pool);
-    ck_assert_int_eq(count_tasks(), tasks);
-}
-END_TEST
-
-/* A band that fails in a later round: that round returns its status (the
- * first failing band's, in band order), every band of it still ran, and
- * the rounds after it succeed again, including rounds with fewer bands
- * than the one that failed. */
-START_TEST(test_pool_error_then_ok)
-{
-    static struct round_rec r;
-    struct sp_pool *pool;
-    unsigned used;
-
-    ck_assert_int_eq(sp_pool_start(4, &pool), SP_OK);
-    for (int round = 0; round < 40; round++) {
-        memset(&r, 0, sizeof r);
-        ck_assert_int_eq(sp_pool_bands(pool, 0, 100, record_band, &r, &used),
-                         SP_OK);
-        check_round(&r, 4, 0, 100, used, round);
-    }
-
-    /* Band 3 fails: its status, all four bands ran. */
-    memset(&r, 0, sizeof r);
-    r.fail[3] = EIO;
-    ck_assert_int_eq(sp_pool_bands(pool, 10, 50, record_band, &r, &used),
-                     EIO);
-    check_round(&r, 4, 10, 50, used, -1);
-
-    /* A round of two bands after it: band 3's old status is not its. */
-    memset(&r, 0, sizeof r);
-    ck_assert_int_eq(sp_pool_bands(pool, 7, 9, record_band, &r, &used),
-                     SP_OK);
-    check_round(&r, 4, 7, 9, used, -2);
-
-    /* Bands 1 and 2 fail: band 1's status comes back. */
-    memset(&r, 0, sizeof r);
-    r.fail[2] = SP_E_CHANGED;
-    r.fail[1] = ENOMEM;
-    ck_assert_int_eq(sp_pool_bands(pool, 0, 8, record_band, &r, &used),
-                     ENOMEM);
-    check_round(&r, 4, 0, 8, used, -3);
-
-    /* Band 0, in the caller, fails; then one band, then all again. */
-    memset(&r, 0, sizeof r);
-    r.fail[0] = SP_E_TRUNCATED;
-    ck_assert_int_eq(sp_pool_bands(pool, 0, 8, record_band, &r, &used),
-                     SP_E_TRUNCATED);
-    check_round(&r, 4, 0, 8, used, -4);
-    memset(&r, 0, sizeof r);
-    ck_assert_int_eq(sp_pool_bands(pool, 3, 4, record_band, &r, &used),
-                     SP_OK);
-    check_round(&r, 4, 3, 4, used, -5);
-    for (int round = 0; round < 40; round++) {
-        memset(&r, 0, sizeof r);
-        ck_assert_int_eq(sp_pool_bands(pool, 5, 5 + (size_t)round * 7,
-                                       record_band, &r, &used), SP_OK);
-        check_round(&r, 4, 5, 5 + (size_t)round * 7, used, round);
-    }
-    sp_pool_stop(pool);
-}
-END_TEST
-
-/* Started and stopped with no round in between, at several sizes: the
- * threads come and go, nothing hangs.  Stopping NULL is a no-op. */
-START_TEST(test_pool_start_stop)
-{
-    static const unsigned counts[] = {1, 2, 3, 10, 64, SP_THREADS_MAX};
-    int tasks = base_tasks();
-
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        struct sp_pool *pool = NULL;
-
-        ck_assert_int_eq(sp_pool_start(counts[i], &pool), SP_OK);
-        ck_assert_ptr_nonnull(pool);
-        ck_assert_int_eq(count_tasks(), tasks + (int)counts[i] - 1);
-        sp_pool_stop(pool);
-        ck_assert_int_eq(count_tasks(), tasks);
-    }
-    sp_pool_stop(NULL);
-    /* Many short-lived pools in a row. */
-    for (int i = 0; i < 200; i++) {
-        struct sp_pool *pool;
-
-        ck_assert_int_eq(sp_pool_start(1 + (unsigned)i % 4, &pool), SP_OK);
-        sp_pool_stop(pool);
-    }
-    ck_assert_int_eq(count_tasks(), tasks);
-}
-END_TEST
-
-/* One thread: no thread is started and every band runs in the caller. */
-START_TEST(test_pool_one_thread)
-{
-    static struct round_rec r;
-    int tasks = base_tasks();
-    struct sp_pool *pool;
-    unsigned used;
-
-    ck_assert_int_eq(sp_pool_start(1, &pool), SP_OK);
-    ck_assert_int_eq(count_tasks(), tasks);
-    for (size_t rows = 0; rows < 50; rows++) {
-        memset(&r, 0, sizeof r);
-        ck_assert_int_eq(sp_pool_bands(pool, rows, 2 * rows, record_band, &r,
-                                       &used), SP_OK);
-        check_round(&r, 1, rows, 2 * rows, used, (int)rows);
-        if (rows > 0)
-            ck_assert(pthread_equal(r.tid[0], pthread_self()));
-    }
-    memset(&r, 0, sizeof r);
-    r.fail[0] = EIO;
-    ck_assert_int_eq(sp_pool_bands(pool, 0, 10, record_band, &r, &used), EIO);
-    ck_assert_int_eq(count_tasks(), tasks);
-    sp_pool_stop(pool);
-}
-END_TEST
-
-/* Thread counts out of range: SP_E_USAGE, no pool, no thread. */
-START_TEST(test_pool_usage)
-{
-    static const unsigned bad[] = {0, SP_THREADS_MAX + 1, 1025, 100000,
-                                   (unsigned)-1};
-    int tasks = base_tasks();
-
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        struct sp_pool *pool = (struct sp_pool *)&pool;  /* not NULL */
-
-        ck_assert_int_eq(sp_pool_start(bad[i], &pool), SP_E_USAGE);
-        ck_assert_ptr_null(pool);
-        ck_assert_int_eq(count_tasks(), tasks);
-    }
+    ck_assert_int_eq(tasks_after(tasks), tasks);
 }
 END_TEST
 
 static Suite *parallel_suite(void)
 {
     Suite *s = suite_create("parallel");
-    TCase *tc = fx_tcase("bands");
+    TCase *tc = fx_tcase("ordered");
 
-    tcase_add_loop_test(tc, test_cover_each_row_once, 0, 65);
-    tcase_add_test(tc, test_cover_more);
-    tcase_add_test(tc, test_zero_rows);
-    tcase_add_test(tc, test_used_null);
-    tcase_add_test(tc, test_usage);
-    tcase_add_test(tc, test_band_error);
-    tcase_add_test(tc, test_all_bands_fail);
-    tcase_add_test(tc, test_bands_concurrent);
+    tcase_add_loop_test(tc, test_each_item_once, 0, 18);
+    tcase_add_loop_test(tc, test_order_under_jitter, 0, 6);
+    tcase_add_loop_test(tc, test_works_at_once, 0, 19);
+    tcase_add_test(tc, test_work_during_finish);
     suite_add_tcase(s, tc);
 
-    tc = fx_tcase("pool");
-    tcase_add_loop_test(tc, test_pool_rounds, 0, 5);
-    tcase_add_test(tc, test_pool_error_then_ok);
-    tcase_add_test(tc, test_pool_start_stop);
-    tcase_add_test(tc, test_pool_one_thread);
-    tcase_add_test(tc, test_pool_usage);
+    tc = fx_tcase("failures");
+    tcase_add_loop_test(tc, test_item_fails, 0, 2);
+    tcase_add_test(tc, test_lowest_failure_wins);
+    tcase_add_test(tc, test_all_fail);
+#ifndef UNDER_SANITIZER
+    tcase_add_test(tc, test_thread_start_fails);
+#endif
+    suite_add_tcase(s, tc);
+
+    tc = fx_tcase("usage");
+    tcase_add_test(tc, test_bad_threads);
+    tcase_add_test(tc, test_no_items);
+    tcase_add_test(tc, test_more_threads_than_items);
+    suite_add_tcase(s, tc);
+
+    tc = fx_tcase("runs");
+    tcase_add_test(tc, test_repeated_runs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -450,10 +450,10 @@ static void fenced_rows(const struct sp_image *src, int factor,
  * is the last before an inaccessible page (then its first the first
  * after one), so any read past the raster faults; the output is exactly
  * its size, against an inaccessible page or between canaries; and bands
- * of rows, split as the pool splits a window among 2, 3 or 4 threads and
- * one row each, are each filled into an exact buffer of their own (in
- * the job they are neighbours in one window: a store past a band's end
- * would race with the next band's thread). */
+ * of rows, split in 2, 3 or 4 and one row each, are each filled into an
+ * exact buffer of their own (for the stb formats the job's items are
+ * neighbours in one image: a store past an item's end would race with
+ * the next item's thread). */
 START_TEST(test_fenced)
 {
     unsigned channels = _i & 1 ? 3 : 1, bytes = _i & 2 ? 2 : 1;
