@@ -38,7 +38,7 @@ struct sp_job {
     size_t chunk_bytes;    /* output bytes an item (PNM); 0: SP_CHUNK */
     size_t drop_grain;     /* a mapped input is given back in blocks ending
                               on multiples of this (see sp_image_drop_rows);
-                              0: SP_DROP_GRAIN */
+                              0: a 64th of the input, up to SP_DROP_GRAIN */
     /* A test seam: called, if set, between load and scale. */
     void (*after_load)(void *arg);
     void *after_load_arg;
@@ -49,10 +49,11 @@ struct sp_job {
  * small beside the peers' memory. */
 #define SP_CHUNK ((size_t)512 * 1024)
 
-/* The input is given back 2 MiB at a time: the kernel maps a file's page
- * cache in folios of up to 2 MiB, and each madvise() costs a TLB flush on
- * every CPU running the job (a 4 KiB grain spent 70-90 ms of 1 s giving
- * back the 360 MB input of an enlarge by 2; a 2 MiB grain, 14 ms). */
+/* The largest block a mapped input is given back in (see job.c): the
+ * kernel maps a file's page cache in folios of up to 2 MiB, and each
+ * madvise() costs a TLB flush on every CPU running the job (a 4 KiB grain
+ * spent 70-90 ms of 1 s giving back the 360 MB input of an enlarge by 2; a
+ * 2 MiB grain, 14 ms). */
 #define SP_DROP_GRAIN ((size_t)2 << 20)
 
 /* The default of --max-pixels: 2^31 pixels, 6 GiB as 8-bit RGB. */
