@@ -1,7 +1,8 @@
 /* sprun: the peer benchmark's runner (run_experiments.sh --suite peers).
  *   sprun [-i FILE] [-o FILE] -- CMD [ARGS...]
  *       run CMD with stdin from FILE and stdout to FILE (created 0644,
- *       truncated) when given, and print "WALL_NS MAXRSS_KB EXIT_STATUS":
+ *       truncated) when given, else /dev/null, and print "WALL_NS
+ *       MAXRSS_KB EXIT_STATUS":
  *       CLOCK_MONOTONIC from just before fork() to just after wait4(), and
  *       the child's peak resident set from wait4()'s rusage (the figure
  *       /usr/bin/time -v calls "Maximum resident set size").  A child
@@ -133,6 +134,10 @@ int main(int argc, char **argv)
     if (in != NULL && (in_fd = open_redirect(in, 0)) < 0)
         return 1;
     if (out != NULL && (out_fd = open_redirect(out, 1)) < 0)
+        return 1;
+    /* Without -o the command's stdout is not ours: it must not mix with
+     * the figures this prints. */
+    if (out == NULL && (out_fd = open_redirect("/dev/null", 1)) < 0)
         return 1;
     /* A close-on-exec pipe carries the child's errno when exec fails. */
     if (pipe2(report, O_CLOEXEC) != 0) {
