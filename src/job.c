@@ -17,6 +17,11 @@ struct lane {
     struct sp_phase phase[SP_NPHASES];
 };
 
+/* When an item was scaled, CLOCK_MONOTONIC ns. */
+struct span {
+    uint64_t t0, t1;
+};
+
 /* The job's output, made in items of ROWS output rows: each scaled by one
  * thread into its lane's chunk (or, for the stb formats, into its place in
  * WHOLE) and written, in order, by the same thread. */
@@ -29,6 +34,7 @@ struct stream {
     size_t rows, orow;
     size_t grain;              /* see sp_image_drop_rows */
     struct lane *lanes;        /* [threads] */
+    struct span *spans;        /* [items]: when each was scaled */
 };
 
 static void item_span(const struct stream *s, size_t item, size_t *y0,
@@ -74,8 +80,10 @@ static sp_status scale_item(void *arg, unsigned thread, size_t item)
 
     item_span(s, item, &c.y0, &c.y1);
     sp_meter_start(&m);
+    s->spans[item].t0 = sp_now_ns();
     st = s->src->backing == SP_BACKING_MMAP ? sp_guard_run(run_scale, &c)
                                             : run_scale(&c);
+    s->spans[item].t1 = sp_now_ns();
     sp_meter_stop(&m, &s->lanes[thread].phase[SP_SCALE]);
     return st;
 }
@@ -174,27 +182,50 @@ static sp_status fail(struct sp_report *r, const char *path, sp_status st)
     return st;
 }
 
-/* gather: the lanes' figures into the report.  The threads scale at the
- * same time, so the scale phase is the busiest thread's time; they write
- * (and give back input rows) one at a time, so those phases are the sum. */
-static void gather(const struct lane *lanes, unsigned threads,
+static int by_start(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+
+    return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* scaling_time: how long at least one thread was scaling: the union of
+ * the N items' spans (sorted here). */
+static uint64_t scaling_time(struct span *spans, size_t n)
+{
+    uint64_t total = 0, t0 = 0, t1 = 0;
+
+    qsort(spans, n, sizeof *spans, by_start);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || spans[i].t0 > t1) {
+            total += t1 - t0;
+            t0 = spans[i].t0;
+            t1 = spans[i].t1;
+        } else if (spans[i].t1 > t1) {
+            t1 = spans[i].t1;
+        }
+    }
+    return total + (t1 - t0);
+}
+
+/* gather: the lanes' figures into the report: page faults summed over
+ * the threads; the scale phase the time any thread was scaling (the
+ * threads scale side by side, and beside another's write); write and
+ * release summed (one thread at a time does them). */
+static void gather(const struct stream *s, unsigned threads, size_t items,
                    struct sp_report *r)
 {
-    uint64_t busiest = 0;
-
     for (unsigned t = 0; t < threads; t++)
         for (int p = SP_SCALE; p <= SP_WRITE; p++) {
-            const struct sp_phase *lp = &lanes[t].phase[p];
+            const struct sp_phase *lp = &s->lanes[t].phase[p];
             struct sp_phase *rp = &r->phase[p];
 
             if (p != SP_SCALE)
                 rp->ns += lp->ns;
-            else if (lp->ns > busiest)
-                busiest = lp->ns;
             rp->minflt += lp->minflt;
             rp->majflt += lp->majflt;
         }
-    r->phase[SP_SCALE].ns += busiest;
+    r->phase[SP_SCALE].ns += scaling_time(s->spans, items);
 }
 
 /* scale_and_write: the output of SRC, item by item, into OUT. */
@@ -202,7 +233,7 @@ static sp_status scale_and_write(const struct sp_job *job,
                                  struct sp_image *src, struct sp_output *out,
                                  enum sp_outfmt fmt, struct sp_report *r)
 {
-    struct stream s = {job, src, out, r, {0}, 0, 0, 0, NULL};
+    struct stream s = {job, src, out, r, {0}, 0, 0, 0, NULL, NULL};
     size_t oh = r->out_height, budget = job->chunk_bytes, items;
     unsigned threads = job->threads;
     struct sp_meter m;
@@ -223,7 +254,8 @@ static sp_status scale_and_write(const struct sp_job *job,
 
     sp_meter_start(&m);
     s.lanes = calloc(threads, sizeof *s.lanes);
-    if (s.lanes == NULL)
+    s.spans = calloc(items, sizeof *s.spans);
+    if (s.lanes == NULL || s.spans == NULL)
         st = ENOMEM;
     else if (fmt != SP_OUT_PNM)
         st = sp_image_alloc(&s.whole, r->out_width, oh, src->channels,
@@ -235,7 +267,8 @@ static sp_status scale_and_write(const struct sp_job *job,
 
     if (st == SP_OK) {
         st = sp_run_ordered(threads, items, scale_item, write_item, &s);
-        gather(s.lanes, threads, r);
+        if (st == SP_OK)
+            gather(&s, threads, items, r);
     }
     if (st == SP_OK && s.whole.pixels != NULL) {
         sp_meter_start(&m);
@@ -247,6 +280,7 @@ static sp_status scale_and_write(const struct sp_job *job,
     for (unsigned t = 0; s.lanes != NULL && t < threads; t++)
         sp_image_release(&s.lanes[t].chunk);
     free(s.lanes);
+    free(s.spans);
     sp_image_release(&s.whole);
     return st;
 }

@@ -9,9 +9,10 @@
  * own and, once every earlier item is written, writes it and gives back
  * the pages of the input rows no later item reads; then takes the next.
  * So memory stays a chunk a thread however large the output, and one
- * thread's write overlaps the others' scaling.  The threads scale at the
- * same time, so the scale figure is the busiest thread's time; they write
- * one at a time, so the write and release figures are sums.  Page faults
+ * thread's write overlaps the others' scaling.  The scale figure is the
+ * wall time during which at least one thread was scaling; the threads
+ * write one at a time, so the write and release figures are sums; scale
+ * and write overlap, so together they can exceed the run.  Page faults
  * are counted for every thread. */
 #ifndef SP_JOB_H
 #define SP_JOB_H
