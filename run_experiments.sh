@@ -157,6 +157,12 @@ sun_study() {
             "$spcache" evict "$input"
         fi
         read -r cached total < <("$spcache" resident "$input")
+        if [[ $cache == warm ]] && ((cached < total)); then
+            # Memory pressure took a page (a parallel build, the kernel's
+            # reclaim): read the file back in before timing a warm run.
+            cat -- "$input" >/dev/null
+            read -r cached total < <("$spcache" resident "$input")
+        fi
         if [[ $cache == cold ]] && ((cached * 100 > total)); then
             die "eviction failed: $cached of $total pages still cached"
         fi
