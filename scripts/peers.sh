@@ -32,6 +32,9 @@ PEERS_TARGET_BOX=0.5 PEERS_TARGET_FLOOR=2 PEERS_TARGET_THREADS=1.7
 # A peer slower than this many times the fastest peer on a job, and over
 # PEERS_SLOW_MIN_NS a run, is verified but not timed.
 PEERS_SLOW_RATIO=20 PEERS_SLOW_MIN_NS=1000000000
+# A run still going after this long is killed and counted as failed (the
+# slowest timed here, pamscale enlarging the large image by 4, takes ~20 s).
+PEERS_TIMEOUT_S=600
 
 peers_die() {
     printf 'run_experiments.sh: peers: %s\n' "$*" >&2
@@ -330,7 +333,7 @@ XML
         peers_command "$sp" "$imcfg" "$1" "$2" "${inputs[$3]}" "$4" \
             "${3%x*}" "${3#*x}"
         rm -f -- "$4"
-        res=$("$sprun" "${cmd[@]}" 2>"$dir/meta/err") || return 1
+        res=$("$sprun" -t "$PEERS_TIMEOUT_S" "${cmd[@]}" 2>"$dir/meta/err") || return 1
         read -r wall rss _ <<<"$res"
     }
     reason() {

@@ -1,12 +1,13 @@
 /* sprun: the peer benchmark's runner (run_experiments.sh --suite peers).
- *   sprun [-i FILE] [-o FILE] -- CMD [ARGS...]
+ *   sprun [-i FILE] [-o FILE] [-t SECONDS] -- CMD [ARGS...]
  *       run CMD with stdin from FILE and stdout to FILE (created 0644,
  *       truncated) when given, else /dev/null, and print "WALL_NS
  *       MAXRSS_KB EXIT_STATUS":
  *       CLOCK_MONOTONIC from just before fork() to just after wait4(), and
  *       the child's peak resident set from wait4()'s rusage (the figure
  *       /usr/bin/time -v calls "Maximum resident set size").  A child
- *       killed by signal S has EXIT_STATUS 128+S.  Exits 1, with one line
+ *       killed by signal S has EXIT_STATUS 128+S.  With -t, a command
+ *       still running after SECONDS is killed (SIGKILL) and that is said.  Exits 1, with one line
  *       on stderr, when the command could not run or did not exit 0.
  *   sprun --memcpy
  *       print the single-thread memcpy rate, bytes copied per second: the
@@ -14,6 +15,7 @@
  *       pre-faulted. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,8 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: sprun [-i FILE] [-o FILE] -- CMD [ARGS...] | "
+    fprintf(stderr, "usage: sprun [-i FILE] [-o FILE] [-t SECONDS] -- CMD "
+            "[ARGS...] | "
             "sprun --memcpy\n");
     return 2;
 }
@@ -104,9 +107,20 @@ static int open_redirect(const char *path, int output)
     return fd;
 }
 
+static volatile sig_atomic_t child, timed_out;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    timed_out = 1;
+    if (child > 0)
+        kill((pid_t)child, SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
+    unsigned limit = 0;
     int i = 1, in_fd = -1, out_fd = -1, status, err, report[2];
     struct rusage ru;
     long long t0, wall;
@@ -122,6 +136,9 @@ int main(int argc, char **argv)
             in = argv[i + 1];
         else if (strcmp(argv[i], "-o") == 0)
             out = argv[i + 1];
+        else if (strcmp(argv[i], "-t") == 0 &&
+                 (limit = (unsigned)strtoul(argv[i + 1], NULL, 10)) > 0)
+            ;
         else
             return usage();
     }
@@ -166,6 +183,15 @@ int main(int argc, char **argv)
         _exit(127);
     }
     close(report[1]);
+    if (limit > 0) {
+        struct sigaction sa;
+
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_alarm;
+        sigaction(SIGALRM, &sa, NULL);
+        child = pid;
+        alarm(limit);
+    }
     if (in_fd >= 0)
         close(in_fd);
     if (out_fd >= 0)
@@ -177,6 +203,7 @@ int main(int argc, char **argv)
         }
     }
     wall = now_ns() - t0;
+    alarm(0);
 
     do
         n = read(report[0], &err, sizeof err);
@@ -192,6 +219,11 @@ int main(int argc, char **argv)
     printf("%lld %ld %d\n", wall, ru.ru_maxrss, code);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "sprun: stdout: %s\n", strerror(errno));
+        return 1;
+    }
+    if (timed_out) {
+        fprintf(stderr, "sprun: %s: still running after %u s: killed\n",
+                cmd[0], limit);
         return 1;
     }
     if (WIFSIGNALED(status)) {
