@@ -11,8 +11,7 @@
  * and the finish of item i - 1 wakes just that one. */
 struct run {
     pthread_mutex_t mu;
-    pthread_cond_t gate;       /* every thread started, or failed; and
-                                  the run over */
+    pthread_cond_t gate;       /* every thread started, or failed */
     int open;                  /* the gate: 1 go, -1 stop */
     size_t count;
     size_t next_take;          /* the next item to take */
@@ -40,7 +39,6 @@ static void fail(struct run *r, size_t i, sp_status st)
     }
     for (unsigned t = 0; t < r->threads; t++)
         pthread_cond_signal(&r->turn[t]);
-    pthread_cond_broadcast(&r->gate);
 }
 
 static void run_items(struct run *r, unsigned thread)
@@ -73,16 +71,7 @@ static void run_items(struct run *r, unsigned thread)
         }
         r->next_finish = i + 1;
         pthread_cond_signal(&r->turn[(i + 1) % r->threads]);
-        if (r->next_finish == r->count)
-            pthread_cond_broadcast(&r->gate);
     }
-    /* A started thread stays until the run is over: one that ended while
-     * the caller still wrote would be finished and not joined if the
-     * process exited meanwhile (on SIGINT, say), which ThreadSanitizer
-     * reports as a leak. */
-    while (thread != 0 && r->open > 0 && r->failed == SP_OK &&
-           r->next_finish < r->count)
-        pthread_cond_wait(&r->gate, &r->mu);
     pthread_mutex_unlock(&r->mu);
 }
 
