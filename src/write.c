@@ -49,7 +49,9 @@ static void on_fatal_signal(int sig)
 }
 
 /* hold_signals / release_signals: keep the handled signals pending across
- * a few calls (the write runs on the main thread, workers joined). */
+ * a few calls of the calling thread.  Enough: the output is opened before
+ * the job's threads start and closed after they are joined, so no other
+ * thread is there to take the signal. */
 static void hold_signals(sigset_t *old)
 {
     sigset_t set;

@@ -9,15 +9,8 @@ build=${1:?usage: experiments_test.sh BUILD_DIR}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-npass=0 nfail=0
-
-result() {  # result WHAT WHY: pass when WHY is empty
-    if [[ -z $2 ]]; then
-        npass=$((npass + 1)); printf 'ok - %s\n' "$1"
-    else
-        nfail=$((nfail + 1)); printf 'FAIL - %s: %s\n' "$1" "$2"
-    fi
-}
+# shellcheck source=tests/lib.sh
+. "$root/tests/lib.sh"
 
 # ratio_check RUNS SUMMARY: for each scale, mean(read)/mean(mmap) of
 # load+scale+release in RUNS against SUMMARY's ratio; prints mismatches.
@@ -112,5 +105,4 @@ for args in "--cache tepid" "--runs 0" "--scales x" "--size 10" "--suite nope" \
     result "run_experiments.sh $args is refused" "$( ((rc != 0)) || echo 'exit 0')"
 done
 
-printf '%d passed, %d failed\n' "$npass" "$nfail"
-((nfail == 0))
+finish

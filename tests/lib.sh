@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# lib.sh: shared helpers for cli_test.sh and oracle_test.sh (sourced, not run).
+# lib.sh: shared helpers for the test scripts (sourced, not run).
 #
 # Each check prints one line on stdout: "ok - WHAT", "FAIL - WHAT: WHY" or
 # "skip - WHAT: WHY"; finish() prints "N passed, N failed[, N skipped]" and

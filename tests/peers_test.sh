@@ -11,15 +11,8 @@ build=$(cd "$build" && pwd)
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-npass=0 nfail=0
-
-result() {  # result WHAT WHY: pass when WHY is empty
-    if [[ -z $2 ]]; then
-        npass=$((npass + 1)); printf 'ok - %s\n' "$1"
-    else
-        nfail=$((nfail + 1)); printf 'FAIL - %s: %s\n' "$1" "$2"
-    fi
-}
+# shellcheck source=tests/lib.sh
+. "$repo/tests/lib.sh"
 
 # shellcheck source=scripts/peers.sh
 . "$repo/scripts/peers.sh"
@@ -185,5 +178,4 @@ res=$("$build/src/sprun" -- echo noise) || res="exit $?"
 result "sprun without -o: the command's stdout is not in its figures" \
     "$([[ $res =~ ^[0-9]+\ [0-9]+\ 0$ ]] || echo "got: $res")"
 
-printf '%d passed, %d failed\n' "$npass" "$nfail"
-((nfail == 0))
+finish
