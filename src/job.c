@@ -4,17 +4,19 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "guard.h"
 #include "image.h"
 #include "parallel.h"
 
-/* One thread's own: the chunk it scales into (PNM), and what its calls
- * measured. */
+/* A slot's own (see parallel.h): the chunk an item is scaled into (PNM),
+ * and the scale phase its thread measured. */
 struct lane {
     struct sp_image chunk;
-    struct sp_phase phase[SP_NPHASES];
+    unsigned char *band;       /* a pread source: the rows an item reads */
+    struct sp_phase scale;
 };
 
 /* When an item was scaled, CLOCK_MONOTONIC ns. */
@@ -23,8 +25,8 @@ struct span {
 };
 
 /* The job's output, made in items of ROWS output rows: each scaled by one
- * thread into its lane's chunk (or, for the stb formats, into its place in
- * WHOLE) and written, in order, by the same thread. */
+ * thread into its slot's chunk (or, for the stb formats, into its place in
+ * WHOLE) and written, in order, by whichever thread finishes it. */
 struct stream {
     const struct sp_job *job;
     struct sp_image *src;
@@ -33,8 +35,12 @@ struct stream {
     struct sp_image whole;     /* stb: the whole output; else empty */
     size_t rows, orow;
     size_t grain;              /* see sp_image_drop_rows */
-    struct lane *lanes;        /* [threads] */
+    struct lane *lanes;        /* [slots] */
+    void *chunks;              /* the lanes' chunks: one anonymous mapping */
+    size_t chunks_len;
+    unsigned char *bands;      /* the lanes' bands: one allocation */
     struct span *spans;        /* [items]: when each was scaled */
+    struct sp_phase release, write;  /* summed over the items' finishes */
 };
 
 static void item_span(const struct stream *s, size_t item, size_t *y0,
@@ -46,45 +52,107 @@ static void item_span(const struct stream *s, size_t item, size_t *y0,
     *y1 = oh - *y0 < s->rows ? oh : *y0 + s->rows;
 }
 
-static unsigned char *item_dest(const struct stream *s, unsigned thread,
+static unsigned char *item_dest(const struct stream *s, unsigned slot,
                                 size_t y0)
 {
     if (s->whole.pixels != NULL)
         return s->whole.pixels + y0 * s->orow;
-    return s->lanes[thread].chunk.pixels;
+    return s->lanes[slot].chunk.pixels;
 }
 
 struct scale_call {
-    const struct stream *s;
-    unsigned thread;
+    const struct sp_image *src;
+    const struct sp_job *job;
     size_t y0, y1;
+    unsigned char *dest;
 };
 
 static sp_status run_scale(void *arg)
 {
     const struct scale_call *c = arg;
 
-    sp_scale_rows(c->s->src, c->s->job->factor, c->s->job->filter, c->y0,
-                  c->y1, item_dest(c->s, c->thread, c->y0));
+    sp_scale_rows(c->src, c->job->factor, c->job->filter, c->y0, c->y1,
+                  c->dest);
     return SP_OK;
 }
 
-/* scale_item: an item's rows; reading a mapping, under the SIGBUS
- * guard. */
-static sp_status scale_item(void *arg, unsigned thread, size_t item)
+/* source_band: the source rows [*SY0, *SY1) that output rows [Y0, Y1)
+ * read, of an image H rows high; the band's first row is the first one
+ * output row *FIRST reads. */
+static void source_band(const struct sp_job *job, size_t h, size_t y0,
+                        size_t y1, size_t *sy0, size_t *sy1, size_t *first)
 {
-    struct stream *s = arg;
-    struct scale_call c = {s, thread, 0, 0};
-    struct sp_meter m;
+    size_t n;
+
+    if (job->factor > 1) {
+        n = (size_t)job->factor;
+        *sy0 = y0 / n;
+        *sy1 = (y1 - 1) / n + 1;
+        *first = *sy0 * n;
+    } else if (job->factor < -1) {
+        n = (size_t)-(long long)job->factor;
+        *sy0 = y0 * n;
+        *sy1 = (y1 - 1) * n + (job->filter == SP_FILTER_BOX ? n : 1);
+        if (*sy1 > h)
+            *sy1 = h;
+        *first = y0;
+    } else {
+        *sy0 = *first = y0;
+        *sy1 = y1;
+    }
+}
+
+/* band_rows: the most source rows an item of ROWS output rows reads. */
+static size_t band_rows(const struct sp_job *job, size_t rows, size_t h)
+{
+    size_t n = job->factor > 1 ? rows / (size_t)job->factor + 2
+               : job->factor < -1 ? rows * (size_t)-(long long)job->factor
+                                  : rows;
+
+    return n < h ? n : h;
+}
+
+/* read_band: for a pread source, read the rows C's output rows need into
+ * BUF, and point C at them through BAND. */
+static sp_status read_band(struct scale_call *c, struct sp_image *band,
+                           unsigned char *buf)
+{
+    size_t sy0, sy1, first;
     sp_status st;
 
+    source_band(c->job, c->src->height, c->y0, c->y1, &sy0, &sy1, &first);
+    st = sp_image_read_rows(c->src, sy0, sy1, buf);
+    *band = *c->src;
+    band->backing = SP_BACKING_NONE;
+    band->pixels = buf;
+    band->height = sy1 - sy0;
+    c->src = band;
+    c->y0 -= first;
+    c->y1 -= first;
+    return st;
+}
+
+/* scale_item: an item's rows: from a band read for it (pread), from a
+ * mapping under the SIGBUS guard, or from memory. */
+static sp_status scale_item(void *arg, unsigned slot, size_t item)
+{
+    struct stream *s = arg;
+    struct scale_call c = {s->src, s->job, 0, 0, NULL};
+    struct sp_image band;
+    struct sp_meter m;
+    sp_status st = SP_OK;
+
     item_span(s, item, &c.y0, &c.y1);
+    c.dest = item_dest(s, slot, c.y0);
     sp_meter_start(&m);
     s->spans[item].t0 = sp_now_ns();
-    st = s->src->backing == SP_BACKING_MMAP ? sp_guard_run(run_scale, &c)
-                                            : run_scale(&c);
+    if (s->src->backing == SP_BACKING_FILE)
+        st = read_band(&c, &band, s->lanes[slot].band);
+    if (st == SP_OK)
+        st = s->src->backing == SP_BACKING_MMAP ? sp_guard_run(run_scale, &c)
+                                                : run_scale(&c);
     s->spans[item].t1 = sp_now_ns();
-    sp_meter_stop(&m, &s->lanes[thread].phase[SP_SCALE]);
+    sp_meter_stop(&m, &s->lanes[slot].scale);
     return st;
 }
 
@@ -100,10 +168,10 @@ static size_t first_source_row(size_t y, int factor)
 
 /* write_item: with every earlier item written, give back the input rows
  * no later item reads, and write this one's rows. */
-static sp_status write_item(void *arg, unsigned thread, size_t item)
+static sp_status write_item(void *arg, unsigned slot, size_t item)
 {
     struct stream *s = arg;
-    struct lane *l = &s->lanes[thread];
+    struct lane *l = &s->lanes[slot];
     struct sp_meter m;
     sp_status st = SP_OK;
     size_t y0, y1;
@@ -113,13 +181,13 @@ static sp_status write_item(void *arg, unsigned thread, size_t item)
         sp_meter_start(&m);
         sp_image_drop_rows(s->src, first_source_row(y1, s->job->factor),
                            s->grain);
-        sp_meter_stop(&m, &l->phase[SP_RELEASE]);
+        sp_meter_stop(&m, &s->release);
     }
     if (s->whole.pixels == NULL) {
         sp_meter_start(&m);
         l->chunk.height = y1 - y0;
         st = sp_output_put(s->out, &l->chunk, s->report->why);
-        sp_meter_stop(&m, &l->phase[SP_WRITE]);
+        sp_meter_stop(&m, &s->write);
         if (st != SP_OK)
             s->report->failed_path = s->job->out;
     }
@@ -208,24 +276,94 @@ static uint64_t scaling_time(struct span *spans, size_t n)
     return total + (t1 - t0);
 }
 
-/* gather: the lanes' figures into the report: page faults summed over
- * the threads; the scale phase the time any thread was scaling (the
- * threads scale side by side, and beside another's write); write and
- * release summed (one thread at a time does them). */
-static void gather(const struct stream *s, unsigned threads, size_t items,
+/* add: phase P's figures to the report's, its time too if WITH_NS. */
+static void add(struct sp_phase *to, const struct sp_phase *p, int with_ns)
+{
+    if (with_ns)
+        to->ns += p->ns;
+    to->minflt += p->minflt;
+    to->majflt += p->majflt;
+}
+
+/* gather: the stream's figures into the report: the scale phase the time
+ * any thread was scaling (the threads scale side by side, and beside
+ * another's write), with the page faults of every slot; write and release
+ * summed over the items (one thread at a time does them). */
+static void gather(const struct stream *s, unsigned slots, size_t items,
                    struct sp_report *r)
 {
-    for (unsigned t = 0; t < threads; t++)
-        for (int p = SP_SCALE; p <= SP_WRITE; p++) {
-            const struct sp_phase *lp = &s->lanes[t].phase[p];
-            struct sp_phase *rp = &r->phase[p];
-
-            if (p != SP_SCALE)
-                rp->ns += lp->ns;
-            rp->minflt += lp->minflt;
-            rp->majflt += lp->majflt;
-        }
+    for (unsigned i = 0; i < slots; i++)
+        add(&r->phase[SP_SCALE], &s->lanes[i].scale, 0);
     r->phase[SP_SCALE].ns += scaling_time(s->spans, items);
+    add(&r->phase[SP_RELEASE], &s->release, 1);
+    add(&r->phase[SP_WRITE], &s->write, 1);
+}
+
+/* HUGE_PAGE: the size of a transparent huge page on x86-64 and arm64
+ * (4 KiB base pages); see map_chunks. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* map_chunks: SLOTS chunks of ROWS output rows for S's lanes, in one
+ * anonymous mapping.  A fresh page costs a fault and a clear; at 4 KiB a
+ * page that was 1.5 us here, 200 us for a 512 KiB chunk, while one 2 MiB
+ * huge page took 100 us.  So chunks that add up to half a huge page or
+ * more are laid on huge pages, where the kernel allows them (THP
+ * "madvise" or "always"; otherwise this is advice that changes nothing). */
+static sp_status map_chunks(struct stream *s, unsigned slots, size_t rows,
+                            const struct sp_image *src, size_t ow)
+{
+    size_t size, total, len;
+    unsigned char *p;
+    sp_status st;
+
+    st = sp_image_raster_size(ow, rows, src->channels, src->bytes, &size);
+    if (st != SP_OK)
+        return st;
+    if (__builtin_mul_overflow(size, (size_t)slots, &total) ||
+        total > SIZE_MAX - 2 * HUGE_PAGE)
+        return SP_E_TOOBIG;
+    len = total >= HUGE_PAGE / 2
+              ? (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE
+              : total;
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return ENOMEM;
+    s->chunks = p;
+    s->chunks_len = len;
+    if (len != total) {
+        p = (unsigned char *)(((uintptr_t)p + HUGE_PAGE - 1) &
+                              ~(uintptr_t)(HUGE_PAGE - 1));
+        (void)madvise(p, len - HUGE_PAGE, MADV_HUGEPAGE);
+    }
+    for (unsigned i = 0; i < slots; i++) {
+        struct sp_image *c = &s->lanes[i].chunk;
+
+        c->pixels = p + i * size;
+        c->width = ow;
+        c->height = rows;
+        c->stride = ow * sp_image_pixel_size(src);
+        c->channels = src->channels;
+        c->bytes = src->bytes;
+        c->maxval = src->maxval;
+    }
+    return SP_OK;
+}
+
+/* alloc_bands: a band of ROWS source rows for each of S's SLOTS lanes. */
+static sp_status alloc_bands(struct stream *s, unsigned slots, size_t rows)
+{
+    size_t size;
+
+    if (__builtin_mul_overflow(rows, s->src->stride, &size) ||
+        __builtin_mul_overflow(size, (size_t)slots, &size))
+        return SP_E_TOOBIG;
+    s->bands = malloc(size ? size : 1);
+    if (s->bands == NULL)
+        return ENOMEM;
+    for (unsigned i = 0; i < slots; i++)
+        s->lanes[i].band = s->bands + i * rows * s->src->stride;
+    return SP_OK;
 }
 
 /* scale_and_write: the output of SRC, item by item, into OUT. */
@@ -233,9 +371,9 @@ static sp_status scale_and_write(const struct sp_job *job,
                                  struct sp_image *src, struct sp_output *out,
                                  enum sp_outfmt fmt, struct sp_report *r)
 {
-    struct stream s = {job, src, out, r, {0}, 0, 0, 0, NULL, NULL};
+    struct stream s = {.job = job, .src = src, .out = out, .report = r};
     size_t oh = r->out_height, budget = job->chunk_bytes, items;
-    unsigned threads = job->threads;
+    unsigned threads = job->threads, slots;
     struct sp_meter m;
     sp_status st = SP_OK;
 
@@ -251,24 +389,26 @@ static sp_status scale_and_write(const struct sp_job *job,
     if (threads > items)
         threads = (unsigned)items;
     r->threads_used = threads;
+    slots = threads * SP_RUN_DEPTH;
 
     sp_meter_start(&m);
-    s.lanes = calloc(threads, sizeof *s.lanes);
+    s.lanes = calloc(slots, sizeof *s.lanes);
     s.spans = calloc(items, sizeof *s.spans);
     if (s.lanes == NULL || s.spans == NULL)
         st = ENOMEM;
     else if (fmt != SP_OUT_PNM)
         st = sp_image_alloc(&s.whole, r->out_width, oh, src->channels,
                             src->bytes, src->maxval);
-    for (unsigned t = 0; st == SP_OK && fmt == SP_OUT_PNM && t < threads; t++)
-        st = sp_image_alloc(&s.lanes[t].chunk, r->out_width, s.rows,
-                            src->channels, src->bytes, src->maxval);
+    else
+        st = map_chunks(&s, slots, s.rows, src, r->out_width);
+    if (st == SP_OK && src->backing == SP_BACKING_FILE)
+        st = alloc_bands(&s, slots, band_rows(job, s.rows, src->height));
     sp_meter_stop(&m, &r->phase[SP_SCALE]);
 
     if (st == SP_OK) {
         st = sp_run_ordered(threads, items, scale_item, write_item, &s);
         if (st == SP_OK)
-            gather(&s, threads, items, r);
+            gather(&s, slots, items, r);
     }
     if (st == SP_OK && s.whole.pixels != NULL) {
         sp_meter_start(&m);
@@ -277,8 +417,9 @@ static sp_status scale_and_write(const struct sp_job *job,
         if (st != SP_OK)
             r->failed_path = job->out;
     }
-    for (unsigned t = 0; s.lanes != NULL && t < threads; t++)
-        sp_image_release(&s.lanes[t].chunk);
+    if (s.chunks != NULL)
+        (void)munmap(s.chunks, s.chunks_len);
+    free(s.bands);
     free(s.lanes);
     free(s.spans);
     sp_image_release(&s.whole);
@@ -294,6 +435,7 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     enum sp_outfmt fmt;
     sp_status st, rel;
     uint64_t limit = job->max_pixels ? job->max_pixels : SP_MAX_PIXELS;
+    enum sp_io io = job->io;
 
     memset(r, 0, sizeof *r);
     if (job->threads < 1 || job->threads > SP_THREADS_MAX)
@@ -302,8 +444,15 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     if (st != SP_OK)
         return fail(r, job->out, st);
 
+    /* auto, for a regular binary file: a job that reads every row
+     * (enlarge, copy) preads it a band at a time, which holds a band
+     * instead of the mapped pages and gives nothing back with madvise();
+     * a reduce maps it, to touch only the rows it samples.  The
+     * measurements are in the README. */
+    if (io == SP_IO_AUTO && job->factor >= -1)
+        io = SP_IO_PREAD;
     sp_meter_start(&m);
-    st = sp_load(job->in, job->io, &src, &r->load);
+    st = sp_load(job->in, io, &src, &r->load);
     sp_meter_stop(&m, &r->phase[SP_LOAD]);
     if (st != SP_OK) {
         memcpy(r->why, r->load.why, sizeof r->why);

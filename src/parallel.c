@@ -5,10 +5,12 @@
 
 #define WORKER_STACK ((size_t)512 * 1024)
 
-/* The run's shared state.  Items taken and not yet finished are at most
- * one a thread, so they have distinct numbers modulo the thread count:
- * the thread waiting to finish item i sleeps on turn[i % threads] alone,
- * and the finish of item i - 1 wakes just that one. */
+/* The run's shared state, under MU.  Every item taken and not finished
+ * holds one of the RING = threads * SP_RUN_DEPTH slots, so such items
+ * have distinct numbers modulo RING: item i's slot and readiness are kept
+ * at i % RING.  Whenever MU is free, either a thread is finishing or the
+ * first unfinished item is not ready: whoever makes an item ready with
+ * nobody finishing finishes it (and the ready ones after it) itself. */
 struct run {
     pthread_mutex_t mu;
     pthread_cond_t gate;       /* every thread started, or failed */
@@ -16,12 +18,17 @@ struct run {
     size_t count;
     size_t next_take;          /* the next item to take */
     size_t next_finish;        /* items below it are finished */
+    int finishing;             /* a thread is in finish_ready() */
     size_t failed_item;        /* the lowest item that failed, or count */
     sp_status failed;          /* its status, or 0 */
     sp_item_fn work, finish;
     void *arg;
-    unsigned threads;
-    pthread_cond_t *turn;      /* [threads] */
+    unsigned threads, ring;
+    unsigned *slot_of;         /* [ring]: the slot of item i at i % ring */
+    unsigned char *ready;      /* [ring]: item i worked, not finished */
+    unsigned char *busy;       /* [ring]: the slot holds an unfinished item */
+    pthread_cond_t *freed;     /* [threads]: a slot of the thread's came
+                                  free, or the run stopped */
 };
 
 struct worker {
@@ -30,7 +37,8 @@ struct worker {
     pthread_t tid;
 };
 
-/* fail: record item I's status ST; the caller holds mu. */
+/* fail: record item I's status ST and wake every thread; the caller holds
+ * mu. */
 static void fail(struct run *r, size_t i, sp_status st)
 {
     if (r->failed == SP_OK || i < r->failed_item) {
@@ -38,7 +46,46 @@ static void fail(struct run *r, size_t i, sp_status st)
         r->failed_item = i;
     }
     for (unsigned t = 0; t < r->threads; t++)
-        pthread_cond_signal(&r->turn[t]);
+        pthread_cond_signal(&r->freed[t]);
+}
+
+/* free_slot: a slot of THREAD's that holds nothing unfinished, or
+ * r->ring if there is none. */
+static unsigned free_slot(const struct run *r, unsigned thread)
+{
+    for (unsigned k = 0; k < SP_RUN_DEPTH; k++) {
+        unsigned s = thread * SP_RUN_DEPTH + k;
+        if (!r->busy[s])
+            return s;
+    }
+    return r->ring;
+}
+
+/* finish_ready: finish the ready items from the first unfinished one on,
+ * in order, until one is not ready; the caller holds mu and nobody else
+ * is finishing. */
+static void finish_ready(struct run *r)
+{
+    r->finishing = 1;
+    while (r->failed == SP_OK && r->next_finish < r->count &&
+           r->ready[r->next_finish % r->ring]) {
+        size_t i = r->next_finish;
+        unsigned slot = r->slot_of[i % r->ring];
+        sp_status st;
+
+        pthread_mutex_unlock(&r->mu);
+        st = r->finish(r->arg, slot, i);
+        pthread_mutex_lock(&r->mu);
+        r->ready[i % r->ring] = 0;
+        if (st != SP_OK) {
+            fail(r, i, st);
+            break;
+        }
+        r->next_finish = i + 1;
+        r->busy[slot] = 0;
+        pthread_cond_signal(&r->freed[slot / SP_RUN_DEPTH]);
+    }
+    r->finishing = 0;
 }
 
 static void run_items(struct run *r, unsigned thread)
@@ -47,30 +94,27 @@ static void run_items(struct run *r, unsigned thread)
     while (r->open == 0)
         pthread_cond_wait(&r->gate, &r->mu);
     while (r->open > 0 && r->failed == SP_OK && r->next_take < r->count) {
-        size_t i = r->next_take++;
-        pthread_cond_t *turn = &r->turn[i % r->threads];
+        unsigned slot = free_slot(r, thread);
+        size_t i;
         sp_status st;
 
+        if (slot == r->ring) {
+            pthread_cond_wait(&r->freed[thread], &r->mu);
+            continue;
+        }
+        i = r->next_take++;
+        r->busy[slot] = 1;
+        r->slot_of[i % r->ring] = slot;
         pthread_mutex_unlock(&r->mu);
-        st = r->work(r->arg, thread, i);
+        st = r->work(r->arg, slot, i);
         pthread_mutex_lock(&r->mu);
         if (st != SP_OK) {
             fail(r, i, st);
             break;
         }
-        while (r->next_finish != i && r->failed == SP_OK)
-            pthread_cond_wait(turn, &r->mu);
-        if (r->failed != SP_OK)
-            break;
-        pthread_mutex_unlock(&r->mu);
-        st = r->finish(r->arg, thread, i);
-        pthread_mutex_lock(&r->mu);
-        if (st != SP_OK) {
-            fail(r, i, st);
-            break;
-        }
-        r->next_finish = i + 1;
-        pthread_cond_signal(&r->turn[(i + 1) % r->threads]);
+        r->ready[i % r->ring] = 1;
+        if (!r->finishing)
+            finish_ready(r);
     }
     pthread_mutex_unlock(&r->mu);
 }
@@ -96,7 +140,7 @@ sp_status sp_run_ordered(unsigned threads, size_t count, sp_item_fn work,
                          sp_item_fn finish, void *arg)
 {
     struct run r = {.count = count, .failed_item = count, .work = work,
-                    .finish = finish, .arg = arg, .threads = threads};
+                    .finish = finish, .arg = arg};
     struct worker *w;
     pthread_attr_t attr;
     unsigned started = 0;
@@ -105,17 +149,23 @@ sp_status sp_run_ordered(unsigned threads, size_t count, sp_item_fn work,
     if (threads < 1 || threads > SP_THREADS_MAX)
         return SP_E_USAGE;
     if (threads > count)
-        threads = r.threads = count > 0 ? (unsigned)count : 1;
-    r.turn = malloc(threads * sizeof *r.turn);
+        threads = count > 0 ? (unsigned)count : 1;
+    r.threads = threads;
+    r.ring = threads * SP_RUN_DEPTH;
+    r.slot_of = malloc(r.ring * sizeof *r.slot_of);
+    r.ready = calloc(r.ring, 1);
+    r.busy = calloc(r.ring, 1);
+    r.freed = malloc(threads * sizeof *r.freed);
     w = malloc(threads * sizeof *w);
-    if (r.turn == NULL || w == NULL || pthread_mutex_init(&r.mu, NULL) != 0) {
-        free(r.turn);
-        free(w);
-        return SP_E_THREAD;
+    if (r.slot_of == NULL || r.ready == NULL || r.busy == NULL ||
+        r.freed == NULL || w == NULL ||
+        pthread_mutex_init(&r.mu, NULL) != 0) {
+        st = SP_E_THREAD;
+        goto out;
     }
     pthread_cond_init(&r.gate, NULL);
     for (unsigned t = 0; t < threads; t++)
-        pthread_cond_init(&r.turn[t], NULL);
+        pthread_cond_init(&r.freed[t], NULL);
 
     /* A thread needs little stack; the default 8 MiB of address space a
      * thread adds up under ulimit -v on a machine with many CPUs. */
@@ -141,10 +191,14 @@ sp_status sp_run_ordered(unsigned threads, size_t count, sp_item_fn work,
         st = r.failed;
 
     for (unsigned t = 0; t < threads; t++)
-        pthread_cond_destroy(&r.turn[t]);
+        pthread_cond_destroy(&r.freed[t]);
     pthread_cond_destroy(&r.gate);
     pthread_mutex_destroy(&r.mu);
-    free(r.turn);
+out:
+    free(r.slot_of);
+    free(r.ready);
+    free(r.busy);
+    free(r.freed);
     free(w);
     return st;
 }

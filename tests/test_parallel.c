@@ -1,9 +1,14 @@
-/* The ordered runner: every item worked once and finished once, the
- * finishes alone and in item order, each on the thread that worked the
- * item (thread 0 the caller's), works overlapping one another and the
- * finishes; a failure stops the run with the lowest failed item's status
- * and finishes nothing after it; bad thread counts are refused; and every
- * thread started is gone when the call returns. */
+/* The ordered runner: every item worked once and finished once; each
+ * WORK on the thread that owns its slot (slot s is thread s /
+ * SP_RUN_DEPTH's, thread 0 the caller's) and into a slot whose last item
+ * is finished; the finishes alone, in item order, each after its item's
+ * WORK and with its slot, on any of the run's threads; WORKs overlapping
+ * one another and the finishes; a thread going on into its other slot
+ * rather than wait for an earlier item's FINISH, sleeping once all its
+ * slots are full, and finishing the items other threads worked; a failure
+ * stops the run with the lowest failed item's status and finishes nothing
+ * after it; bad thread counts are refused; and every thread started is
+ * gone when the call returns. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,6 +33,7 @@
 
 #define MAX_ITEMS 1024
 #define WAIT_S 10   /* a handshake that takes longer has failed */
+#define SLOTS_MAX (SP_THREADS_MAX * SP_RUN_DEPTH)
 
 /* expect: ck_assert_msg for hot loops: Check records the place of every
  * assertion that passes (a write() to its pipe in fork mode), so a loop
@@ -42,12 +48,13 @@
  * threads, where Check cannot be called, so they count and the test
  * looks afterwards. */
 enum bad {
-    BAD_RANGE,          /* a thread or item number out of range */
-    BAD_CALLER,         /* thread 0 not the caller's, or another one is */
+    BAD_RANGE,          /* a slot or item number out of range */
+    BAD_CALLER,         /* thread 0's slots off the caller's thread, or
+                           another thread's on it */
     BAD_WORK_TWICE,
-    BAD_HELD,           /* a thread took an item before finishing its last */
+    BAD_SLOT_BUSY,      /* a WORK into a slot whose item is not finished */
     BAD_FINISH_EARLY,   /* FINISH before the item's WORK returned */
-    BAD_FINISH_THREAD,  /* FINISH on another thread than the WORK */
+    BAD_FINISH_SLOT,    /* FINISH with another slot than the WORK's */
     BAD_FINISH_TWICE,
     BAD_ORDER,          /* FINISH out of item order */
     BAD_OVERLAP,        /* two FINISHes at once */
@@ -55,25 +62,28 @@ enum bad {
 };
 
 static const char *const bad_what[NBAD] = {
-    [BAD_RANGE] = "thread or item out of range",
-    [BAD_CALLER] = "thread 0 is not the caller's, or another is",
+    [BAD_RANGE] = "slot or item out of range",
+    [BAD_CALLER] = "thread 0's slots are not the caller's, or another's "
+                   "are",
     [BAD_WORK_TWICE] = "an item worked twice",
-    [BAD_HELD] = "a thread took an item before finishing its last",
+    [BAD_SLOT_BUSY] = "a WORK into a slot whose last item was not finished",
     [BAD_FINISH_EARLY] = "an item finished before its WORK returned",
-    [BAD_FINISH_THREAD] = "an item finished on another thread",
+    [BAD_FINISH_SLOT] = "an item finished with another slot than its WORK's",
     [BAD_FINISH_TWICE] = "an item finished twice",
     [BAD_ORDER] = "an item finished out of order",
     [BAD_OVERLAP] = "two FINISHes at once",
 };
 
 struct rec;
-typedef sp_status (*hook_fn)(struct rec *r, unsigned thread, size_t item);
+typedef sp_status (*hook_fn)(struct rec *r, unsigned slot, size_t item);
 
 /* One run's record.  nseq and seq are plain on purpose: the runner must
  * order the finishes, and under ThreadSanitizer a missing happens-before
  * between them is a report.  So are the fields an item's WORK leaves for
- * its FINISH and the per-thread held: all on one thread, or a report.
- * The atomics are only counted, relaxed (see bump). */
+ * its FINISH, and slot_item, which a slot's WORK sets and the FINISH that
+ * frees the slot clears, on whichever thread: the runner must order the
+ * FINISH before the slot's next WORK.  The atomics are only counted,
+ * relaxed (see bump). */
 struct rec {
     /* Set before the run. */
     unsigned threads;
@@ -82,10 +92,12 @@ struct rec {
     unsigned work_us;               /* WORK sleeps 0..work_us, by item */
     unsigned finish_us;             /* every fifth FINISH sleeps this */
     hook_fn work_hook, finish_hook; /* run inside WORK / FINISH */
+    int path;                       /* which way a hook goes */
     sp_status work_fail[MAX_ITEMS], finish_fail[MAX_ITEMS];
 
     /* Written by the item functions. */
     atomic_int calls;
+    atomic_int works;               /* WORKs begun */
     atomic_int bad[NBAD];
     atomic_size_t bad_item[NBAD];   /* the first offender */
     atomic_int worked[MAX_ITEMS], finished[MAX_ITEMS];
@@ -93,15 +105,17 @@ struct rec {
     atomic_uint tickets;
     unsigned done_ticket[MAX_ITEMS];  /* the order WORKs returned in */
     int work_done[MAX_ITEMS];
-    unsigned work_thread[MAX_ITEMS];
-    pthread_t work_tid[MAX_ITEMS];
-    size_t held[SP_THREADS_MAX];    /* thread t's item + 1 until finished */
+    unsigned work_slot[MAX_ITEMS];
+    pthread_t work_tid[MAX_ITEMS], finish_tid[MAX_ITEMS];
+    size_t slot_item[SLOTS_MAX];    /* the slot's item + 1 until finished */
     size_t seq[MAX_ITEMS], nseq;    /* the items FINISHed, in call order */
 
     /* The hooks' handshakes, under hook_mu. */
-    int finishing[MAX_ITEMS], met[MAX_ITEMS];
-    int arrived, released, later_failed;
-    int tasks_seen;
+    int finishing[MAX_ITEMS], met[MAX_ITEMS], began[MAX_ITEMS];
+    int arrived, released, later_failed, first_failed;
+    int tasks_seen, works_seen;
+    pid_t fail_tid;     /* a started thread whose WORK fails, or 0 */
+    int conclusive;     /* it returned before the other side went on */
 };
 
 /* bump: add 1, relaxed: the item functions' atomics must not order the
@@ -133,16 +147,33 @@ static void *idle(void *arg)
     return NULL;
 }
 
-/* gone: wait up to a second for task TID to leave /proc/self/task.
- * pthread_join returns when the kernel clears the thread's id, a moment
- * before it drops the task. */
-static void gone(pid_t tid)
+/* wait_gone: wait up to MS milliseconds for task TID to leave
+ * /proc/self/task; returns whether it did. */
+static int wait_gone(pid_t tid, int ms)
 {
     char path[64];
+    int i = 0;
 
     snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
-    for (int i = 0; i < 1000 && fx_file_exists(path); i++)
+    while (fx_file_exists(path) && i++ < ms)
         pause_us(1000);
+    return !fx_file_exists(path);
+}
+
+/* gone: wait up to a second for task TID to go.  pthread_join returns
+ * when the kernel clears the thread's id, a moment before it drops the
+ * task. */
+static void gone(pid_t tid)
+{
+    (void)wait_gone(tid, 1000);
+}
+
+/* exited: task TID is gone, or ETIMEDOUT after WAIT_S: a runner's thread
+ * that returned from the run.  No item function is called after a
+ * failure is recorded, so this is the only sign that it was. */
+static sp_status exited(pid_t tid)
+{
+    return wait_gone(tid, WAIT_S * 1000) ? SP_OK : ETIMEDOUT;
 }
 
 /* base_tasks: the threads of this process before a run.  A thread is
@@ -191,19 +222,34 @@ static void raise_flag(int *flag)
     pthread_mutex_unlock(&hook_mu);
 }
 
-/* wait_flag: until FLAG is raised, or ETIMEDOUT after WAIT_S: a runner
+/* arrive: count one in at *N. */
+static void arrive(int *n)
+{
+    pthread_mutex_lock(&hook_mu);
+    ++*n;
+    pthread_cond_broadcast(&hook_cv);
+    pthread_mutex_unlock(&hook_mu);
+}
+
+/* wait_count: until *N reaches WANT, or ETIMEDOUT after WAIT_S: a runner
  * that never lets the other side run fails the test rather than hang. */
-static sp_status wait_flag(const int *flag)
+static sp_status wait_count(const int *n, int want)
 {
     struct timespec end = deadline();
-    int rc = 0, up;
+    int rc = 0, got;
 
     pthread_mutex_lock(&hook_mu);
-    while (!*flag && rc != ETIMEDOUT)
+    while (*n < want && rc != ETIMEDOUT)
         rc = pthread_cond_timedwait(&hook_cv, &hook_mu, &end);
-    up = *flag;
+    got = *n;
     pthread_mutex_unlock(&hook_mu);
-    return up ? SP_OK : ETIMEDOUT;
+    return got >= want ? SP_OK : ETIMEDOUT;
+}
+
+/* wait_flag: until FLAG is raised, or ETIMEDOUT. */
+static sp_status wait_flag(const int *flag)
+{
+    return wait_count(flag, 1);
 }
 
 /* meet: count in at *ARRIVED and wait until WANT have, or ETIMEDOUT.
@@ -230,51 +276,63 @@ static void note(struct rec *r, enum bad what, size_t item)
         atomic_store_explicit(&r->bad_item[what], item, memory_order_relaxed);
 }
 
-/* in_range: whether THREAD and ITEM can index the record at all. */
-static int in_range(struct rec *r, unsigned thread, size_t item)
+/* used_threads: the threads the run needs: one an item, at least one. */
+static unsigned used_threads(const struct rec *r)
 {
-    if (thread < r->threads && thread < SP_THREADS_MAX && item < r->count &&
-        item < MAX_ITEMS)
+    if (r->count == 0)
+        return 1;
+    return r->count < r->threads ? (unsigned)r->count : r->threads;
+}
+
+/* in_range: whether SLOT is one of the used threads' and ITEM one of the
+ * run's, so both can index the record. */
+static int in_range(struct rec *r, unsigned slot, size_t item)
+{
+    if (slot < used_threads(r) * SP_RUN_DEPTH && slot < SLOTS_MAX &&
+        item < r->count && item < MAX_ITEMS)
         return 1;
     note(r, BAD_RANGE, item);
     return 0;
 }
 
-static sp_status rec_work(void *arg, unsigned thread, size_t item)
+static sp_status rec_work(void *arg, unsigned slot, size_t item)
 {
     struct rec *r = arg;
     sp_status st = SP_OK;
 
     bump(&r->calls);
-    if (!in_range(r, thread, item))
+    if (!in_range(r, slot, item))
         return SP_OK;
+    bump(&r->works);
     if (bump(&r->worked[item]) != 0)
         note(r, BAD_WORK_TWICE, item);
-    if (r->held[thread] != 0)
-        note(r, BAD_HELD, item);
-    r->held[thread] = item + 1;
-    if ((thread == 0) != !!pthread_equal(pthread_self(), r->caller))
+    if (r->slot_item[slot] != 0)
+        note(r, BAD_SLOT_BUSY, item);
+    r->slot_item[slot] = item + 1;
+    if ((slot / SP_RUN_DEPTH == 0) != !!pthread_equal(pthread_self(),
+                                                      r->caller))
         note(r, BAD_CALLER, item);
-    r->work_thread[item] = thread;
+    r->work_slot[item] = slot;
     r->work_tid[item] = pthread_self();
     /* Uneven, item-keyed delays (at 200 us, consecutive items differ by
      * 80 us modulo 201), so that later items often get ahead. */
     if (r->work_us > 0)
         pause_us((unsigned)(item * 7919 % (r->work_us + 1)));
     if (r->work_hook != NULL)
-        st = r->work_hook(r, thread, item);
+        st = r->work_hook(r, slot, item);
     r->done_ticket[item] = bump(&r->tickets);
     r->work_done[item] = 1;
     return st != SP_OK ? st : r->work_fail[item];
 }
 
-static sp_status rec_finish(void *arg, unsigned thread, size_t item)
+static sp_status rec_finish(void *arg, unsigned slot, size_t item)
 {
     struct rec *r = arg;
     sp_status st = SP_OK;
+    int mine;
 
     bump(&r->calls);
-    if (!in_range(r, thread, item))
+    if (!in_range(r, slot, item))
         return SP_OK;
     if (bump(&r->in_finish) != 0)
         note(r, BAD_OVERLAP, item);
@@ -282,19 +340,22 @@ static sp_status rec_finish(void *arg, unsigned thread, size_t item)
         note(r, BAD_FINISH_TWICE, item);
     if (!r->work_done[item])
         note(r, BAD_FINISH_EARLY, item);
-    if (r->work_thread[item] != thread || r->held[thread] != item + 1 ||
-        !pthread_equal(r->work_tid[item], pthread_self()))
-        note(r, BAD_FINISH_THREAD, item);
+    mine = r->work_slot[item] == slot && r->slot_item[slot] == item + 1;
+    if (!mine)
+        note(r, BAD_FINISH_SLOT, item);
     if (r->nseq != item)
         note(r, BAD_ORDER, item);
     if (r->nseq < MAX_ITEMS)
         r->seq[r->nseq++] = item;
+    r->finish_tid[item] = pthread_self();
     /* A slow FINISH now and then holds the door open for a second one. */
     if (r->finish_us > 0 && item % 5 == 0)
         pause_us(r->finish_us);
     if (r->finish_hook != NULL)
-        st = r->finish_hook(r, thread, item);
-    r->held[thread] = 0;
+        st = r->finish_hook(r, slot, item);
+    /* Last: the slot is free for its next WORK once this returns. */
+    if (mine)
+        r->slot_item[slot] = 0;
     atomic_fetch_sub_explicit(&r->in_finish, 1, memory_order_relaxed);
     return st != SP_OK ? st : r->finish_fail[item];
 }
@@ -317,23 +378,34 @@ static sp_status run(struct rec *r)
     return sp_run_ordered(r->threads, r->count, rec_work, rec_finish, r);
 }
 
-/* used_threads: the threads the run needed, at most one an item. */
-static unsigned used_threads(const struct rec *r)
-{
-    return r->count < r->threads ? (unsigned)r->count : r->threads;
-}
-
+/* check_clean: nothing went wrong; if something did, all of it is named,
+ * since one fault often brings others (a FINISH out of order is one with
+ * the wrong slot too), and the first in the list need not be the cause. */
 static void check_clean(const struct rec *r)
 {
-    for (int k = 0; k < NBAD; k++)
-        expect(atomic_load(&r->bad[k]) == 0, "%u threads, %zu items: %s "
-               "(%d times, first item %zu)", r->threads, r->count,
-               bad_what[k], atomic_load(&r->bad[k]),
-               atomic_load(&r->bad_item[k]));
+    char what[1024] = "";
+    size_t len = 0;
+
+    for (int k = 0; k < NBAD; k++) {
+        int times = atomic_load(&r->bad[k]);
+
+        if (times == 0)
+            continue;
+        len += (size_t)snprintf(what + len, sizeof what - len,
+                                "%s%s (%d times, first item %zu)",
+                                len > 0 ? "; " : "", bad_what[k], times,
+                                atomic_load(&r->bad_item[k]));
+        if (len >= sizeof what)
+            len = sizeof what - 1;
+    }
+    expect(len == 0, "%u threads, %zu items: %s", r->threads, r->count,
+           what);
 }
 
-/* check_threads: each thread number is one thread, 0 the caller's, and
- * different numbers different threads; returns how many numbers WORKed. */
+/* check_threads: the slots of each thread number WORKed on one thread,
+ * thread 0's on the caller's, different numbers on different threads,
+ * and every FINISH on one of those threads; returns how many thread
+ * numbers WORKed. */
 static unsigned check_threads(const struct rec *r)
 {
     static pthread_t tid_of[SP_THREADS_MAX];
@@ -343,7 +415,7 @@ static unsigned check_threads(const struct rec *r)
 
     memset(seen, 0, sizeof seen);
     for (size_t i = 0; i < r->count; i++) {
-        unsigned t = r->work_thread[i];
+        unsigned t = r->work_slot[i] / SP_RUN_DEPTH;
 
         if (atomic_load(&r->worked[i]) == 0)
             continue;
@@ -363,6 +435,16 @@ static unsigned check_threads(const struct rec *r)
             expect(!pthread_equal(tid_of[list[a]], tid_of[list[b]]),
                    "%u threads, %zu items: threads %u and %u are one",
                    r->threads, r->count, list[a], list[b]);
+    for (size_t i = 0; i < r->count; i++) {
+        unsigned a = 0;
+
+        if (atomic_load(&r->finished[i]) == 0)
+            continue;
+        while (a < n && !pthread_equal(tid_of[list[a]], r->finish_tid[i]))
+            a++;
+        expect(a < n, "%u threads, %zu items: item %zu finished on none "
+               "of the threads that worked", r->threads, r->count, i);
+    }
     return n;
 }
 
@@ -390,8 +472,8 @@ static unsigned check_ok(const struct rec *r, sp_status st)
  * K, in its FINISH if IN_FINISH else in its WORK, with status WANT.  No
  * later item is finished (nor K itself, when its WORK failed), the
  * finishes that happened are 0, 1, ... in order, the items worked are
- * 0..M-1 for some M > K, and each thread took at most one item it never
- * finished, so M <= K + threads. */
+ * 0..M-1 for some M > K, and each slot held at most one item never
+ * finished, so M <= K + slots. */
 static void check_stopped(const struct rec *r, sp_status st, sp_status want,
                           size_t k, int in_finish)
 {
@@ -404,8 +486,9 @@ static void check_stopped(const struct rec *r, sp_status st, sp_status want,
     check_clean(r);
     expect(r->nseq <= limit, "%u threads, %zu items, item %zu failing: %zu "
            "finished", r->threads, r->count, k, r->nseq);
-    /* Item K's FINISH runs only after every earlier item's; with one
-     * thread everything before K was finished, one by one. */
+    /* Item K's FINISH runs only after every earlier item's; one thread,
+     * with nobody else to finish, finishes each item it worked before it
+     * takes the next. */
     if (in_finish || used == 1)
         expect(r->nseq == limit, "%u threads, %zu items, item %zu failing: "
                "%zu finished, not %zu", r->threads, r->count, k, r->nseq,
@@ -422,8 +505,9 @@ static void check_stopped(const struct rec *r, sp_status st, sp_status want,
         expect(atomic_load(&r->worked[i]) == 0, "%u threads, %zu items, "
                "item %zu failing: item %zu worked, %zu not",
                r->threads, r->count, k, i, taken);
-    expect(taken > k && taken <= k + used, "%u threads, %zu items, item "
-           "%zu failing: items 0..%zu taken", r->threads, r->count, k,
+    expect(taken > k && taken <= k + used * SP_RUN_DEPTH &&
+           (used > 1 || taken == k + 1), "%u threads, %zu items, item %zu "
+           "failing: items 0..%zu taken", r->threads, r->count, k,
            taken - 1);
     check_threads(r);
 }
@@ -453,7 +537,7 @@ END_TEST
 
 /* Slow, uneven WORKs (0..200 us) and some slow FINISHes on 2..17 threads:
  * later items get ahead of earlier ones, yet the finishes still come one
- * at a time, 0, 1, 2, ..., each on its item's thread; and more than one
+ * at a time, 0, 1, 2, ..., each with its item's slot; and more than one
  * thread did the work. */
 START_TEST(test_order_under_jitter)
 {
@@ -479,15 +563,16 @@ END_TEST
 /* Every WORK waits for all the others to be in progress, and thread 0
  * counts the process's threads meanwhile: THREADS items on THREADS
  * threads can only get past that if all of them run at once, each on a
- * thread of its own, the caller's among them, THREADS - 1 started. */
-static sp_status meet_work(struct rec *r, unsigned thread, size_t item)
+ * thread of its own (a thread is in one WORK at a time, whatever its
+ * slots), the caller's among them, THREADS - 1 started. */
+static sp_status meet_work(struct rec *r, unsigned slot, size_t item)
 {
     sp_status st = meet(&r->arrived, (int)r->count);
 
     (void)item;
     if (st != SP_OK)
         return st;
-    if (thread != 0)
+    if (slot / SP_RUN_DEPTH != 0)
         return wait_flag(&r->released);
     r->tasks_seen = count_tasks();
     raise_flag(&r->released);
@@ -516,12 +601,13 @@ END_TEST
  * handshake proves a WORK in progress during a FINISH.  It cannot
  * deadlock a correct runner on 2+ threads: while item 2m finishes, every
  * earlier item is finished, so item 2m+1 is either in its WORK or not yet
- * taken with a thread free to take it. */
-static sp_status overlap_work(struct rec *r, unsigned thread, size_t item)
+ * taken, and then no slot but item 2m's is full, so a thread other than
+ * the one in the FINISH is free to take it. */
+static sp_status overlap_work(struct rec *r, unsigned slot, size_t item)
 {
     sp_status st;
 
-    (void)thread;
+    (void)slot;
     if (item % 2 == 0)
         return SP_OK;
     st = wait_flag(&r->finishing[item - 1]);
@@ -530,9 +616,9 @@ static sp_status overlap_work(struct rec *r, unsigned thread, size_t item)
     return st;
 }
 
-static sp_status overlap_finish(struct rec *r, unsigned thread, size_t item)
+static sp_status overlap_finish(struct rec *r, unsigned slot, size_t item)
 {
-    (void)thread;
+    (void)slot;
     if (item % 2 != 0 || item + 1 == r->count)
         return SP_OK;
     raise_flag(&r->finishing[item]);
@@ -554,6 +640,123 @@ START_TEST(test_work_during_finish)
         expect(st != ETIMEDOUT, "%u threads: no WORK ran during a FINISH",
                counts[c]);
         check_ok(r, st);
+    }
+}
+END_TEST
+
+/* ---- working ahead, finishing for others ---- */
+
+/* Item 0's WORK holds on until the other items WORKed meanwhile number
+ * SP_RUN_DEPTH for each other thread.  Nothing can be finished before
+ * item 0, so a thread that waited for its item's FINISH would stop at
+ * one; one that goes on fills its every slot, and then must sleep: it is
+ * given time to take one more, and the WORKs begun are counted. */
+static sp_status ahead_work(struct rec *r, unsigned slot, size_t item)
+{
+    int others = (int)(used_threads(r) - 1) * SP_RUN_DEPTH;
+    sp_status st;
+
+    (void)slot;
+    if (item != 0) {
+        arrive(&r->arrived);
+        return SP_OK;
+    }
+    st = wait_count(&r->arrived, others);
+    if (st != SP_OK)
+        return st;
+    pause_us(20000);
+    r->works_seen = atomic_load_explicit(&r->works, memory_order_relaxed);
+    return SP_OK;
+}
+
+START_TEST(test_work_ahead)
+{
+    static const unsigned counts[] = {2, 3, 4, 8, 17};
+    static char full[SLOTS_MAX];
+    unsigned threads = counts[_i];
+    unsigned others = (threads - 1) * SP_RUN_DEPTH;
+    struct rec *r = start(threads, others + 1 + 7);
+    unsigned t0;
+    sp_status st;
+
+    r->work_hook = ahead_work;
+    st = run(r);
+    expect(st != ETIMEDOUT, "%u threads: %u items not worked while item 0 "
+           "was", threads, others);
+    check_ok(r, st);
+    ck_assert_msg(r->works_seen == (int)others + 1, "%u threads: %d WORKs "
+                  "begun before item 0's returned, not %u", threads,
+                  r->works_seen, others + 1);
+    /* Each of the others in a slot of its own, none item 0's thread's:
+     * every other thread's every slot. */
+    memset(full, 0, sizeof full);
+    t0 = r->work_slot[0] / SP_RUN_DEPTH;
+    for (size_t i = 1; i <= others; i++) {
+        unsigned s = r->work_slot[i];
+
+        expect(s / SP_RUN_DEPTH != t0 && !full[s], "%u threads: item %zu "
+               "in slot %u while item 0 was in slot %u", threads, i, s,
+               r->work_slot[0]);
+        full[s] = 1;
+    }
+}
+END_TEST
+
+/* On 2 threads, item 0's WORK (path 0) or FINISH (path 1) holds on until
+ * item 2's WORK has begun, and item 2's WORK until item 1's FINISH has.
+ * Item 0's thread is busy with it meanwhile, so the other thread takes
+ * items 1 and 2 into its two slots, and item 1 is ready before item 0's
+ * thread is done with item 0: that thread, finishing, finishes item 1 as
+ * well, while the thread that worked item 1 is still in item 2's WORK.  A
+ * runner where only an item's own thread finishes it never gets past
+ * that wait. */
+static sp_status elsewhere_work(struct rec *r, unsigned slot, size_t item)
+{
+    (void)slot;
+    if (item == 0 && r->path == 0)
+        return wait_flag(&r->began[2]);
+    if (item != 2)
+        return SP_OK;
+    raise_flag(&r->began[2]);
+    return wait_flag(&r->finishing[1]);
+}
+
+static sp_status elsewhere_finish(struct rec *r, unsigned slot, size_t item)
+{
+    (void)slot;
+    if (item == 0 && r->path == 1)
+        return wait_flag(&r->began[2]);
+    if (item == 1)
+        raise_flag(&r->finishing[1]);
+    return SP_OK;
+}
+
+START_TEST(test_finish_elsewhere)
+{
+    static const size_t counts[] = {3, 4, 9, 40};
+
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        struct rec *r = start(2, counts[c]);
+        sp_status st;
+
+        r->path = _i;
+        r->work_hook = elsewhere_work;
+        r->finish_hook = elsewhere_finish;
+        r->work_us = c == 3 ? 20 : 0;
+        st = run(r);
+        expect(st != ETIMEDOUT, "%zu items, path %d: item 1 not finished "
+               "while its thread was in item 2's WORK", r->count, _i);
+        ck_assert_uint_eq(check_ok(r, st), 2);
+        expect(pthread_equal(r->work_tid[1], r->work_tid[2]) &&
+               r->work_slot[1] != r->work_slot[2] &&
+               !pthread_equal(r->work_tid[0], r->work_tid[1]),
+               "%zu items, path %d: items 0, 1, 2 in slots %u, %u, %u",
+               r->count, _i, r->work_slot[0], r->work_slot[1],
+               r->work_slot[2]);
+        expect(pthread_equal(r->finish_tid[0], r->work_tid[0]) &&
+               pthread_equal(r->finish_tid[1], r->work_tid[0]),
+               "%zu items, path %d: items 0 and 1 not finished by item 0's "
+               "thread", r->count, _i);
     }
 }
 END_TEST
@@ -589,13 +792,14 @@ END_TEST
 /* Two failures for certain: item 3 waits, in its WORK or its FINISH,
  * until item 4's WORK has failed, then fails itself (or, the third way,
  * its WORK succeeds).  Nothing blocks item 4 meanwhile: everything before
- * 3 can finish, and a thread comes free to take 4 if none has.  The run
- * returns item 3's status, the lower item's, though it came second. */
+ * 3 can finish, so another thread's slot comes free to take 4 if none
+ * has.  The run returns item 3's status, the lower item's, though it came
+ * second. */
 enum { FIRST = 3, SECOND = 4 };
 
-static sp_status second_fails(struct rec *r, unsigned thread, size_t item)
+static sp_status second_fails(struct rec *r, unsigned slot, size_t item)
 {
-    (void)thread;
+    (void)slot;
     if (item == SECOND)
         raise_flag(&r->later_failed);
     return item == FIRST ? wait_flag(&r->later_failed) : SP_OK;
@@ -603,12 +807,12 @@ static sp_status second_fails(struct rec *r, unsigned thread, size_t item)
 
 /* Item 3's FINISH is called only if nothing failed before its turn, so
  * item 4's WORK waits for that FINISH to begin before it fails. */
-static sp_status second_fails_in_finish(struct rec *r, unsigned thread,
+static sp_status second_fails_in_finish(struct rec *r, unsigned slot,
                                         size_t item)
 {
     sp_status st;
 
-    (void)thread;
+    (void)slot;
     if (item != SECOND)
         return SP_OK;
     st = wait_flag(&r->finishing[FIRST]);
@@ -616,14 +820,48 @@ static sp_status second_fails_in_finish(struct rec *r, unsigned thread,
     return st;
 }
 
-static sp_status first_fails_in_finish(struct rec *r, unsigned thread,
+static sp_status first_fails_in_finish(struct rec *r, unsigned slot,
                                        size_t item)
 {
-    (void)thread;
+    (void)slot;
     if (item != FIRST)
         return SP_OK;
     raise_flag(&r->finishing[FIRST]);
     return wait_flag(&r->later_failed);
+}
+
+/* Item 1's WORK fails once item 2's has begun on another thread, and
+ * item 2's only once item 1's thread has returned from the run, its
+ * failure recorded.  Item 0's WORK waits for item 1's to begin, so that
+ * item 1 is on another thread than item 0, which the caller's nearly
+ * always takes: only a started thread is seen to return, and a run where
+ * item 1 fell to the caller's proves nothing and is made again. */
+static sp_status first_fails_first(struct rec *r, unsigned slot,
+                                   size_t item)
+{
+    sp_status st;
+
+    (void)slot;
+    switch (item) {
+    case 0:
+        return wait_flag(&r->began[1]);
+    case 1:
+        raise_flag(&r->began[1]);
+        st = wait_flag(&r->began[2]);
+        if (!pthread_equal(pthread_self(), r->caller))
+            r->fail_tid = gettid();
+        raise_flag(&r->first_failed);
+        return st;
+    case 2:
+        raise_flag(&r->began[2]);
+        st = wait_flag(&r->first_failed);
+        if (st == SP_OK && r->fail_tid != 0) {
+            st = exited(r->fail_tid);
+            r->conclusive = st == SP_OK;
+        }
+        return st;
+    }
+    return SP_OK;
 }
 
 START_TEST(test_lowest_failure_wins)
@@ -653,6 +891,19 @@ START_TEST(test_lowest_failure_wins)
         r->work_hook = second_fails;
         r->work_fail[SECOND] = EIO;
         check_stopped(r, run(r), EIO, SECOND, 0);
+
+        /* Item 2's WORK fails after 1's failure was recorded: still 1's
+         * status (a runner that kept the last failure's would say 2's). */
+        for (int tries = 0; tries == 0 || (!r->conclusive && tries < 100);
+             tries++) {
+            r = start(threads, 20);
+            r->work_hook = first_fails_first;
+            r->work_fail[1] = ENOMEM;
+            r->work_fail[2] = EIO;
+            check_stopped(r, run(r), ENOMEM, 1, 0);
+        }
+        ck_assert_msg(r->conclusive, "%u threads: item 1 failed on the "
+                      "caller's thread 100 times", threads);
     }
     ck_assert_int_eq(tasks_after(tasks), tasks);
 }
@@ -670,6 +921,66 @@ START_TEST(test_all_fail)
             r->work_fail[i] = i == 0 ? SP_E_CHANGED : i % 2 ? EIO : ENOMEM;
         check_stopped(r, run(r), SP_E_CHANGED, 0, 0);
     }
+}
+END_TEST
+
+/* After a failure nothing more is finished, not even an earlier item
+ * that is ready.  On 2 threads, item 0's FINISH holds on while the other
+ * thread, free to take items 1 and 2, works them, item 2 failing once
+ * that FINISH has begun; the FINISH returns only when the failing thread
+ * has returned from the run, so with the failure recorded, and item 1,
+ * worked and waiting, must stay unfinished.  Only a started thread is
+ * seen to return: a run where the caller's failed is made again. */
+static sp_status stop_work(struct rec *r, unsigned slot, size_t item)
+{
+    sp_status st;
+
+    (void)slot;
+    if (item != 2)
+        return SP_OK;
+    st = wait_flag(&r->finishing[0]);
+    if (!pthread_equal(pthread_self(), r->caller))
+        r->fail_tid = gettid();
+    raise_flag(&r->began[2]);
+    return st;
+}
+
+static sp_status stop_finish(struct rec *r, unsigned slot, size_t item)
+{
+    sp_status st;
+
+    (void)slot;
+    if (item != 0)
+        return SP_OK;
+    raise_flag(&r->finishing[0]);
+    st = wait_flag(&r->began[2]);
+    if (st == SP_OK && r->fail_tid != 0) {
+        st = exited(r->fail_tid);
+        r->conclusive = st == SP_OK;
+    }
+    return st;
+}
+
+START_TEST(test_no_finish_after_failure)
+{
+    struct rec *r = NULL;
+
+    for (int tries = 0; tries == 0 || (!r->conclusive && tries < 100);
+         tries++) {
+        sp_status st;
+
+        r = start(2, 6);
+        r->work_hook = stop_work;
+        r->finish_hook = stop_finish;
+        r->work_fail[2] = EIO;
+        st = run(r);
+        expect(st != ETIMEDOUT, "the failing thread did not return");
+        check_stopped(r, st, EIO, 2, 0);
+    }
+    ck_assert_msg(r->conclusive, "item 2 failed on the caller's thread "
+                  "100 times");
+    ck_assert_msg(r->nseq == 1 && atomic_load(&r->worked[1]) == 1,
+                  "%zu finished after item 2 failed", r->nseq);
 }
 END_TEST
 
@@ -732,8 +1043,9 @@ START_TEST(test_no_items)
 END_TEST
 
 /* More threads than items: fine, and only as many threads are used as
- * there are items (thread numbers below the count; parallel.h says only
- * 0..THREADS-1, but a thread with no item to take is one wasted). */
+ * there are items (slots of thread numbers below the count; parallel.h
+ * says only 0..THREADS-1, but a thread with no item to take is one
+ * wasted). */
 START_TEST(test_more_threads_than_items)
 {
     static const unsigned counts[] = {2, 5, 17, SP_THREADS_MAX};
@@ -749,9 +1061,9 @@ START_TEST(test_more_threads_than_items)
             r->work_us = 100;
             check_ok(r, run(r));
             for (size_t i = 0; i < r->count; i++)
-                expect(r->work_thread[i] < r->count, "%u threads, %zu "
-                       "items: thread %u used", r->threads, r->count,
-                       r->work_thread[i]);
+                expect(r->work_slot[i] / SP_RUN_DEPTH < r->count,
+                       "%u threads, %zu items: slot %u used", r->threads,
+                       r->count, r->work_slot[i]);
         }
 }
 END_TEST
@@ -808,10 +1120,16 @@ static Suite *parallel_suite(void)
     tcase_add_test(tc, test_work_during_finish);
     suite_add_tcase(s, tc);
 
+    tc = fx_tcase("combining");
+    tcase_add_loop_test(tc, test_work_ahead, 0, 5);
+    tcase_add_loop_test(tc, test_finish_elsewhere, 0, 2);
+    suite_add_tcase(s, tc);
+
     tc = fx_tcase("failures");
     tcase_add_loop_test(tc, test_item_fails, 0, 2);
     tcase_add_test(tc, test_lowest_failure_wins);
     tcase_add_test(tc, test_all_fail);
+    tcase_add_test(tc, test_no_finish_after_failure);
 #ifndef UNDER_SANITIZER
     tcase_add_test(tc, test_thread_start_fails);
 #endif
