@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "sys.h"
 
@@ -64,6 +65,26 @@ void sp_image_drop_rows(struct sp_image *img, size_t rows, size_t grain)
     img->dropped = end - base;
 }
 
+sp_status sp_image_read_rows(const struct sp_image *img, size_t y0, size_t y1,
+                             unsigned char *buf)
+{
+    size_t len = (y1 - y0) * img->stride, done = 0;
+    off_t at = (off_t)img->offset + (off_t)(y0 * img->stride);
+
+    while (done < len) {
+        ssize_t n = sp_sys.pread(img->fd, buf + done, len - done,
+                                 at + (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno;
+        if (n == 0)
+            return SP_E_CHANGED;
+        done += (size_t)n;
+    }
+    return SP_OK;
+}
+
 sp_status sp_image_release(struct sp_image *img)
 {
     sp_status st = SP_OK;
@@ -78,6 +99,9 @@ sp_status sp_image_release(struct sp_image *img)
                              img->base_len - img->dropped, MADV_DONTNEED);
         if (sp_sys.munmap(img->base, img->base_len) != 0)
             st = errno;
+        break;
+    case SP_BACKING_FILE:
+        (void)sp_sys.close(img->fd);  /* read-only: nothing to lose */
         break;
     case SP_BACKING_NONE:
         break;

@@ -15,6 +15,9 @@ enum sp_backing {
     SP_BACKING_NONE = 0,  /* nothing to release */
     SP_BACKING_MALLOC,    /* base came from malloc: released by free() */
     SP_BACKING_MMAP,      /* base came from mmap: madvise(DONTNEED) + munmap */
+    SP_BACKING_FILE,      /* no raster in memory: rows are read from FD at
+                             OFFSET when wanted (sp_image_read_rows);
+                             released by close() */
 };
 
 struct sp_image {
@@ -23,6 +26,8 @@ struct sp_image {
     void *base;
     size_t base_len;
     size_t dropped;       /* bytes at base given back by sp_image_drop_rows */
+    int fd;               /* SP_BACKING_FILE: the open file */
+    long long offset;     /* SP_BACKING_FILE: where its raster starts */
 
     /* view: rows of width * channels samples, each sample `bytes` bytes,
      * 16-bit samples big-endian as in the PNM raster.  A loaded input may
@@ -64,8 +69,15 @@ sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
  * buffer.  Advice only: nothing fails. */
 void sp_image_drop_rows(struct sp_image *img, size_t rows, size_t grain);
 
-/* sp_image_release: release IMG by its backing (free, or madvise+munmap of
- * exactly base/base_len) and reset it to empty.  Safe on an empty image and
+/* sp_image_read_rows: rows [Y0, Y1) of a file-backed IMG into BUF (packed
+ * rows of IMG's stride) with pread(), so that threads may read their rows
+ * at once.  Returns 0, an errno value, or SP_E_CHANGED (the file ended
+ * before them: it shrank after it was checked). */
+sp_status sp_image_read_rows(const struct sp_image *img, size_t y0, size_t y1,
+                             unsigned char *buf);
+
+/* sp_image_release: release IMG by its backing (free, madvise+munmap of
+ * exactly base/base_len, or close) and reset it to empty.  Safe on an empty image and
  * idempotent.  An madvise failure is ignored (it is advice); returns the
  * munmap error if there is one, else 0. */
 sp_status sp_image_release(struct sp_image *img);

@@ -13,7 +13,9 @@
 
 const char *sp_io_name(enum sp_io io)
 {
-    return io == SP_IO_MMAP ? "mmap" : io == SP_IO_AUTO ? "auto" : "read";
+    static const char *const names[] = {"read", "mmap", "pread", "auto"};
+
+    return io >= SP_IO_READ && io <= SP_IO_AUTO ? names[io] : "read";
 }
 
 void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
@@ -112,11 +114,12 @@ static sp_status load_file(int fd, size_t size, enum sp_io io,
     info->io_used = SP_IO_READ;
     if (!hdr.plain) {
         end = hdr.raster_offset + (off_t)hdr.raster_bytes;
-        if (io == SP_IO_MMAP) {
+        if (io == SP_IO_MMAP)
             st = sp_load_mmap(fd, size, &hdr, img);
-            if (st == SP_OK)
-                info->io_used = SP_IO_MMAP;
-        }
+        else if (io == SP_IO_PREAD)
+            st = sp_load_pread(fd, &hdr, img);
+        if (io != SP_IO_READ && st == SP_OK)
+            info->io_used = io;
         /* A file the kernel will not map is read instead. */
         if (io == SP_IO_READ || st != SP_OK)
             st = sp_load_read(fd, &hdr, img);

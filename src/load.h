@@ -1,7 +1,10 @@
-/* load.h: load a PNM image with read() or mmap(), behind one interface.
+/* load.h: load a PNM image with read() or mmap(), or open it for pread()
+ * of its rows, behind one interface.
  *
- *   sp_load()          -> an sp_image whose pixels are the raster
- *   sp_image_release() -> free(), or madvise(MADV_DONTNEED) + munmap()
+ *   sp_load()          -> an sp_image whose pixels are the raster, or
+ *                         whose rows sp_image_read_rows() reads (pread)
+ *   sp_image_release() -> free(), madvise(MADV_DONTNEED) + munmap(), or
+ *                         close()
  *
  * The header is parsed and checked against the file's length before any
  * raster memory is allocated or mapped.  Binary rasters (P5/P6) are used
@@ -17,14 +20,16 @@
 #include "image.h"
 #include "status.h"
 
-/* AUTO picks by the input: see sp_load(). */
-enum sp_io { SP_IO_READ, SP_IO_MMAP, SP_IO_AUTO };
+/* PREAD leaves the raster in the file, to be read a band of rows at a
+ * time into small buffers; AUTO picks by the input: see sp_load(). */
+enum sp_io { SP_IO_READ, SP_IO_MMAP, SP_IO_PREAD, SP_IO_AUTO };
 
-/* sp_io_name: "read", "mmap" or "auto". */
+/* sp_io_name: "read", "mmap", "pread" or "auto". */
 const char *sp_io_name(enum sp_io io);
 
 struct sp_load_info {
-    enum sp_io io_used;     /* READ when mmap was asked but not possible */
+    enum sp_io io_used;     /* READ when mmap or pread was asked but not
+                               possible */
     char magic;             /* '2', '3', '5' or '6' */
     off_t raster_offset;
     size_t input_bytes;     /* the file's size, or the bytes of the stream */
@@ -35,8 +40,9 @@ struct sp_load_info {
 
 /* sp_load: load the image at PATH ("-" is standard input) into IMG, with
  * IO as the load path; AUTO maps a regular file and reads anything else
- * (the measurements behind the rule are in the README).  A pipe, FIFO, terminal, character device, empty-
- * looking or unmappable file is read whole instead, and INFO->io_used says
+ * (the measurements behind the rule are in the README).  A pipe, FIFO,
+ * terminal, character device, empty-looking or unmappable file, and a
+ * plain (P2/P3) raster, is read whole instead, and INFO->io_used says
  * so.  On success the caller owns IMG and releases it with
  * sp_image_release(); on failure IMG is empty, nothing is left open or
  * mapped, and INFO->why may add a detail to the status.  Returns 0, an
@@ -52,6 +58,8 @@ sp_status sp_load_read(int fd, const struct sp_header *hdr,
                        struct sp_image *img);
 sp_status sp_load_mmap(int fd, size_t file_size, const struct sp_header *hdr,
                        struct sp_image *img);
+sp_status sp_load_pread(int fd, const struct sp_header *hdr,
+                         struct sp_image *img);
 
 /* sp_read_full: read LEN bytes from FD into BUF, looping on short reads and
  * EINTR.  *GOT gets the bytes read (less than LEN only at end of file).

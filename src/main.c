@@ -1,5 +1,5 @@
-/* scaleppm: scale a PNM image by an integer factor, loading it with read()
- * or mmap().  Parses the command line, runs the job, reports. */
+/* scaleppm: scale a PNM image by an integer factor, loading it with read(),
+ * mmap() or pread().  Parses the command line, runs the job, reports. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -25,7 +25,7 @@ static unsigned default_threads(void)
 static void usage(FILE *f)
 {
     fprintf(f,
-"usage: scaleppm [--io auto|read|mmap] -s N [-t T] [--filter sample|box]\n"
+"usage: scaleppm [--io auto|read|mmap|pread] -s N [-t T] [--filter sample|box]\n"
 "                [--timings[=json]] [-v] IN OUT\n"
 "\n"
 "Scale the PNM image IN (P6/P5/P3/P2, 8 or 16 bits; - for stdin) by an\n"
@@ -33,9 +33,11 @@ static void usage(FILE *f)
 "\n"
 "  -s, --scale N       N >= 2 enlarges N times (each pixel an N x N block),\n"
 "                      N <= -2 reduces |N| times, 1 or -1 copies\n"
-"      --io METHOD     load with read() into a buffer or with mmap();\n"
-"                      auto (the default) maps regular files; pipes and\n"
-"                      devices are always read\n"
+"      --io METHOD     load with read() into a buffer, with mmap(), or\n"
+"                      pread() each band of rows as it is scaled; auto\n"
+"                      (the default) preads a regular file to enlarge or\n"
+"                      copy and maps it to reduce; pipes and devices are\n"
+"                      always read\n"
 "  -t, --threads T     threads, 1..%d (default: the CPUs online, %u)\n"
 "      --filter F      reduce by sampling one pixel per block (sample, the\n"
 "                      default) or by the block's mean (box)\n"
@@ -136,8 +138,11 @@ int main(int argc, char **argv)
                 job.io = SP_IO_READ;
             else if (strcmp(optarg, "mmap") == 0)
                 job.io = SP_IO_MMAP;
+            else if (strcmp(optarg, "pread") == 0)
+                job.io = SP_IO_PREAD;
             else
-                return usage_error("--io '%s': expected auto, read or mmap", optarg);
+                return usage_error("--io '%s': expected auto, read, mmap or "
+                                   "pread", optarg);
             break;
         case 's':
             if (parse_int(optarg, -SP_SCALE_MAX, SP_SCALE_MAX, &job.factor) ||

@@ -80,7 +80,7 @@ START_TEST(test_equivalence)
 
             fx_ref_scale(&src, factor, (enum sp_filter)f, &want);
             expect = fx_pnm_bytes(&want, &expect_len);
-            for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+            for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
                 for (size_t t = 0; t < sizeof threads / sizeof threads[0];
                      t++) {
                     unsigned char *got;
@@ -122,7 +122,7 @@ START_TEST(test_out_is_in)
     struct sp_report r;
 
     for (size_t i = 0; i < sizeof factors / sizeof factors[0]; i++) {
-        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
             unsigned char *got, *expect;
             size_t len, expect_len;
 
@@ -190,8 +190,11 @@ START_TEST(test_report_fields)
      * threads' shares of 7, rounded up to 9, make 8 items. */
     ck_assert_uint_eq(r.threads_used, 8);
 
-    /* A plain input is read even when mmap is asked for. */
+    /* A plain input is read even when mmap or pread is asked for. */
     fx_write_text(fx_path("p.pgm"), "P2\n3 2\n9\n1 2 3\n4 5 6\n");
+    ck_assert_int_eq(run(fx_path("p.pgm"), out, SP_IO_PREAD, 2,
+                         SP_FILTER_SAMPLE, 10, &r), SP_OK);
+    ck_assert_int_eq(r.load.io_used, SP_IO_READ);
     ck_assert_int_eq(run(fx_path("p.pgm"), out, SP_IO_MMAP, 2,
                          SP_FILTER_SAMPLE, 10, &r), SP_OK);
     ck_assert_int_eq(r.load.io_used, SP_IO_READ);
@@ -199,6 +202,36 @@ START_TEST(test_report_fields)
     ck_assert_uint_eq(r.threads_used, 2);
     ck_assert_uint_eq(r.maxval, 9);
     free(data);
+    sp_image_release(&src);
+}
+END_TEST
+
+/* --io auto: a regular file is read with pread a band at a time when the
+ * job reads all its rows (enlarge, copy), mapped when it skips rows
+ * (reduce); a plain one is read whole. */
+START_TEST(test_io_auto)
+{
+    static const struct {
+        int factor;
+        enum sp_io want;
+    } cases[] = {{2, SP_IO_PREAD}, {7, SP_IO_PREAD}, {1, SP_IO_PREAD},
+                 {-1, SP_IO_PREAD}, {-2, SP_IO_MMAP}, {-5, SP_IO_MMAP}};
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
+    struct sp_image src;
+    struct sp_report r;
+
+    fx_make_image(&src, 37, 23, 3, 1, 255, 1);
+    fx_write_image(in, &src);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_int_eq(run(in, out, SP_IO_AUTO, cases[i].factor,
+                             SP_FILTER_SAMPLE, 2, &r), SP_OK);
+        ck_assert_msg(r.load.io_used == cases[i].want, "by %d: %s",
+                      cases[i].factor, sp_io_name(r.load.io_used));
+    }
+    fx_write_text(fx_path("p.pgm"), "P2\n3 2\n9\n1 2 3\n4 5 6\n");
+    ck_assert_int_eq(run(fx_path("p.pgm"), out, SP_IO_AUTO, 2,
+                         SP_FILTER_SAMPLE, 2, &r), SP_OK);
+    ck_assert_int_eq(r.load.io_used, SP_IO_READ);
     sp_image_release(&src);
 }
 END_TEST
@@ -216,7 +249,7 @@ START_TEST(test_errors_leave_no_output)
     fx_write_image(in, &src);
     fx_write_text(bad, "P6\n8 8\n255\nshort");
 
-    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+    for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
         ck_assert_int_eq(run(bad, out, (enum sp_io)io, 2, SP_FILTER_SAMPLE, 4,
                              &r), SP_E_TRUNCATED);
         ck_assert_ptr_eq(r.failed_path, bad);
@@ -520,8 +553,9 @@ END_TEST
 
 /* The SIGBUS guard: the input is truncated to its header between load and
  * scale, so every worker that reads the mapping faults.  With mmap that is
- * SP_E_CHANGED, not a dead process, and no output; with read the raster
- * was already copied and the job succeeds.  Many times, both filters (the
+ * SP_E_CHANGED, not a dead process, and no output; so it is with pread,
+ * whose reads come up short; with read the raster was already copied and
+ * the job succeeds.  Many times, both filters (the
  * box filter's scratch memory must not leak when a worker jumps out). */
 static void truncate_input(void *arg)
 {
@@ -535,7 +569,7 @@ START_TEST(test_sigbus_guard)
     const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
 
     for (int i = 0; i < 40; i++) {
-        enum sp_io io = i % 2 ? SP_IO_READ : SP_IO_MMAP;
+        enum sp_io io = (enum sp_io)(i % 3);  /* read, mmap, pread */
         struct sp_job job = {.in = in, .out = out, .io = io,
                              .factor = i % 4 < 2 ? -2 : 3,
                              .filter = i % 8 < 4 ? SP_FILTER_BOX
@@ -550,7 +584,7 @@ START_TEST(test_sigbus_guard)
         sp_image_release(&img);
         unlink(out);
         st = sp_job_run(&job, &r);
-        if (io == SP_IO_MMAP) {
+        if (io != SP_IO_READ) {
             ck_assert_msg(st == SP_E_CHANGED, "run %d: %s", i,
                           sp_strerror(st));
             ck_assert_str_eq(r.failed_path, in);
@@ -693,7 +727,7 @@ START_TEST(test_chunks)
 
             fx_ref_scale(&src, factors[fi], (enum sp_filter)f, &want);
             expect_bytes = fx_pnm_bytes(&want, &expect_len);
-            for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+            for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
                 for (size_t t = 0; t < sizeof threads / sizeof threads[0];
                      t++) {
                     for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
@@ -746,7 +780,7 @@ START_TEST(test_chunks_large)
 
         fx_ref_scale(&src, factors[fi], filter, &want);
         expect_bytes = fx_pnm_bytes(&want, &expect_len);
-        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
                 for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                      w++) {
@@ -793,7 +827,7 @@ START_TEST(test_chunks_stb)
         ck_assert_int_eq(sp_outfmt_for(names[n], &fmt), SP_OK);
         ck_assert_int_eq(sp_write(&want, ref, fmt, why), SP_OK);
         expect_bytes = fx_read_file(ref, &expect_len);
-        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
             for (unsigned threads = 1; threads <= 4; threads += 3) {
                 struct sp_job job = {.in = in, .out = fx_path(names[n]),
                                      .io = (enum sp_io)io, .factor = 3,
@@ -917,8 +951,8 @@ static void check_advice(const char *what)
 
 /* A mapped input through chunks of every size: only whole pages before
  * the rows still to be read are given back, in order, and the release
- * gives back the rest; the output is still the reference's.  A read input
- * (malloc'd) never calls madvise. */
+ * gives back the rest; the output is still the reference's.  A read
+ * (malloc'd) or pread input never calls madvise. */
 START_TEST(test_drop_rows_job)
 {
     static const int factors[] = {-3, -2, 1, 2, 3};
@@ -941,7 +975,7 @@ START_TEST(test_drop_rows_job)
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
                 for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                      w++) {
-                    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+                    for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
                         struct sp_job job = {
                             .in = in, .out = out, .io = (enum sp_io)io,
                             .factor = factors[fi],
@@ -961,7 +995,7 @@ START_TEST(test_drop_rows_job)
                         run_chunks(&job, chunks[w], expect_bytes,
                                    expect_len, want.height, where);
                         sp_sys_reset();
-                        if (io == SP_IO_READ) {
+                        if (io != SP_IO_MMAP) {
                             expect(seen.n == 0, "%s: %zu madvise calls",
                                    where, seen.n);
                             continue;
@@ -1121,6 +1155,7 @@ static Suite *job_suite(void)
     tcase_add_loop_test(tc, test_equivalence, 0, 2);
     tcase_add_test(tc, test_out_is_in);
     tcase_add_test(tc, test_report_fields);
+    tcase_add_test(tc, test_io_auto);
     tcase_add_test(tc, test_errors_leave_no_output);
     tcase_add_test(tc, test_output_too_large);
     tcase_add_test(tc, test_stdin_stdout);
