@@ -1,19 +1,21 @@
 /* job.h: one scaleppm run, phase by phase, as the Sun study timed it:
  *   load    open, parse, read() or mmap() the input
  *   scale   fill the output, rows split among the threads
- *   release free(), or madvise(MADV_DONTNEED) + munmap() of the input
+ *   release free(), madvise(MADV_DONTNEED) + munmap(), or close() of the
+ *           input
  *   write   encode and write the output (timed apart: not in the study)
  *
  * The output is made and written in items of rows, about SP_CHUNK bytes
- * each (see parallel.h): each thread scales an item into a chunk of its
- * own and, once every earlier item is written, writes it and gives back
- * the pages of the input rows no later item reads; then takes the next.
- * So memory stays a chunk a thread however large the output, and one
- * thread's write overlaps the others' scaling.  The scale figure is the
- * wall time during which at least one thread was scaling; the threads
- * write one at a time, so the write and release figures are sums; scale
- * and write overlap, so together they can exceed the run.  Page faults
- * are counted for every thread. */
+ * each (see parallel.h): each thread scales an item into one of its two
+ * chunks (a pread input: from a band of the rows it reads, read for it);
+ * whichever thread finds the next item in order ready writes it, gives
+ * back the pages of the mapped input rows no later item reads, and goes
+ * on with the ready items after it.  So memory stays two chunks a thread
+ * however large the output, and writes overlap the scaling.  The scale
+ * figure is the wall time during which at least one thread was scaling;
+ * items are written one at a time, so the write and release figures are
+ * sums; scale and write overlap, so together they can exceed the run.
+ * Page faults are counted for every thread. */
 #ifndef SP_JOB_H
 #define SP_JOB_H
 
