@@ -47,9 +47,9 @@ struct sp_job {
     void *after_load_arg;
 };
 
-/* An item's output bytes: half a core's L2 cache, so that the rows a thread
- * has just scaled are still in its cache when write() copies them, and
- * small beside the peers' memory. */
+/* An item's output bytes: with a thread's two chunks, a core's L2 cache
+ * (1 MiB here), so that the rows a thread has just scaled are still in a
+ * cache when write() copies them, and small beside the peers' memory. */
 #define SP_CHUNK ((size_t)512 * 1024)
 
 /* The largest block a mapped input is given back in (see job.c): the
