@@ -325,8 +325,8 @@ static sp_status map_chunks(struct stream *s, unsigned slots, size_t rows,
     len = total >= HUGE_PAGE / 2
               ? (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE
               : total;
-    p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+             -1, 0);
     if (p == MAP_FAILED)
         return ENOMEM;
     s->chunks = p;
