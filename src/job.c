@@ -76,6 +76,16 @@ static sp_status run_scale(void *arg)
     return SP_OK;
 }
 
+/* first_source_row: the first source row that output row Y reads. */
+static size_t first_source_row(size_t y, int factor)
+{
+    if (factor > 1)
+        return y / (size_t)factor;
+    if (factor < -1)
+        return y * (size_t)-factor;
+    return y;
+}
+
 /* source_band: the source rows [*SY0, *SY1) that output rows [Y0, Y1)
  * read, of an image H rows high; the band's first row is the first one
  * output row *FIRST reads. */
@@ -84,21 +94,20 @@ static void source_band(const struct sp_job *job, size_t h, size_t y0,
 {
     size_t n;
 
+    *sy0 = first_source_row(y0, job->factor);
     if (job->factor > 1) {
         n = (size_t)job->factor;
-        *sy0 = y0 / n;
         *sy1 = (y1 - 1) / n + 1;
         *first = *sy0 * n;
     } else if (job->factor < -1) {
         n = (size_t)-(long long)job->factor;
-        *sy0 = y0 * n;
         *sy1 = (y1 - 1) * n + (job->filter == SP_FILTER_BOX ? n : 1);
         if (*sy1 > h)
             *sy1 = h;
         *first = y0;
     } else {
-        *sy0 = *first = y0;
         *sy1 = y1;
+        *first = y0;
     }
 }
 
@@ -154,16 +163,6 @@ static sp_status scale_item(void *arg, unsigned slot, size_t item)
     s->spans[item].t1 = sp_now_ns();
     sp_meter_stop(&m, &s->lanes[slot].scale);
     return st;
-}
-
-/* first_source_row: the first source row that output row Y reads. */
-static size_t first_source_row(size_t y, int factor)
-{
-    if (factor > 1)
-        return y / (size_t)factor;
-    if (factor < -1)
-        return y * (size_t)-factor;
-    return y;
 }
 
 /* write_item: with every earlier item written, give back the input rows
