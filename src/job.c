@@ -111,10 +111,20 @@ static void source_band(const struct sp_job *job, size_t h, size_t y0,
     }
 }
 
+/* row_by_row: a reduce of a pread source goes an output row at a time,
+ * reading only the source rows that row reads (see reduce_rows). */
+static int row_by_row(const struct sp_job *job)
+{
+    return job->factor < -1;
+}
+
 /* band_rows: the most source rows an item of ROWS output rows reads. */
 static size_t band_rows(const struct sp_job *job, size_t rows, size_t h)
 {
-    size_t n = job->factor > 1 ? rows / (size_t)job->factor + 2
+    size_t n = row_by_row(job) ? (job->filter == SP_FILTER_BOX
+                                      ? (size_t)-(long long)job->factor
+                                      : 1)
+               : job->factor > 1 ? rows / (size_t)job->factor + 2
                : job->factor < -1 ? rows * (size_t)-(long long)job->factor
                                   : rows;
 
@@ -141,6 +151,34 @@ static sp_status read_band(struct scale_call *c, struct sp_image *band,
     return st;
 }
 
+/* reduce_rows: C's output rows from a pread source, one at a time: each
+ * reads the rows it needs into BUF (one row of each N to sample, the N
+ * rows of its blocks for box) and reduces them.  Only those rows are
+ * copied, and BUF stays in the cache. */
+static sp_status reduce_rows(const struct scale_call *c, unsigned char *buf)
+{
+    size_t n = (size_t)-(long long)c->job->factor, h = c->src->height;
+    size_t orow = (c->src->width + n - 1) / n * sp_image_pixel_size(c->src);
+    struct sp_image band = *c->src;
+    sp_status st;
+
+    band.backing = SP_BACKING_NONE;
+    band.pixels = buf;
+    for (size_t y = c->y0; y < c->y1; y++) {
+        size_t sy = y * n;
+
+        band.height = c->job->filter != SP_FILTER_BOX ? 1
+                      : h - sy < n                  ? h - sy
+                                                    : n;
+        st = sp_image_read_rows(c->src, sy, sy + band.height, buf);
+        if (st != SP_OK)
+            return st;
+        sp_scale_rows(&band, c->job->factor, c->job->filter, 0, 1,
+                      c->dest + (y - c->y0) * orow);
+    }
+    return SP_OK;
+}
+
 /* scale_item: an item's rows: from a band read for it (pread), from a
  * mapping under the SIGBUS guard, or from memory. */
 static sp_status scale_item(void *arg, unsigned slot, size_t item)
@@ -155,11 +193,14 @@ static sp_status scale_item(void *arg, unsigned slot, size_t item)
     c.dest = item_dest(s, slot, c.y0);
     sp_meter_start(&m);
     s->spans[item].t0 = sp_now_ns();
-    if (s->src->backing == SP_BACKING_FILE)
-        st = read_band(&c, &band, s->lanes[slot].band);
-    if (st == SP_OK)
-        st = s->src->backing == SP_BACKING_MMAP ? sp_guard_run(run_scale, &c)
-                                                : run_scale(&c);
+    if (s->src->backing == SP_BACKING_MMAP)
+        st = sp_guard_run(run_scale, &c);
+    else if (s->src->backing != SP_BACKING_FILE)
+        st = run_scale(&c);
+    else if (row_by_row(s->job))
+        st = reduce_rows(&c, s->lanes[slot].band);
+    else if ((st = read_band(&c, &band, s->lanes[slot].band)) == SP_OK)
+        st = run_scale(&c);
     s->spans[item].t1 = sp_now_ns();
     sp_meter_stop(&m, &s->lanes[slot].scale);
     return st;
@@ -434,7 +475,6 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     enum sp_outfmt fmt;
     sp_status st, rel;
     uint64_t limit = job->max_pixels ? job->max_pixels : SP_MAX_PIXELS;
-    enum sp_io io = job->io;
 
     memset(r, 0, sizeof *r);
     if (job->threads < 1 || job->threads > SP_THREADS_MAX)
@@ -443,15 +483,8 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     if (st != SP_OK)
         return fail(r, job->out, st);
 
-    /* auto, for a regular binary file: a job that reads every row
-     * (enlarge, copy) preads it a band at a time, which holds a band
-     * instead of the mapped pages and gives nothing back with madvise();
-     * a reduce maps it, to touch only the rows it samples.  The
-     * measurements are in the README. */
-    if (io == SP_IO_AUTO && job->factor >= -1)
-        io = SP_IO_PREAD;
     sp_meter_start(&m);
-    st = sp_load(job->in, io, &src, &r->load);
+    st = sp_load(job->in, job->io, &src, &r->load);
     sp_meter_stop(&m, &r->phase[SP_LOAD]);
     if (st != SP_OK) {
         memcpy(r->why, r->load.why, sizeof r->why);

@@ -284,7 +284,7 @@ sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
     } else if (S_ISREG(st_buf.st_mode) && st_buf.st_size > 0) {
         info->input_bytes = (size_t)st_buf.st_size;
         if (io == SP_IO_AUTO)
-            io = SP_IO_MMAP;
+            io = SP_IO_PREAD;
         st = load_file(fd, (size_t)st_buf.st_size, io, img, info);
         /* Leave a shared stdin just past the image, as netpbm does. */
         if (st == SP_OK && is_stdin)

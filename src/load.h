@@ -20,8 +20,8 @@
 #include "image.h"
 #include "status.h"
 
-/* PREAD leaves the raster in the file, to be read a band of rows at a
- * time into small buffers; AUTO picks by the input: see sp_load(). */
+/* PREAD leaves the raster in the file, to be read as the rows are wanted
+ * into small buffers; AUTO picks by the input: see sp_load(). */
 enum sp_io { SP_IO_READ, SP_IO_MMAP, SP_IO_PREAD, SP_IO_AUTO };
 
 /* sp_io_name: "read", "mmap", "pread" or "auto". */
@@ -39,7 +39,7 @@ struct sp_load_info {
 };
 
 /* sp_load: load the image at PATH ("-" is standard input) into IMG, with
- * IO as the load path; AUTO maps a regular file and reads anything else
+ * IO as the load path; AUTO preads a regular file and reads anything else
  * (the measurements behind the rule are in the README).  A pipe, FIFO,
  * terminal, character device, empty-looking or unmappable file, and a
  * plain (P2/P3) raster, is read whole instead, and INFO->io_used says

@@ -171,7 +171,7 @@ bad_case() {
     result "$what" "$why"
 }
 
-for io in read mmap; do
+for io in read mmap pread; do
     bad_case "bad input, --io $io: nonexistent file" nope.ppm \
         --io "$io" -s 2 nope.ppm
     bad_case "bad input, --io $io: a directory" adir --io "$io" -s 2 adir
@@ -217,7 +217,7 @@ why=$(expect_status 0)
 [[ -n $why ]] || cmp -s o c2.ppm || why='output differs from pamenlarge 2'
 result 'output - writes the PNM to stdout' "$why"
 
-for io in read mmap; do
+for io in read mmap pread; do
     why=''
     rc=0
     # shellcheck disable=SC2002  # a pipe, not a redirected file, is the point
@@ -269,7 +269,7 @@ done
 cat c.ppm g.pgm >two.ppm
 first=$(stat -c %s c.ppm)
 pamtopnm g.pgm >g_raw.pgm
-for io in read mmap; do
+for io in read mmap pread; do
     rc=0
     { head -c "$first" >/dev/null && "$SP" --io "$io" -s 1 - od/second.pnm; } \
         <two.ppm 2>e || rc=$?
@@ -485,7 +485,7 @@ why=$(expect_status 0)
 [[ -n $why || ! -s e ]] || why='stderr is not empty'
 result 'success to stdout: nothing on stderr' "$why"
 
-for io in read mmap; do
+for io in read mmap pread; do
     sp --io "$io" --timings -t 4 -s 2 c.ppm od/t.ppm
     why=$(expect_status 0)
     [[ -n $why || ! -s o ]] || why='stdout is not empty'
@@ -513,7 +513,7 @@ want = ["io", "threads"] + [p + "_" + k for p in ("load", "scale", "release", "w
 miss = [k for k in want if k not in d]
 if miss:
     print("missing", miss)
-elif d["io"] != "mmap" or not all(isinstance(d[k], int) for k in want[1:]):
+elif d["io"] != "pread" or not all(isinstance(d[k], int) for k in want[1:]):
     print("bad values", d)
 ' e 2>&1 | tail -n 1) || true
     result '--timings=json: one line of valid JSON with all keys' "$why"

@@ -206,32 +206,76 @@ START_TEST(test_report_fields)
 }
 END_TEST
 
-/* --io auto: a regular file is read with pread a band at a time when the
- * job reads all its rows (enlarge, copy), mapped when it skips rows
- * (reduce); a plain one is read whole. */
+/* --io auto: a regular binary file is pread, whatever the job (each
+ * part of the output reads the rows it needs as it is made); a plain one
+ * is read whole. */
 START_TEST(test_io_auto)
 {
-    static const struct {
-        int factor;
-        enum sp_io want;
-    } cases[] = {{2, SP_IO_PREAD}, {7, SP_IO_PREAD}, {1, SP_IO_PREAD},
-                 {-1, SP_IO_PREAD}, {-2, SP_IO_MMAP}, {-5, SP_IO_MMAP}};
+    static const int factors[] = {2, 7, 1, -1, -2, -5};
     const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
     struct sp_image src;
     struct sp_report r;
 
     fx_make_image(&src, 37, 23, 3, 1, 255, 1);
     fx_write_image(in, &src);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        ck_assert_int_eq(run(in, out, SP_IO_AUTO, cases[i].factor,
-                             SP_FILTER_SAMPLE, 2, &r), SP_OK);
-        ck_assert_msg(r.load.io_used == cases[i].want, "by %d: %s",
-                      cases[i].factor, sp_io_name(r.load.io_used));
-    }
+    for (size_t i = 0; i < sizeof factors / sizeof factors[0]; i++)
+        for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
+            ck_assert_int_eq(run(in, out, SP_IO_AUTO, factors[i],
+                                 (enum sp_filter)f, 2, &r), SP_OK);
+            ck_assert_msg(r.load.io_used == SP_IO_PREAD, "by %d: %s",
+                          factors[i], sp_io_name(r.load.io_used));
+        }
     fx_write_text(fx_path("p.pgm"), "P2\n3 2\n9\n1 2 3\n4 5 6\n");
     ck_assert_int_eq(run(fx_path("p.pgm"), out, SP_IO_AUTO, 2,
                          SP_FILTER_SAMPLE, 2, &r), SP_OK);
     ck_assert_int_eq(r.load.io_used, SP_IO_READ);
+    sp_image_release(&src);
+}
+END_TEST
+
+/* The bytes a job preads, counted (threads add to it at once). */
+static size_t pread_bytes;
+
+static ssize_t counting_pread(int fd, void *buf, size_t len, off_t off)
+{
+    ssize_t n = pread(fd, buf, len, off);
+
+    if (n > 0)
+        __atomic_add_fetch(&pread_bytes, (size_t)n, __ATOMIC_RELAXED);
+    return n;
+}
+
+/* A pread reduce copies only the rows it reads, each once: one row in N
+ * to sample, every row for box. */
+START_TEST(test_pread_reads_only_its_rows)
+{
+    static const struct {
+        int factor;
+        enum sp_filter filter;
+        size_t rows;              /* source rows read, of the 203 */
+    } cases[] = {{-2, SP_FILTER_SAMPLE, 102}, {-4, SP_FILTER_SAMPLE, 51},
+                 {-7, SP_FILTER_SAMPLE, 29},  {-4, SP_FILTER_BOX, 203},
+                 {-7, SP_FILTER_BOX, 203}};
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
+    size_t stride = 301 * 3;
+    struct sp_image src;
+    struct sp_report r;
+
+    fx_make_image(&src, 301, 203, 3, 1, 255, 4);
+    fx_write_image(in, &src);
+    sp_sys.pread = counting_pread;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (unsigned t = 1; t <= 3; t++) {
+            pread_bytes = 0;
+            ck_assert_int_eq(run(in, out, SP_IO_PREAD, cases[i].factor,
+                                 cases[i].filter, t, &r), SP_OK);
+            ck_assert_msg(pread_bytes == cases[i].rows * stride,
+                          "by %d %s, %u threads: %zu bytes, not %zu rows",
+                          cases[i].factor, sp_filter_name(cases[i].filter),
+                          t, pread_bytes, cases[i].rows);
+        }
+    }
+    sp_sys_reset();
     sp_image_release(&src);
 }
 END_TEST
@@ -1156,6 +1200,7 @@ static Suite *job_suite(void)
     tcase_add_test(tc, test_out_is_in);
     tcase_add_test(tc, test_report_fields);
     tcase_add_test(tc, test_io_auto);
+    tcase_add_test(tc, test_pread_reads_only_its_rows);
     tcase_add_test(tc, test_errors_leave_no_output);
     tcase_add_test(tc, test_output_too_large);
     tcase_add_test(tc, test_stdin_stdout);
