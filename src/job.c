@@ -26,7 +26,9 @@ struct span {
 
 /* The job's output, made in items of ROWS output rows: each scaled by one
  * thread into its slot's chunk (or, for the stb formats, into its place in
- * WHOLE) and written, in order, by whichever thread finishes it. */
+ * WHOLE) and written, in order, by whichever thread finishes it.  An
+ * enlarge by N into chunks makes each distinct row once (TIMES = N) and
+ * has it written N times. */
 struct stream {
     const struct sp_job *job;
     struct sp_image *src;
@@ -34,6 +36,7 @@ struct stream {
     struct sp_report *report;
     struct sp_image whole;     /* stb: the whole output; else empty */
     size_t rows, orow;
+    unsigned times;            /* each chunk row is written TIMES times */
     size_t grain;              /* see sp_image_drop_rows */
     struct lane *lanes;        /* [slots] */
     void *chunks;              /* the lanes' chunks: one anonymous mapping */
@@ -64,15 +67,23 @@ struct scale_call {
     const struct sp_image *src;
     const struct sp_job *job;
     size_t y0, y1;
+    unsigned times;            /* make one row of each TIMES */
+    size_t orow;
     unsigned char *dest;
 };
 
 static sp_status run_scale(void *arg)
 {
     const struct scale_call *c = arg;
+    unsigned char *d = c->dest;
 
-    sp_scale_rows(c->src, c->job->factor, c->job->filter, c->y0, c->y1,
-                  c->dest);
+    if (c->times == 1)
+        sp_scale_rows(c->src, c->job->factor, c->job->filter, c->y0, c->y1,
+                      d);
+    else
+        for (size_t y = c->y0; y < c->y1; y += c->times, d += c->orow)
+            sp_scale_rows(c->src, c->job->factor, c->job->filter, y, y + 1,
+                          d);
     return SP_OK;
 }
 
@@ -184,7 +195,7 @@ static sp_status reduce_rows(const struct scale_call *c, unsigned char *buf)
 static sp_status scale_item(void *arg, unsigned slot, size_t item)
 {
     struct stream *s = arg;
-    struct scale_call c = {s->src, s->job, 0, 0, NULL};
+    struct scale_call c = {s->src, s->job, 0, 0, s->times, s->orow, NULL};
     struct sp_image band;
     struct sp_meter m;
     sp_status st = SP_OK;
@@ -225,8 +236,8 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
     }
     if (s->whole.pixels == NULL) {
         sp_meter_start(&m);
-        l->chunk.height = y1 - y0;
-        st = sp_output_put(s->out, &l->chunk, s->report->why);
+        l->chunk.height = (y1 - y0) / s->times;
+        st = sp_output_put_repeated(s->out, &l->chunk, s->times);
         sp_meter_stop(&m, &s->write);
         if (st != SP_OK)
             s->report->failed_path = s->job->out;
@@ -424,6 +435,10 @@ static sp_status scale_and_write(const struct sp_job *job,
     else if (budget == 0)
         budget = SP_CHUNK;
     s.rows = item_rows(budget, s.orow, oh, threads, job->factor);
+    s.times = fmt == SP_OUT_PNM && job->factor > 1 &&
+                      s.rows % (size_t)job->factor == 0
+                  ? (unsigned)job->factor
+                  : 1;
     s.grain = job->drop_grain ? job->drop_grain : drop_grain(src->base_len);
     items = (oh + s.rows - 1) / s.rows;
     if (threads > items)
@@ -440,7 +455,7 @@ static sp_status scale_and_write(const struct sp_job *job,
         st = sp_image_alloc(&s.whole, r->out_width, oh, src->channels,
                             src->bytes, src->maxval);
     else
-        st = map_chunks(&s, slots, s.rows, src, r->out_width);
+        st = map_chunks(&s, slots, s.rows / s.times, src, r->out_width);
     if (st == SP_OK && src->backing == SP_BACKING_FILE)
         st = alloc_bands(&s, slots, band_rows(job, s.rows, src->height));
     sp_meter_stop(&m, &r->phase[SP_SCALE]);

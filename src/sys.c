@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* Both tables start from the same real calls. */
@@ -9,7 +10,7 @@
     {                                                                        \
         .open = open, .close = close, .fstat = fstat, .read = read,          \
         .pread = pread, .lseek = lseek, .mmap = mmap, .munmap = munmap,      \
-        .madvise = madvise,                                                  \
+        .madvise = madvise, .writev = writev,                                \
     }
 
 static const struct sp_sys real = REAL_CALLS;

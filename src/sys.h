@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 struct sp_sys {
     int (*open)(const char *path, int flags, ...);
@@ -22,6 +23,7 @@ struct sp_sys {
                   off_t off);
     int (*munmap)(void *addr, size_t len);
     int (*madvise)(void *addr, size_t len, int advice);
+    ssize_t (*writev)(int fd, const struct iovec *iov, int n);
 };
 
 extern struct sp_sys sp_sys;

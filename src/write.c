@@ -10,9 +10,12 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <stb_image_write.h>
+
+#include "sys.h"
 
 /* The temporary file being written and its target, for the signal
  * handler: set once the file exists, cleared before it is renamed. */
@@ -206,6 +209,61 @@ static sp_status put_rows(const struct sp_image *img, FILE *f)
     return SP_OK;
 }
 
+/* writev_all: the N buffers of IOV to FD, whatever the calls take at a
+ * time; IOV is used up. */
+static sp_status writev_all(int fd, struct iovec *iov, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = sp_sys.writev(fd, iov, (int)n);
+        size_t done;
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return errno;
+        if (w == 0)
+            return EIO;
+        for (done = (size_t)w; n > 0 && done >= iov->iov_len; iov++, n--)
+            done -= iov->iov_len;
+        if (n > 0) {
+            iov->iov_base = (unsigned char *)iov->iov_base + done;
+            iov->iov_len -= done;
+        }
+    }
+    return SP_OK;
+}
+
+/* PUT_BATCH: the rows a writev() call takes (Linux allows 1024). */
+#define PUT_BATCH 256
+
+/* put_repeated: IMG's rows to F, each TIMES times, with writev() on F's
+ * descriptor (after what stdio holds): the copies are the kernel's, made
+ * as it writes, not the caller's. */
+static sp_status put_repeated(const struct sp_image *img, unsigned times,
+                              FILE *f)
+{
+    size_t row = img->width * sp_image_pixel_size(img), n = 0;
+    struct iovec iov[PUT_BATCH];
+    sp_status st;
+
+    errno = 0;
+    if (fflush(f) != 0)
+        return errno ? errno : EIO;
+    for (size_t y = 0; y < img->height; y++) {
+        for (unsigned t = 0; t < times; t++) {
+            iov[n].iov_base = img->pixels + y * img->stride;
+            iov[n].iov_len = row;
+            if (++n == PUT_BATCH) {
+                st = writev_all(fileno(f), iov, n);
+                if (st != SP_OK)
+                    return st;
+                n = 0;
+            }
+        }
+    }
+    return writev_all(fileno(f), iov, n);
+}
+
 /* new_file_mode: the mode a newly created file gets: 0666 less the umask
  * (read here without changing it for good). */
 static mode_t new_file_mode(void)
@@ -363,6 +421,14 @@ sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
     if (o->fmt == SP_OUT_PNM)
         return put_rows(img, o->f);
     return write_stb(img, o->f, o->fmt, why);
+}
+
+sp_status sp_output_put_repeated(struct sp_output *o,
+                                 const struct sp_image *img, unsigned times)
+{
+    if (times == 1)
+        return put_rows(img, o->f);
+    return put_repeated(img, times, o->f);
 }
 
 sp_status sp_output_close(struct sp_output *o, sp_status st)

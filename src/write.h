@@ -49,6 +49,13 @@ sp_status sp_output_open(struct sp_output *o, const char *path,
 sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
                         char *why);
 
+/* sp_output_put_repeated: for a PNM output, the next IMG->height * TIMES
+ * rows of the image: each of IMG's rows TIMES times (an enlarge's equal
+ * rows, made once and copied only by the kernel as it writes them).
+ * Returns 0, or an errno value. */
+sp_status sp_output_put_repeated(struct sp_output *o,
+                                 const struct sp_image *img, unsigned times);
+
 /* sp_output_close: finish the output.  With ST 0 it is flushed, closed and
  * renamed over its target; with any other ST, or when that fails, the
  * temporary file is removed and the target left as it was.  Returns ST if

@@ -11,6 +11,7 @@
  * gone when the call returns. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -597,6 +598,43 @@ START_TEST(test_works_at_once)
 }
 END_TEST
 
+/* The CPUs the caller may run on, and how many WORKs ran on a thread
+ * that may not run on all of them. */
+static cpu_set_t caller_cpus;
+static atomic_int pinned_works;
+
+static sp_status cpus_work(struct rec *r, unsigned slot, size_t item)
+{
+    cpu_set_t mine;
+
+    (void)r;
+    (void)slot;
+    (void)item;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0 ||
+        !CPU_EQUAL(&mine, &caller_cpus))
+        atomic_fetch_add(&pinned_works, 1);
+    return SP_OK;
+}
+
+/* A worker is started on a CPU of its own, but not kept there: each WORK
+ * runs on a thread free to run on every CPU the caller may. */
+START_TEST(test_threads_not_pinned)
+{
+    struct rec *r = start((unsigned)_i + 2, 64);
+    int pinned;
+
+    ck_assert_int_eq(sched_getaffinity(0, sizeof caller_cpus, &caller_cpus),
+                     0);
+    atomic_store(&pinned_works, 0);
+    r->work_hook = cpus_work;
+    r->work_us = 50;
+    ck_assert_uint_eq(check_ok(r, run(r)), (unsigned)_i + 2);
+    pinned = atomic_load(&pinned_works);
+    ck_assert_msg(pinned == 0, "%d of 64 WORKs ran on a pinned thread",
+                  pinned);
+}
+END_TEST
+
 /* Item 2m's FINISH and item 2m+1's WORK wait for each other, so each
  * handshake proves a WORK in progress during a FINISH.  It cannot
  * deadlock a correct runner on 2+ threads: while item 2m finishes, every
@@ -1117,6 +1155,7 @@ static Suite *parallel_suite(void)
     tcase_add_loop_test(tc, test_each_item_once, 0, 18);
     tcase_add_loop_test(tc, test_order_under_jitter, 0, 6);
     tcase_add_loop_test(tc, test_works_at_once, 0, 19);
+    tcase_add_loop_test(tc, test_threads_not_pinned, 0, 3);
     tcase_add_test(tc, test_work_during_finish);
     suite_add_tcase(s, tc);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 
 #include "fixtures.h"
 #include "load.h"
+#include "sys.h"
 #include "write.h"
 
 START_TEST(test_outfmt_for)
@@ -739,6 +741,98 @@ START_TEST(test_output_bands)
 }
 END_TEST
 
+/* A writev() that takes at most 1000 bytes a call, ends in the middle of
+ * a buffer, and is interrupted every third call. */
+static unsigned short_calls;
+
+static ssize_t short_writev(int fd, const struct iovec *iov, int n)
+{
+    struct iovec cut[64];
+    size_t room = 1000;
+    int k = 0;
+
+    if (++short_calls % 3 == 0) {
+        errno = EINTR;
+        return -1;
+    }
+    for (; k < n && k < 64 && room > 0; k++) {
+        cut[k] = iov[k];
+        if (cut[k].iov_len > room)
+            cut[k].iov_len = room;
+        room -= cut[k].iov_len;
+    }
+    return writev(fd, cut, k);
+}
+
+/* sp_output_put_repeated() writes each row TIMES times: the file is that
+ * of the image with its rows repeated, through writes cut short and
+ * interrupted, after a header and rows that went through stdio; and a
+ * write error comes back. */
+START_TEST(test_output_repeated)
+{
+    const char *path = fx_path("rep.ppm"), *ref = fx_path("ref.ppm");
+    char why[SP_WHY_MAX];
+
+    for (unsigned times = 1; times <= 5; times++) {
+        for (int cut = 0; cut <= 1; cut++) {
+            struct sp_image img, tall, band;
+            struct sp_output o;
+            unsigned char *want, *got;
+            size_t want_len, len, row;
+
+            fx_make_image(&img, 37, 300, 3, 1, 255, times);
+            row = img.stride;
+            ck_assert_int_eq(sp_image_alloc(&tall, img.width,
+                                            img.height * times, 3, 1, 255),
+                             SP_OK);
+            for (size_t y = 0; y < tall.height; y++)
+                memcpy(tall.pixels + y * row, img.pixels + y / times * row,
+                       row);
+            ck_assert_int_eq(sp_write(&tall, ref, SP_OUT_PNM, why), SP_OK);
+            want = fx_read_file(ref, &want_len);
+
+            short_calls = 0;
+            if (cut)
+                sp_sys.writev = short_writev;
+            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &tall, why),
+                             SP_OK);
+            band = img;
+            band.height = 1;            /* row 0 through stdio */
+            ck_assert_int_eq(sp_output_put_repeated(&o, &band, 1), SP_OK);
+            for (unsigned t = 1; t < times; t++)
+                ck_assert_int_eq(sp_output_put_repeated(&o, &band, 1), SP_OK);
+            band.pixels += row;
+            band.height = img.height - 1;
+            ck_assert_int_eq(sp_output_put_repeated(&o, &band, times), SP_OK);
+            ck_assert_int_eq(sp_output_close(&o, SP_OK), SP_OK);
+            sp_sys_reset();
+            got = fx_read_file(path, &len);
+            ck_assert_msg(len == want_len && memcmp(got, want, len) == 0,
+                          "each row %u times%s: the file differs", times,
+                          cut ? ", short writes" : "");
+            ck_assert(!cut || times == 1 || short_calls > 3);
+            free(got);
+            free(want);
+            sp_image_release(&tall);
+            sp_image_release(&img);
+        }
+    }
+
+    /* An error: ENOSPC from /dev/full. */
+    {
+        struct sp_image img;
+        struct sp_output o;
+
+        fx_make_image(&img, 37, 30, 3, 1, 255, 1);
+        ck_assert_int_eq(sp_output_open(&o, "/dev/full", SP_OUT_PNM, &img,
+                                        why), SP_OK);
+        ck_assert_int_eq(sp_output_put_repeated(&o, &img, 3), ENOSPC);
+        ck_assert_int_eq(sp_output_close(&o, ENOSPC), ENOSPC);
+        sp_image_release(&img);
+    }
+}
+END_TEST
+
 /* The stb formats take the whole image in one put: the same file as
  * sp_write(); and "-" streams PNM bands to standard output. */
 START_TEST(test_output_whole_and_stdout)
@@ -962,6 +1056,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, test_relative_path);
     tcase_add_test(tc, test_long_name);
     tcase_add_test(tc, test_output_bands);
+    tcase_add_test(tc, test_output_repeated);
     tcase_add_test(tc, test_output_whole_and_stdout);
     tcase_add_test(tc, test_output_close_error);
     tcase_add_test(tc, test_output_open_fails);
