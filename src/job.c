@@ -15,7 +15,8 @@
  * and the scale phase its thread measured. */
 struct lane {
     struct sp_image chunk;
-    unsigned char *band;       /* a pread source: the rows an item reads */
+    unsigned char *band;       /* a pread source: the rows an item reads
+                                  (its thread's, shared by its slots) */
     struct sp_phase scale;
 };
 
@@ -39,9 +40,9 @@ struct stream {
     unsigned times;            /* each chunk row is written TIMES times */
     size_t grain;              /* see sp_image_drop_rows */
     struct lane *lanes;        /* [slots] */
-    void *chunks;              /* the lanes' chunks: one anonymous mapping */
-    size_t chunks_len;
-    unsigned char *bands;      /* the lanes' bands: one allocation */
+    void *mem;                 /* the lanes' chunks and bands: one
+                                  anonymous mapping (map_lanes) */
+    size_t mem_len;
     struct span *spans;        /* [items]: when each was scaled */
     struct sp_phase release, write;  /* summed over the items' finishes */
 };
@@ -351,69 +352,71 @@ static void gather(const struct stream *s, unsigned slots, size_t items,
 }
 
 /* HUGE_PAGE: the size of a transparent huge page on x86-64 and arm64
- * (4 KiB base pages); see map_chunks. */
+ * (4 KiB base pages); see map_lanes. */
 #define HUGE_PAGE ((size_t)2 << 20)
 
-/* map_chunks: SLOTS chunks of ROWS output rows for S's lanes, in one
- * anonymous mapping.  A fresh page costs a fault and a clear; at 4 KiB a
- * page that was 1.5 us here, 200 us for a 512 KiB chunk, while one 2 MiB
- * huge page took 100 us.  So chunks that add up to half a huge page or
- * more are laid on huge pages, where the kernel allows them (THP
- * "madvise" or "always"; otherwise this is advice that changes nothing). */
-static sp_status map_chunks(struct stream *s, unsigned slots, size_t rows,
-                            const struct sp_image *src, size_t ow)
+/* map_lanes: S's lanes' memory, in one anonymous mapping: for a PNM
+ * output a chunk of CHUNK_ROWS output rows for each of the SLOTS, and for
+ * a pread source a band of BAND_ROWS source rows for each of their
+ * threads (a thread scales one item at a time, so its slots share one).
+ * A fresh 4 KiB page costs a fault and a clear: 1.2-1.5 us here, 190 us
+ * for 512 KiB, with or without MAP_POPULATE.  A 2 MiB huge page took
+ * 30-100 us in a loop, but 1-3 ms now and then in a fresh process (no
+ * compaction was counted; the VM's host faulting the block back in is a
+ * guess), a stall that swamped a 1 ms scale phase.  So only
+ * lanes of a huge page or more are laid on huge pages, where the kernel
+ * allows them (THP "madvise" or "always"; otherwise this is advice that
+ * changes nothing). */
+static sp_status map_lanes(struct stream *s, unsigned slots,
+                           size_t chunk_rows, size_t band_rows, int chunks)
 {
-    size_t size, total, len;
+    const struct sp_image *src = s->src;
+    size_t chunk = 0, band, bands, total, len;
     unsigned char *p;
     sp_status st;
 
-    st = sp_image_raster_size(ow, rows, src->channels, src->bytes, &size);
-    if (st != SP_OK)
-        return st;
-    if (__builtin_mul_overflow(size, (size_t)slots, &total) ||
+    if (chunks) {
+        st = sp_image_raster_size(s->report->out_width, chunk_rows,
+                                  src->channels, src->bytes, &chunk);
+        if (st != SP_OK)
+            return st;
+    }
+    if (__builtin_mul_overflow(band_rows, src->stride, &band) ||
+        __builtin_mul_overflow(band, (size_t)(slots / SP_RUN_DEPTH), &bands) ||
+        __builtin_mul_overflow(chunk, (size_t)slots, &total) ||
+        __builtin_add_overflow(total, bands, &total) ||
         total > SIZE_MAX - 2 * HUGE_PAGE)
         return SP_E_TOOBIG;
-    len = total >= HUGE_PAGE / 2
+    if (total == 0)
+        return SP_OK;
+    len = total >= HUGE_PAGE
               ? (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE
               : total;
     p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
              -1, 0);
     if (p == MAP_FAILED)
         return ENOMEM;
-    s->chunks = p;
-    s->chunks_len = len;
+    s->mem = p;
+    s->mem_len = len;
     if (len != total) {
         p = (unsigned char *)(((uintptr_t)p + HUGE_PAGE - 1) &
                               ~(uintptr_t)(HUGE_PAGE - 1));
         (void)madvise(p, len - HUGE_PAGE, MADV_HUGEPAGE);
     }
     for (unsigned i = 0; i < slots; i++) {
-        struct sp_image *c = &s->lanes[i].chunk;
+        struct lane *l = &s->lanes[i];
 
-        c->pixels = p + i * size;
-        c->width = ow;
-        c->height = rows;
-        c->stride = ow * sp_image_pixel_size(src);
-        c->channels = src->channels;
-        c->bytes = src->bytes;
-        c->maxval = src->maxval;
+        l->band = p + chunk * slots + band * (i / SP_RUN_DEPTH);
+        if (!chunks)
+            continue;
+        l->chunk.pixels = p + i * chunk;
+        l->chunk.width = s->report->out_width;
+        l->chunk.height = chunk_rows;
+        l->chunk.stride = l->chunk.width * sp_image_pixel_size(src);
+        l->chunk.channels = src->channels;
+        l->chunk.bytes = src->bytes;
+        l->chunk.maxval = src->maxval;
     }
-    return SP_OK;
-}
-
-/* alloc_bands: a band of ROWS source rows for each of S's SLOTS lanes. */
-static sp_status alloc_bands(struct stream *s, unsigned slots, size_t rows)
-{
-    size_t size;
-
-    if (__builtin_mul_overflow(rows, s->src->stride, &size) ||
-        __builtin_mul_overflow(size, (size_t)slots, &size))
-        return SP_E_TOOBIG;
-    s->bands = malloc(size ? size : 1);
-    if (s->bands == NULL)
-        return ENOMEM;
-    for (unsigned i = 0; i < slots; i++)
-        s->lanes[i].band = s->bands + i * rows * s->src->stride;
     return SP_OK;
 }
 
@@ -454,10 +457,12 @@ static sp_status scale_and_write(const struct sp_job *job,
     else if (fmt != SP_OUT_PNM)
         st = sp_image_alloc(&s.whole, r->out_width, oh, src->channels,
                             src->bytes, src->maxval);
-    else
-        st = map_chunks(&s, slots, s.rows / s.times, src, r->out_width);
-    if (st == SP_OK && src->backing == SP_BACKING_FILE)
-        st = alloc_bands(&s, slots, band_rows(job, s.rows, src->height));
+    if (st == SP_OK)
+        st = map_lanes(&s, slots, s.rows / s.times,
+                       src->backing == SP_BACKING_FILE
+                           ? band_rows(job, s.rows, src->height)
+                           : 0,
+                       fmt == SP_OUT_PNM);
     sp_meter_stop(&m, &r->phase[SP_SCALE]);
 
     if (st == SP_OK) {
@@ -472,9 +477,8 @@ static sp_status scale_and_write(const struct sp_job *job,
         if (st != SP_OK)
             r->failed_path = job->out;
     }
-    if (s.chunks != NULL)
-        (void)munmap(s.chunks, s.chunks_len);
-    free(s.bands);
+    if (s.mem != NULL)
+        (void)munmap(s.mem, s.mem_len);
     free(s.lanes);
     free(s.spans);
     sp_image_release(&s.whole);

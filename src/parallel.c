@@ -96,6 +96,14 @@ static void run_items(struct run *r, unsigned thread)
     pthread_mutex_lock(&r->mu);
     while (r->open == 0)
         pthread_cond_wait(&r->gate, &r->mu);
+    /* A worker is through the gate where place() put it; from here on
+     * the scheduler decides. */
+    if (thread > 0 && r->placed) {
+        pthread_mutex_unlock(&r->mu);
+        (void)pthread_setaffinity_np(pthread_self(), sizeof r->allowed,
+                                     &r->allowed);
+        pthread_mutex_lock(&r->mu);
+    }
     while (r->open > 0 && r->failed == SP_OK && r->next_take < r->count) {
         unsigned slot = free_slot(r, thread);
         size_t i;
@@ -126,10 +134,6 @@ static void *worker_main(void *arg)
 {
     struct worker *w = arg;
 
-    /* Started where place() put it; from here the scheduler decides. */
-    if (w->run->placed)
-        (void)pthread_setaffinity_np(pthread_self(), sizeof w->run->allowed,
-                                     &w->run->allowed);
     run_items(w->run, w->thread);
     return NULL;
 }
@@ -138,7 +142,8 @@ static void *worker_main(void *arg)
  * allowed CPUs after the caller's, round.  Left to itself the scheduler
  * here put a new thread on its creator's CPU, with the other idle, and
  * ran it only when the creator blocked, 1-1.5 ms later.  The worker
- * lets go of the pin as it starts (worker_main). */
+ * lets go of the pin once through the gate (run_items): woken there while
+ * unpinned, it was put back on its waker's CPU. */
 static void place(struct run *r, pthread_attr_t *attr, unsigned thread)
 {
     int n = CPU_COUNT(&r->allowed), here = sched_getcpu(), k = 0, cpu;
