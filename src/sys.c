@@ -9,7 +9,7 @@
 #define REAL_CALLS                                                           \
     {                                                                        \
         .open = open, .close = close, .fstat = fstat, .read = read,          \
-        .pread = pread, .lseek = lseek, .mmap = mmap, .munmap = munmap,      \
+        .pread = pread, .preadv2 = preadv2, .lseek = lseek, .mmap = mmap, .munmap = munmap,      \
         .madvise = madvise, .writev = writev,                                \
     }
 

@@ -18,6 +18,8 @@ struct sp_sys {
     int (*fstat)(int fd, struct stat *st);
     ssize_t (*read)(int fd, void *buf, size_t len);
     ssize_t (*pread)(int fd, void *buf, size_t len, off_t off);
+    ssize_t (*preadv2)(int fd, const struct iovec *iov, int n, off_t off,
+                       int flags);
     off_t (*lseek)(int fd, off_t off, int whence);
     void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd,
                   off_t off);

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -245,8 +246,32 @@ static ssize_t counting_pread(int fd, void *buf, size_t len, off_t off)
     return n;
 }
 
+static ssize_t counting_preadv2(int fd, const struct iovec *iov, int k,
+                                off_t off, int flags)
+{
+    ssize_t n = preadv2(fd, iov, k, off, flags);
+
+    if (n > 0)
+        __atomic_add_fetch(&pread_bytes, (size_t)n, __ATOMIC_RELAXED);
+    return n;
+}
+
+/* The bytes are not in the page cache: RWF_NOWAIT says EAGAIN. */
+static ssize_t uncached_preadv2(int fd, const struct iovec *iov, int k,
+                                off_t off, int flags)
+{
+    (void)fd;
+    (void)iov;
+    (void)k;
+    (void)off;
+    (void)flags;
+    errno = EAGAIN;
+    return -1;
+}
+
 /* A pread reduce copies only the rows it reads, each once: one row in N
- * to sample, every row for box. */
+ * to sample, every row for box; from the page cache or, when it says the
+ * bytes are not there, by a plain pread after asking for readahead. */
 START_TEST(test_pread_reads_only_its_rows)
 {
     static const struct {
@@ -264,15 +289,21 @@ START_TEST(test_pread_reads_only_its_rows)
     fx_make_image(&src, 301, 203, 3, 1, 255, 4);
     fx_write_image(in, &src);
     sp_sys.pread = counting_pread;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sp_sys.preadv2 = counting_preadv2;
+    for (size_t i = 0; i < 2 * sizeof cases / sizeof cases[0]; i++) {
+        if (i == sizeof cases / sizeof cases[0])
+            sp_sys.preadv2 = uncached_preadv2;
         for (unsigned t = 1; t <= 3; t++) {
+            size_t k = i % (sizeof cases / sizeof cases[0]);
+
             pread_bytes = 0;
-            ck_assert_int_eq(run(in, out, SP_IO_PREAD, cases[i].factor,
-                                 cases[i].filter, t, &r), SP_OK);
-            ck_assert_msg(pread_bytes == cases[i].rows * stride,
-                          "by %d %s, %u threads: %zu bytes, not %zu rows",
-                          cases[i].factor, sp_filter_name(cases[i].filter),
-                          t, pread_bytes, cases[i].rows);
+            ck_assert_int_eq(run(in, out, SP_IO_PREAD, cases[k].factor,
+                                 cases[k].filter, t, &r), SP_OK);
+            ck_assert_msg(pread_bytes == cases[k].rows * stride,
+                          "by %d %s, %u threads%s: %zu bytes, not %zu rows",
+                          cases[k].factor, sp_filter_name(cases[k].filter),
+                          t, k == i ? "" : ", uncached", pread_bytes,
+                          cases[k].rows);
         }
     }
     sp_sys_reset();
