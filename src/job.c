@@ -98,25 +98,16 @@ static size_t first_source_row(size_t y, int factor)
     return y;
 }
 
-/* source_band: the source rows [*SY0, *SY1) that output rows [Y0, Y1)
- * read, of an image H rows high; the band's first row is the first one
- * output row *FIRST reads. */
-static void source_band(const struct sp_job *job, size_t h, size_t y0,
-                        size_t y1, size_t *sy0, size_t *sy1, size_t *first)
+/* source_band: for an enlarge or a copy, the source rows [*SY0, *SY1)
+ * that output rows [Y0, Y1) read; the band's first row is the first one
+ * output row *FIRST reads.  (A reduce reads row by row: reduce_rows.) */
+static void source_band(const struct sp_job *job, size_t y0, size_t y1,
+                        size_t *sy0, size_t *sy1, size_t *first)
 {
-    size_t n;
-
     *sy0 = first_source_row(y0, job->factor);
     if (job->factor > 1) {
-        n = (size_t)job->factor;
-        *sy1 = (y1 - 1) / n + 1;
-        *first = *sy0 * n;
-    } else if (job->factor < -1) {
-        n = (size_t)-(long long)job->factor;
-        *sy1 = (y1 - 1) * n + (job->filter == SP_FILTER_BOX ? n : 1);
-        if (*sy1 > h)
-            *sy1 = h;
-        *first = y0;
+        *sy1 = (y1 - 1) / (size_t)job->factor + 1;
+        *first = *sy0 * (size_t)job->factor;
     } else {
         *sy1 = y1;
         *first = y0;
@@ -130,16 +121,18 @@ static int row_by_row(const struct sp_job *job)
     return job->factor < -1;
 }
 
-/* band_rows: the most source rows an item of ROWS output rows reads. */
+/* band_rows: the most source rows a pread source's buffer holds at once:
+ * those an output row reads, for a reduce (reduce_rows); those an item of
+ * ROWS output rows reads, for an enlarge or a copy. */
 static size_t band_rows(const struct sp_job *job, size_t rows, size_t h)
 {
-    size_t n = row_by_row(job) ? (job->filter == SP_FILTER_BOX
-                                      ? (size_t)-(long long)job->factor
-                                      : 1)
-               : job->factor > 1 ? rows / (size_t)job->factor + 2
-               : job->factor < -1 ? rows * (size_t)-(long long)job->factor
-                                  : rows;
+    size_t n = rows;
 
+    if (row_by_row(job))
+        n = job->filter == SP_FILTER_BOX ? (size_t)-(long long)job->factor
+                                         : 1;
+    else if (job->factor > 1)
+        n = rows / (size_t)job->factor + 2;
     return n < h ? n : h;
 }
 
@@ -151,7 +144,7 @@ static sp_status read_band(struct scale_call *c, struct sp_image *band,
     size_t sy0, sy1, first;
     sp_status st;
 
-    source_band(c->job, c->src->height, c->y0, c->y1, &sy0, &sy1, &first);
+    source_band(c->job, c->y0, c->y1, &sy0, &sy1, &first);
     st = sp_image_read_rows(c->src, sy0, sy1, buf);
     *band = *c->src;
     band->backing = SP_BACKING_NONE;
@@ -170,7 +163,6 @@ static sp_status read_band(struct scale_call *c, struct sp_image *band,
 static sp_status reduce_rows(const struct scale_call *c, unsigned char *buf)
 {
     size_t n = (size_t)-(long long)c->job->factor, h = c->src->height;
-    size_t orow = (c->src->width + n - 1) / n * sp_image_pixel_size(c->src);
     struct sp_image band = *c->src;
     sp_status st;
 
@@ -186,7 +178,7 @@ static sp_status reduce_rows(const struct scale_call *c, unsigned char *buf)
         if (st != SP_OK)
             return st;
         sp_scale_rows(&band, c->job->factor, c->job->filter, 0, 1,
-                      c->dest + (y - c->y0) * orow);
+                      c->dest + (y - c->y0) * c->orow);
     }
     return SP_OK;
 }
