@@ -71,14 +71,15 @@ void sp_image_drop_rows(struct sp_image *img, size_t rows, size_t grain);
 
 /* sp_image_read_rows: rows [Y0, Y1) of a file-backed IMG into BUF (packed
  * rows of IMG's stride) with pread(), so that threads may read their rows
- * at once; rows not in the page cache start a readahead of what follows.  Returns 0, an errno value, or SP_E_CHANGED (the file ended
- * before them: it shrank after it was checked). */
+ * at once; rows not in the page cache start a readahead of what follows.
+ * Returns 0, an errno value, or SP_E_CHANGED (the file ended before them:
+ * it shrank after it was checked). */
 sp_status sp_image_read_rows(const struct sp_image *img, size_t y0, size_t y1,
                              unsigned char *buf);
 
 /* sp_image_release: release IMG by its backing (free, madvise+munmap of
- * exactly base/base_len, or close) and reset it to empty.  Safe on an empty image and
- * idempotent.  An madvise failure is ignored (it is advice); returns the
+ * exactly base/base_len, or close) and reset it to empty.  Safe on an
+ * empty image and idempotent.  An madvise failure is ignored (it is advice); returns the
  * munmap error if there is one, else 0. */
 sp_status sp_image_release(struct sp_image *img);
 

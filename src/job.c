@@ -355,10 +355,10 @@ static void gather(const struct stream *s, unsigned slots, size_t items,
  * for 512 KiB, with or without MAP_POPULATE.  A 2 MiB huge page took
  * 30-100 us in a loop, but 1-3 ms now and then in a fresh process (no
  * compaction was counted; the VM's host faulting the block back in is a
- * guess), a stall that swamped a 1 ms scale phase.  So only
- * lanes of a huge page or more are laid on huge pages, where the kernel
- * allows them (THP "madvise" or "always"; otherwise this is advice that
- * changes nothing). */
+ * guess), a stall that swamped a 1 ms scale phase.  So only lanes of a
+ * huge page or more are laid on huge pages, where the kernel allows them
+ * (THP "madvise" or "always"; otherwise this is advice that changes
+ * nothing). */
 static sp_status map_lanes(struct stream *s, unsigned slots,
                            size_t chunk_rows, size_t band_rows, int chunks)
 {

@@ -9,8 +9,8 @@
 #define REAL_CALLS                                                           \
     {                                                                        \
         .open = open, .close = close, .fstat = fstat, .read = read,          \
-        .pread = pread, .preadv2 = preadv2, .lseek = lseek, .mmap = mmap, .munmap = munmap,      \
-        .madvise = madvise, .writev = writev,                                \
+        .pread = pread, .preadv2 = preadv2, .lseek = lseek, .mmap = mmap,    \
+        .munmap = munmap, .madvise = madvise, .writev = writev,              \
     }
 
 static const struct sp_sys real = REAL_CALLS;

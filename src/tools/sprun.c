@@ -7,8 +7,9 @@
  *       the child's peak resident set from wait4()'s rusage (the figure
  *       /usr/bin/time -v calls "Maximum resident set size").  A child
  *       killed by signal S has EXIT_STATUS 128+S.  With -t, a command
- *       still running after SECONDS is killed (SIGKILL) and that is said.  Exits 1, with one line
- *       on stderr, when the command could not run or did not exit 0.
+ *       still running after SECONDS is killed (SIGKILL) and that is said.
+ *       Exits 1, with one line on stderr, when the command could not run
+ *       or did not exit 0.
  *   sprun --memcpy
  *       print the single-thread memcpy rate, bytes copied per second: the
  *       median of 5 copies of a 256 MiB buffer into another, both
@@ -136,10 +137,8 @@ int main(int argc, char **argv)
             in = argv[i + 1];
         else if (strcmp(argv[i], "-o") == 0)
             out = argv[i + 1];
-        else if (strcmp(argv[i], "-t") == 0 &&
-                 (limit = (unsigned)strtoul(argv[i + 1], NULL, 10)) > 0)
-            ;
-        else
+        else if (strcmp(argv[i], "-t") != 0 ||
+                 (limit = (unsigned)strtoul(argv[i + 1], NULL, 10)) == 0)
             return usage();
     }
     if (i + 1 >= argc)
