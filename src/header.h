@@ -27,9 +27,6 @@ struct sp_header {
                              and the size of a decoded plain one */
 };
 
-/* Room for a detail message: the parser's own words or libnetpbm's. */
-#define SP_WHY_MAX 256
-
 /* sp_header_parse: parse and validate the PNM header at the start of F,
  * which must be seekable and positioned at the image's first byte.  Checks the magic
  * number (PBM and PAM give SP_E_UNSUPPORTED), dimensions > 0, maxval

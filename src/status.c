@@ -21,6 +21,7 @@ const char *sp_strerror(sp_status status)
     case SP_E_THREAD:      return "cannot run worker threads";
     case SP_E_CHANGED:     return "input changed while reading";
     case SP_E_LIMIT:       return "image too large for --max-pixels";
+    case SP_E_REFUSED:     return "refused";
     }
     return "unknown error";
 }

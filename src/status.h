@@ -9,6 +9,10 @@
 
 typedef int sp_status;
 
+/* Room for the detail that may come with a status ("why"): a parser's
+ * words, libnetpbm's, or the reason an output was refused. */
+#define SP_WHY_MAX 256
+
 enum {
     SP_OK = 0,
     SP_E_USAGE = -1,        /* an argument out of range */
@@ -24,6 +28,7 @@ enum {
     SP_E_THREAD = -11,      /* a worker thread could not be started or joined */
     SP_E_CHANGED = -12,     /* the input changed while it was being read */
     SP_E_LIMIT = -13,       /* more pixels than the job allows */
+    SP_E_REFUSED = -14,     /* an output that would not be replaced safely */
 };
 
 /* sp_strerror: a short lower-case description of STATUS, for either kind

@@ -11,6 +11,7 @@
         .open = open, .close = close, .fstat = fstat, .read = read,          \
         .pread = pread, .preadv2 = preadv2, .lseek = lseek, .mmap = mmap,    \
         .munmap = munmap, .madvise = madvise, .writev = writev,              \
+        .openat = openat, .fsync = fsync,                                    \
     }
 
 static const struct sp_sys real = REAL_CALLS;

@@ -1,4 +1,5 @@
-/* sys.h: the system calls the loaders make, through one table.
+/* sys.h: the system calls the loaders and the output file make, through
+ * one table.
  *
  * Production code calls sp_sys.read(...) instead of read(...); a test swaps
  * an entry to force EINTR, short reads or an mmap failure, and puts the
@@ -26,6 +27,8 @@ struct sp_sys {
     int (*munmap)(void *addr, size_t len);
     int (*madvise)(void *addr, size_t len, int advice);
     ssize_t (*writev)(int fd, const struct iovec *iov, int n);
+    int (*openat)(int dirfd, const char *path, int flags, ...);
+    int (*fsync)(int fd);
 };
 
 extern struct sp_sys sp_sys;

@@ -3,88 +3,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <stb_image_write.h>
 
 #include "sys.h"
-
-/* The temporary file being written and its target, for the signal
- * handler: set once the file exists, cleared before it is renamed. */
-static const char *volatile pending_tmp;
-static const char *volatile pending_target;
-
-static void put_err(const char *s)
-{
-    size_t n = strlen(s);
-
-    while (n > 0) {
-        ssize_t w = write(STDERR_FILENO, s, n);
-        if (w <= 0)
-            return;
-        s += w;
-        n -= (size_t)w;
-    }
-}
-
-static void on_fatal_signal(int sig)
-{
-    const char *tmp = pending_tmp, *target = pending_target;
-
-    if (tmp != NULL)
-        unlink(tmp);
-    put_err("scaleppm: ");
-    if (target != NULL) {
-        put_err(target);
-        put_err(": ");
-    }
-    put_err(sig == SIGINT ? "interrupted" : "terminated");
-    put_err(tmp != NULL ? " while writing; nothing written\n" : "\n");
-    _exit(1);
-}
-
-/* hold_signals / release_signals: keep the handled signals pending across
- * a few calls of the calling thread.  Enough: the output is opened before
- * the job's threads start and closed after they are joined, so no other
- * thread is there to take the signal. */
-static void hold_signals(sigset_t *old)
-{
-    sigset_t set;
-
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, old);
-}
-
-static void release_signals(const sigset_t *old)
-{
-    pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
-sp_status sp_write_catch_signals(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction sa = {0};
-
-    sa.sa_handler = on_fatal_signal;
-    sigfillset(&sa.sa_mask);  /* one handler at a time */
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        if (sigaction(sigs[i], &sa, NULL) != 0)
-            return errno;
-    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
-        return errno;
-    return SP_OK;
-}
 
 sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt)
 {
@@ -264,145 +192,25 @@ static sp_status put_repeated(const struct sp_image *img, unsigned times,
     return writev_all(fileno(f), iov, n);
 }
 
-/* new_file_mode: the mode a newly created file gets: 0666 less the umask
- * (read here without changing it for good). */
-static mode_t new_file_mode(void)
-{
-    mode_t mask = umask(022);
-
-    umask(mask);
-    return 0666 & ~mask;
-}
-
-/* open_in_place: open an existing non-regular target for writing. */
-static sp_status open_in_place(struct sp_output *o)
-{
-    int fd = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-    sp_status st;
-
-    if (fd < 0)
-        return errno;
-    o->f = fdopen(fd, "wb");
-    if (o->f == NULL) {
-        st = errno;
-        close(fd);
-        return st;
-    }
-    return SP_OK;
-}
-
-/* open_temporary: create a temporary file beside the target, with MODE. */
-static sp_status open_temporary(struct sp_output *o, mode_t mode)
-{
-    const char *target = o->target, *slash = strrchr(target, '/');
-    size_t dirlen = slash != NULL ? (size_t)(slash - target) + 1 : 0;
-    /* ".NAME.XXXXXX", NAME cut short so that it fits in NAME_MAX. */
-    int baselen = (int)strnlen(target + dirlen, NAME_MAX - 8);
-    sigset_t old;
-    sp_status st;
-    int fd;
-
-    o->tmp = malloc(dirlen + (size_t)baselen + 16);
-    if (o->tmp == NULL)
-        return ENOMEM;
-    sprintf(o->tmp, "%.*s.%.*s.XXXXXX", (int)dirlen, target, baselen,
-            target + dirlen);
-    /* The signal handler must see the temporary file from the moment it
-     * exists until the moment it is renamed or removed: no signal between
-     * creating it and naming it, or between renaming it and forgetting. */
-    hold_signals(&old);
-    fd = mkostemp(o->tmp, O_CLOEXEC);
-    if (fd < 0) {
-        st = errno;
-        release_signals(&old);
-        free(o->tmp);
-        o->tmp = NULL;
-        return st;
-    }
-    pending_target = target;
-    pending_tmp = o->tmp;
-    release_signals(&old);
-    if (fchmod(fd, mode) != 0 || (o->f = fdopen(fd, "wb")) == NULL) {
-        st = errno;
-        close(fd);
-        return st;
-    }
-    return SP_OK;
-}
-
-/* resolve_links: PATH with every symbolic link along its last component
- * followed, even to a file that does not exist yet, in a new malloc'd
- * string.  Returns 0, ELOOP, or another errno value. */
-static sp_status resolve_links(const char *path, char **out)
-{
-    char *cur = strdup(path);
-
-    for (int hops = 0; cur != NULL; hops++) {
-        struct stat sb;
-        char link[PATH_MAX];
-        ssize_t n;
-
-        if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode)) {
-            *out = cur;
-            return SP_OK;
-        }
-        n = readlink(cur, link, sizeof link - 1);
-        if (hops == 40 || n < 0) {
-            free(cur);
-            return n < 0 ? errno : ELOOP;
-        }
-        link[n] = '\0';
-        if (link[0] == '/') {
-            free(cur);
-            cur = strdup(link);
-        } else {
-            /* relative to the directory that holds the link */
-            const char *slash = strrchr(cur, '/');
-            int dirlen = slash != NULL ? (int)(slash - cur) + 1 : 0;
-            char *next = malloc((size_t)dirlen + (size_t)n + 1);
-            if (next != NULL)
-                sprintf(next, "%.*s%s", dirlen, cur, link);
-            free(cur);
-            cur = next;
-        }
-    }
-    return ENOMEM;
-}
-
-/* open_file: the output file for PATH: in place, or a temporary. */
-static sp_status open_file(struct sp_output *o, const char *path)
-{
-    struct stat sb;
-    mode_t mode = new_file_mode();
-    sp_status st = resolve_links(path, &o->target);
-
-    if (st != SP_OK)
-        return st;
-    if (stat(o->target, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode))
-            return EISDIR;
-        if (!S_ISREG(sb.st_mode))
-            return open_in_place(o);
-        mode = sb.st_mode & 07777;
-    }
-    return open_temporary(o, mode);
-}
-
 sp_status sp_output_open(struct sp_output *o, const char *path,
                          enum sp_outfmt fmt, const struct sp_image *layout,
                          char *why)
 {
-    sp_status st;
+    sp_status st = SP_OK;
 
     why[0] = '\0';
     memset(o, 0, sizeof *o);
+    o->file = (struct sp_outfile){.fd = -1, .dir = -1};
     o->fmt = fmt;
     if (strcmp(path, "-") == 0) {
         o->fmt = SP_OUT_PNM;
         o->f = stdout;
-        st = SP_OK;
     } else {
-        st = open_file(o, path);
+        st = sp_outfile_open(&o->file, path, why);
+        if (st == SP_OK && (o->f = fdopen(o->file.fd, "wb")) == NULL) {
+            st = errno;
+            close(o->file.fd);
+        }
     }
     if (st == SP_OK && o->fmt == SP_OUT_PNM) {
         errno = 0;
@@ -433,31 +241,23 @@ sp_status sp_output_put_repeated(struct sp_output *o,
 
 sp_status sp_output_close(struct sp_output *o, sp_status st)
 {
-    sigset_t old;
-
     if (o->f != NULL) {
         errno = 0;
         if (fflush(o->f) != 0 && st == SP_OK)
             st = errno ? errno : EIO;
         if (ferror(o->f) && st == SP_OK)
             st = EIO;
-        /* Standard output is the caller's to close. */
-        if (o->f != stdout && fclose(o->f) != 0 && st == SP_OK)
-            st = errno;
     }
-    if (o->tmp != NULL) {
-        hold_signals(&old);
-        if (st == SP_OK && rename(o->tmp, o->target) != 0)
+    /* Standard output is the caller's to close. */
+    if (o->f != stdout) {
+        if (st == SP_OK && o->f != NULL)
+            st = sp_outfile_commit(&o->file);
+        if (o->f != NULL && fclose(o->f) != 0 && st == SP_OK)
             st = errno;
-        if (st != SP_OK)
-            unlink(o->tmp);
-        pending_tmp = NULL;
-        pending_target = NULL;
-        release_signals(&old);
+        sp_outfile_close(&o->file);
     }
-    free(o->tmp);
-    free(o->target);
     memset(o, 0, sizeof *o);
+    o->file = (struct sp_outfile){.fd = -1, .dir = -1};
     return st;
 }
 

@@ -1,15 +1,15 @@
 /* write.h: write an image as PNM (libnetpbm's header, our raster) or as
  * PNG, JPEG, BMP or TGA (stb_image_write, which enters scaleppm here).
  *
- * A file is written to a temporary file in its directory and renamed over
- * the target only when every byte is written, flushed and closed, so a
- * failure leaves no partial output and an existing target untouched, and
- * the output may be the input. */
+ * A file appears whole or not at all (outfile.h): a failure leaves no
+ * partial output and an existing target untouched, and the output may be
+ * the input. */
 #ifndef SP_WRITE_H
 #define SP_WRITE_H
 
 #include "header.h"
 #include "image.h"
+#include "outfile.h"
 #include "status.h"
 
 enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
@@ -24,19 +24,17 @@ sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
  * band; the stb formats take the whole image in one sp_output_put(). */
 struct sp_output {
     FILE *f;
-    char *target;         /* the file replaced (links followed), or NULL */
-    char *tmp;            /* the temporary file written, or NULL */
+    struct sp_outfile file;  /* unused for standard output */
     enum sp_outfmt fmt;
 };
 
 /* sp_output_open: start writing an image laid out as LAYOUT (its width,
  * height, channels, bytes and maxval; not its pixels) to PATH ("-" is
- * standard output, always PNM) as FMT: a temporary file beside the target,
- * or, for a target that exists and is not a regular file (a device, a
- * FIFO), the target itself; a symbolic link is followed.  For PNM the
- * header is written here.  WHY (SP_WHY_MAX) may get a detail.  Returns 0,
- * or an errno value (EACCES, EISDIR, ...), SP_E_TOOBIG or SP_E_BADHEADER;
- * on failure nothing is left open or created. */
+ * standard output, always PNM) as FMT, opened as sp_outfile_open() says.
+ * For PNM the header is written here.  WHY (SP_WHY_MAX) may get a detail.
+ * Returns 0, or an errno value (EACCES, EISDIR, ...), SP_E_REFUSED,
+ * SP_E_TOOBIG or SP_E_BADHEADER; on failure nothing is left open or
+ * created. */
 sp_status sp_output_open(struct sp_output *o, const char *path,
                          enum sp_outfmt fmt, const struct sp_image *layout,
                          char *why);
@@ -56,21 +54,15 @@ sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
 sp_status sp_output_put_repeated(struct sp_output *o,
                                  const struct sp_image *img, unsigned times);
 
-/* sp_output_close: finish the output.  With ST 0 it is flushed, closed and
- * renamed over its target; with any other ST, or when that fails, the
- * temporary file is removed and the target left as it was.  Returns ST if
- * non-zero, else 0 or the errno value of the failure. */
+/* sp_output_close: finish the output.  With ST 0 it is flushed and put in
+ * place (sp_outfile_commit); with any other ST, or when that fails,
+ * nothing of it is left and the target is as it was (an output written in
+ * place keeps what it got).  Returns ST if non-zero, else 0 or the errno
+ * value of the failure. */
 sp_status sp_output_close(struct sp_output *o, sp_status st);
 
 /* sp_write: IMG written whole to PATH as FMT: open, put, close. */
 sp_status sp_write(const struct sp_image *img, const char *path,
                    enum sp_outfmt fmt, char *why);
-
-/* sp_write_catch_signals: for a program that writes files with sp_write():
- * ignore SIGPIPE, so that a closed pipe on stdout is an EPIPE error rather
- * than a silent death, and on SIGINT, SIGTERM or SIGHUP remove the
- * temporary file being written, print one line on stderr and exit with
- * status 1.  Returns 0 or an errno value. */
-sp_status sp_write_catch_signals(void);
 
 #endif

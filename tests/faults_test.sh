@@ -259,74 +259,120 @@ else
 fi
 
 # --- signals in the middle of a write --------------------------------------
-# A 162 MB output takes a good part of a second to write; once the
-# temporary file has bytes in it the write is under way, and the signal goes
-# then.  A run that finishes first is tried again.  Each case in its own
-# directory, so that what one leaves does not fail the next.
+# A 162 MB output takes a good part of a second to write; once the unnamed
+# file scaleppm writes (O_TMPFILE: /proc/PID/fd shows it as DIR/#N) has
+# bytes in it, the write is under way, and the signal goes then.  A run that
+# finishes first is tried again.  Each case in its own directory, so that
+# what one leaves does not fail the next.
+
+# writing PID DIR: the bytes in the unnamed file PID writes in DIR, or
+# nothing when it has none open there.
+writing() {
+    local fd
+    for fd in /proc/"$1"/fd/*; do
+        if [[ $(readlink "$fd" 2>/dev/null) == "$WORK/$2/#"* ]]; then
+            stat -L -c %s "$fd" 2>/dev/null
+            return
+        fi
+    done
+}
+
+# signal_mid_write SIG TARGET DIR [PREFIX...]: scaleppm -s 6 big.ppm
+# DIR/TARGET, run under PREFIX, sent SIG once its output has bytes; rc and
+# e as sp() leaves them, caught set when the signal went mid-write.
+signal_mid_write() {
+    local sig=$1 target=$2 dir=$3 pid deadline n
+    shift 3
+    caught=''
+    "$@" "$SP" -s 6 big.ppm "$dir/$target" >o 2>e </dev/null &
+    pid=$!
+    bg_pids+=("$pid")
+    deadline=$((SECONDS + 60))
+    while alive "$pid" && ((SECONDS < deadline)); do
+        n=$(writing "$pid" "$dir")
+        if [[ -n $n && $n -gt 0 ]]; then
+            kill -s "$sig" "$pid" 2>/dev/null || true
+            caught=yes
+            break
+        fi
+        nap 0.002
+    done
+    if [[ -z $caught ]] && alive "$pid"; then
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rc=0
+    wait "$pid" || rc=$?
+}
+
 if [[ -z $GEN ]]; then
     skip 'signals during the write' 'genimage not given or not working'
 else
     "$GEN" -o big.ppm 1500 1000
     big_sum=$(cksum <big.ppm)
-    for sig in INT TERM HUP; do
+    for sig in INT TERM HUP USR1 ALRM XCPU KILL; do
         case $sig in
         INT) word=interrupted target=new.ppm ;;
-        TERM) word=terminated target=old.ppm ;;
-        HUP) word=terminated target=new.ppm ;;
+        KILL) word='' target=old.ppm ;;
+        *) word="terminated by SIG$sig" target=new.ppm ;;
         esac
+        [[ $sig != TERM ]] || target=old.ppm
         dir=sig$sig
         mkdir "$dir"
         why='the write always finished before the signal (5 tries)'
         for try in 1 2 3 4 5; do
             rm -f "$dir/new.ppm"
             printf 'keep me\n' >"$dir/old.ppm"
-            # Not under timeout: the signal must reach scaleppm itself.
-            "$SP" -s 6 big.ppm "$dir/$target" >o 2>e </dev/null &
-            pid=$!
-            bg_pids+=("$pid")
-            caught=''
-            deadline=$((SECONDS + 60))
-            while alive "$pid" && ((SECONDS < deadline)); do
-                tmp=$(compgen -G "$dir/.$target.??????" || true)
-                if [[ -n $tmp && -s $tmp ]]; then
-                    kill -s "$sig" "$pid" 2>/dev/null || true
-                    caught=yes
-                    break
-                fi
-                nap 0.002
-            done
-            if [[ -z $caught ]] && alive "$pid"; then
-                kill -KILL "$pid" 2>/dev/null || true
-            fi
-            rc=0
-            wait "$pid" || rc=$?
+            # A background job starts with SIGINT ignored (POSIX), and
+            # scaleppm leaves it so: env gives it back its default.
+            signal_mid_write "$sig" "$target" "$dir" env --default-signal=INT
             if [[ -z $caught ]]; then
                 ((rc != 0)) || continue  # done before the write was seen
                 why="exit $rc before the write began: $(head -n 1 e)"
                 break
             fi
             ((rc != 0)) || continue  # the signal came after the end
-            why=$(failed "scaleppm: $dir/$target: " "$word")
+            if [[ $sig == KILL ]]; then
+                why=''
+                ((rc == 137)) || why="exit $rc, want 137"
+            else
+                why=$(failed "scaleppm: $dir/$target: " "$word while writing; nothing written")
+            fi
             if [[ -z $why && $target == old.ppm ]]; then
                 [[ $(cat "$dir/old.ppm") == 'keep me' ]] ||
                     why='the existing output was changed'
             elif [[ -z $why && -e $dir/$target ]]; then
                 why='an output file was left'
             fi
-            [[ -n $why || -z $(temps "$dir") ]] ||
-                why="temporary files left: $(temps "$dir")"
+            [[ -n $why || $(find "$dir" -mindepth 1 | wc -l) == 1 ]] ||
+                why="files left: $(find "$dir" -mindepth 1 -printf '%f ')"
             [[ -n $why || $(cksum <big.ppm) == "$big_sum" ]] || why='the input changed'
             break
         done
-        result "SIG$sig while writing $target: exit 1, '$word', nothing left (try $try)" "$why"
+        result "SIG$sig while writing $target: ${word:-killed}, nothing left (try $try)" "$why"
         rm -rf "$dir"
     done
+
+    # A signal ignored on entry (nohup, the SIGINT of a background job
+    # such as this one) stays ignored: the run goes on to the end.
+    mkdir sigign
+    why='the write always finished before the signal (5 tries)'
+    for try in 1 2 3 4 5; do
+        rm -f sigign/new.ppm
+        signal_mid_write INT new.ppm sigign bash -c 'trap "" INT HUP; exec "$@"' bash
+        [[ -n $caught ]] || continue
+        why=''
+        ((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+        [[ -n $why || -s sigign/new.ppm ]] || why='no output'
+        break
+    done
+    result "SIGINT ignored on entry: still ignored, the output is written (try $try)" "$why"
+    rm -rf sigign
 fi
 
 # The edges of the write, made exact with strace: a signal delivered as the
-# syscall that creates the temporary file returns, and as rename() returns.
-# Neither may leave a temporary file; a message must not say that nothing
-# was written when the output was.
+# syscall that creates the unnamed file returns, and as the linkat() and
+# rename() that put it in place return.  None may leave a file; a message
+# must not say that nothing was written when the output was.
 if ! have strace || ! strace -o /dev/null true 2>/dev/null; then
     skip 'signals at the edges of the write' 'strace is not installed or cannot trace'
 else
@@ -341,31 +387,33 @@ else
     }
     mkdir edge
     printf 'keep me\n' >keep_me
-    # Which openat creates the temporary file: a traced run counts them.
+    # Which openat creates the unnamed file: a traced run counts them.
     ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 strace -f -o edge.trace \
         -e trace=openat "$SP" -s 2 c.ppm edge/count.ppm
-    nth=$(grep 'openat(' edge.trace | grep -n 'O_EXCL' | head -n 1 | cut -d: -f1)
+    nth=$(grep 'openat(' edge.trace | grep -n 'O_TMPFILE' | head -n 1 | cut -d: -f1)
     rm -f edge/count.ppm
     if [[ -z $nth ]]; then
-        skip 'a signal as the temporary file is created' 'no openat with O_EXCL seen'
+        fail 'a signal as the unnamed file is created' 'no openat with O_TMPFILE seen'
     else
         strace_sig SIGTERM openat "$nth" edge/new.ppm
-        why=$(failed 'scaleppm: edge/new.ppm: ' 'terminated')
-        [[ -z $(temps edge) ]] || why="${why:+$why; }temporary file left: $(temps edge)"
-        [[ ! -e edge/new.ppm ]] || why="${why:+$why; }an output file was left"
-        result 'SIGTERM as the temporary file is created: no temporary file left' "$why"
-        rm -f edge/.??* edge/new.ppm
+        why=$(failed 'scaleppm: edge/new.ppm: ' 'terminated by SIGTERM')
+        [[ -z $(ls -A edge) ]] || why="${why:+$why; }files left: $(ls -A edge)"
+        result 'SIGTERM as the unnamed file is created: nothing left' "$why"
     fi
-    printf 'keep me\n' >edge/old.ppm
-    strace_sig SIGINT rename,renameat,renameat2 1 edge/old.ppm
-    why=''
-    if ((rc >= 128)); then
-        why="killed by signal $((rc - 128))"
-    elif ! cmp -s edge/old.ppm keep_me && grep -q 'nothing written' e; then
-        why="the output was written, but stderr says: $(head -n 1 e)"
-    fi
-    [[ -n $why || -z $(temps edge) ]] || why="temporary files left: $(temps edge)"
-    result 'SIGINT as rename() returns: no claim that nothing was written' "$why"
+    for call in linkat rename,renameat,renameat2; do
+        printf 'keep me\n' >edge/old.ppm
+        strace_sig SIGINT "$call" 1 edge/old.ppm
+        why=''
+        if ((rc >= 128)); then
+            why="killed by signal $((rc - 128))"
+        elif ! cmp -s edge/old.ppm keep_me && grep -q 'nothing written' e; then
+            why="the output was written, but stderr says: $(head -n 1 e)"
+        elif cmp -s edge/old.ppm keep_me && ! grep -q 'nothing written' e; then
+            why="the output was not written, but stderr says: $(head -n 1 e)"
+        fi
+        [[ -n $why || $(ls -A edge) == old.ppm ]] || why="files left: $(ls -A edge)"
+        result "SIGINT as ${call%%,*}() returns: nothing left, a true message" "$why"
+    done
 fi
 
 # --- --max-pixels ------------------------------------------------------------

@@ -1,0 +1,411 @@
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sys.h"
+
+/* What a signal handler may discard (sp_outfile_discard_pending): set
+ * while an output is being written out of sight, with the name of its
+ * temporary when it has one.  One output at a time: the process writes
+ * one file a run. */
+static volatile sig_atomic_t pending;
+static volatile int pending_dir = -1;
+static const char *volatile pending_tmp;
+
+int sp_outfile_discard_pending(void)
+{
+    const char *tmp = pending_tmp;
+
+    if (!pending)
+        return 0;
+    if (tmp != NULL)
+        (void)unlinkat(pending_dir, tmp, 0);
+    return 1;
+}
+
+/* hold_signals / release_signals: no handler runs in this thread in
+ * between, so a temporary is never named without being registered.  The
+ * output is opened before the job's threads start and committed after
+ * they are joined, so no other thread is there to take a signal. */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t all;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+static void release_signals(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* held_fd: the descriptor PATH names, when it names one the process holds
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N); else -1. */
+static int held_fd(const char *path)
+{
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/"};
+
+    if (strcmp(path, "/dev/stdout") == 0)
+        return STDOUT_FILENO;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return STDERR_FILENO;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        size_t n = strlen(dirs[i]);
+        const char *p = path + n;
+        char *end;
+        long v;
+
+        if (strncmp(path, dirs[i], n) != 0 || *p < '0' || *p > '9')
+            continue;
+        errno = 0;
+        v = strtol(p, &end, 10);
+        if (*end == '\0' && errno == 0 && v <= INT_MAX)
+            return (int)v;
+    }
+    return -1;
+}
+
+/* open_held: write straight into descriptor N, shared with whoever opened
+ * it (its offset, O_APPEND). */
+static sp_status open_held(struct sp_outfile *o, int n, char *why)
+{
+    int flags = fcntl(n, F_GETFL);
+
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+        snprintf(why, SP_WHY_MAX, "descriptor %d is not open for writing",
+                 n);
+        return EBADF;
+    }
+    o->fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
+    return o->fd < 0 ? errno : SP_OK;
+}
+
+/* open_in_place: open PATH, found to be WAS (not a regular file), for
+ * writing; it must still be WAS once open. */
+static sp_status open_in_place(struct sp_outfile *o, const char *path,
+                               const struct stat *was, char *why)
+{
+    struct stat sb;
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+    if (fd < 0)
+        return errno;
+    if (fstat(fd, &sb) != 0 || sb.st_dev != was->st_dev ||
+        sb.st_ino != was->st_ino) {
+        close(fd);
+        snprintf(why, SP_WHY_MAX, "it changed while it was being opened");
+        return SP_E_REFUSED;
+    }
+    o->fd = fd;
+    return SP_OK;
+}
+
+/* at_dir: O->dir and O->name for the file at PATH. */
+static sp_status at_dir(struct sp_outfile *o, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    char *dir;
+
+    if (*name == '\0')
+        return EISDIR;
+    dir = slash == NULL   ? strdup(".")
+          : slash == path ? strdup("/")
+                          : strndup(path, (size_t)(slash - path));
+    o->name = strdup(name);
+    if (dir == NULL || o->name == NULL) {
+        free(dir);
+        return ENOMEM;
+    }
+    o->dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    return o->dir < 0 ? errno : SP_OK;
+}
+
+/* temp_name: a fresh ".NAME.XXXXXX" for NAME in BUF (NAME_MAX + 1), NAME
+ * cut short to fit. */
+static void temp_name(char *buf, const char *name)
+{
+    uint32_t r;
+    struct timespec ts;
+
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        r = (uint32_t)ts.tv_nsec ^ (uint32_t)getpid() << 8;
+    }
+    snprintf(buf, NAME_MAX + 1, ".%.*s.%06" PRIx32, NAME_MAX - 8, name,
+             r & 0xffffff);
+}
+
+/* link_name: make a new name for O's file; LINK (O->fd to LINK at a name
+ * in O->dir) either links the unnamed file or creates a named one. */
+static sp_status link_name(struct sp_outfile *o,
+                           int (*link)(struct sp_outfile *, const char *))
+{
+    char *buf = malloc(NAME_MAX + 1);
+
+    if (buf == NULL)
+        return ENOMEM;
+    for (int tries = 0; tries < 100; tries++) {
+        temp_name(buf, o->name);
+        if (link(o, buf) == 0) {
+            o->tmp = buf;
+            return SP_OK;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    free(buf);
+    return errno;
+}
+
+/* NEW_MODE: the bits a new file is made with, less the umask. */
+#define NEW_MODE 0666
+
+static int create_named(struct sp_outfile *o, const char *name)
+{
+    o->fd = sp_sys.openat(o->dir, name,
+                          O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW |
+                              O_CLOEXEC,
+                          NEW_MODE);
+    return o->fd < 0 ? -1 : 0;
+}
+
+static int link_unnamed(struct sp_outfile *o, const char *name)
+{
+    char proc[32];
+
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
+    return linkat(AT_FDCWD, proc, o->dir, name, AT_SYMLINK_FOLLOW);
+}
+
+/* create: the new file in O->dir, unnamed where the filesystem and /proc
+ * allow it (it can be linked in at the end), else named and registered
+ * for the signal handler. */
+static sp_status create(struct sp_outfile *o)
+{
+    char proc[32];
+    sigset_t old;
+    sp_status st;
+
+    o->fd = sp_sys.openat(o->dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC,
+                          NEW_MODE);
+    if (o->fd >= 0) {
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
+        if (access(proc, F_OK) == 0) {
+            pending = 1;
+            return SP_OK;
+        }
+        close(o->fd);
+    } else if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+        return errno;
+    }
+    hold_signals(&old);
+    st = link_name(o, create_named);
+    if (st == SP_OK) {
+        pending_dir = o->dir;
+        pending_tmp = o->tmp;
+        pending = 1;
+    }
+    release_signals(&old);
+    return st;
+}
+
+/* adopt_owner: give O's new file the replaced file's permission bits
+ * (less setuid, setgid, sticky) and, where allowed, its owner and group
+ * (a failed chown keeps ours, as sed -i does). */
+static sp_status adopt_owner(struct sp_outfile *o, const struct stat *was)
+{
+    if ((was->st_uid != geteuid() || was->st_gid != getegid()) &&
+        fchown(o->fd, was->st_uid, was->st_gid) != 0)
+        (void)fchown(o->fd, (uid_t)-1, was->st_gid);
+    return fchmod(o->fd, was->st_mode & 0777) != 0 ? errno : SP_OK;
+}
+
+/* final_path: where PATH, open as FD, leads: PATH, or, when PATH is a
+ * symbolic link, the file the kernel opened, as /proc names it. */
+static sp_status final_path(int fd, const char *path, char **out)
+{
+    char proc[32], *buf;
+    struct stat sb;
+    ssize_t n;
+
+    if (lstat(path, &sb) != 0)
+        return errno;
+    if (!S_ISLNK(sb.st_mode)) {
+        *out = strdup(path);
+        return *out == NULL ? ENOMEM : SP_OK;
+    }
+    buf = malloc(PATH_MAX);
+    if (buf == NULL)
+        return ENOMEM;
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    n = readlink(proc, buf, PATH_MAX - 1);
+    if (n < 0) {
+        free(buf);
+        return errno;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    return SP_OK;
+}
+
+/* check_replace: may O's target, found as WAS, be replaced? */
+static sp_status check_replace(struct sp_outfile *o, const struct stat *was,
+                               char *why)
+{
+    struct stat now;
+
+    if (fstatat(o->dir, o->name, &now, AT_SYMLINK_NOFOLLOW) != 0 ||
+        now.st_dev != was->st_dev || now.st_ino != was->st_ino) {
+        snprintf(why, SP_WHY_MAX, "it changed while it was being opened");
+        return SP_E_REFUSED;
+    }
+    if (was->st_nlink > 1) {
+        snprintf(why, SP_WHY_MAX, "it has %ju hard links, which replacing "
+                 "it would break", (uintmax_t)was->st_nlink);
+        return SP_E_REFUSED;
+    }
+    if (faccessat(o->dir, o->name, W_OK, AT_EACCESS) != 0)
+        return errno;
+    o->replace = 1;
+    return SP_OK;
+}
+
+/* open_replacement: a new file to replace the regular file open as FD
+ * (O_PATH) at PATH, found as WAS. */
+static sp_status open_replacement(struct sp_outfile *o, int fd,
+                                  const char *path, const struct stat *was,
+                                  char *why)
+{
+    char *final = NULL;
+    sp_status st = final_path(fd, path, &final);
+
+    if (st == SP_OK)
+        st = at_dir(o, final);
+    free(final);
+    if (st == SP_OK)
+        st = check_replace(o, was, why);
+    if (st == SP_OK)
+        st = create(o);
+    if (st == SP_OK)
+        st = adopt_owner(o, was);
+    return st;
+}
+
+static sp_status open_target(struct sp_outfile *o, const char *path,
+                             char *why)
+{
+    struct stat sb;
+    sp_status st;
+    int fd = open(path, O_PATH | O_CLOEXEC);
+
+    if (fd < 0 && errno != ENOENT)
+        return errno;
+    if (fd < 0) {
+        if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+            snprintf(why, SP_WHY_MAX, "a dangling symbolic link: not "
+                     "written through (cp refuses too)");
+            return SP_E_REFUSED;
+        }
+        st = at_dir(o, path);
+        return st == SP_OK ? create(o) : st;
+    }
+    if (fstat(fd, &sb) != 0)
+        st = errno;
+    else if (S_ISDIR(sb.st_mode))
+        st = EISDIR;
+    else if (!S_ISREG(sb.st_mode))
+        st = open_in_place(o, path, &sb, why);
+    else
+        st = open_replacement(o, fd, path, &sb, why);
+    close(fd);
+    return st;
+}
+
+sp_status sp_outfile_open(struct sp_outfile *o, const char *path, char *why)
+{
+    int n = held_fd(path);
+    sp_status st;
+
+    *o = (struct sp_outfile){.fd = -1, .dir = -1};
+    st = n >= 0 ? open_held(o, n, why) : open_target(o, path, why);
+    if (st != SP_OK) {
+        if (o->fd >= 0)
+            close(o->fd);
+        o->fd = -1;
+        sp_outfile_close(o);
+    }
+    return st;
+}
+
+/* sync_dir: make the rename in O->dir durable.  Advice after the fact:
+ * the file is in place, and a directory we may not open is left alone. */
+static void sync_dir(const struct sp_outfile *o)
+{
+    int d = sp_sys.openat(o->dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (d >= 0) {
+        (void)sp_sys.fsync(d);
+        close(d);
+    }
+}
+
+sp_status sp_outfile_commit(struct sp_outfile *o)
+{
+    sigset_t old;
+    sp_status st = SP_OK;
+
+    if (o->dir < 0)
+        return SP_OK;
+    if (o->replace && sp_sys.fsync(o->fd) != 0)
+        return errno;
+    hold_signals(&old);
+    if (o->tmp == NULL)  /* unnamed: name it for the rename */
+        st = link_name(o, link_unnamed);
+    if (st == SP_OK && renameat(o->dir, o->tmp, o->dir, o->name) != 0)
+        st = errno;
+    if (st != SP_OK && o->tmp != NULL)
+        (void)unlinkat(o->dir, o->tmp, 0);
+    free(o->tmp);
+    o->tmp = NULL;
+    pending_tmp = NULL;
+    if (st == SP_OK)
+        pending = 0;
+    release_signals(&old);
+    if (st == SP_OK && o->replace)
+        sync_dir(o);
+    return st;
+}
+
+void sp_outfile_close(struct sp_outfile *o)
+{
+    sigset_t old;
+
+    hold_signals(&old);
+    if (o->tmp != NULL)
+        (void)unlinkat(o->dir, o->tmp, 0);
+    if (o->dir >= 0 || o->tmp != NULL) {
+        pending = 0;
+        pending_tmp = NULL;
+    }
+    release_signals(&old);
+    free(o->tmp);
+    free(o->name);
+    if (o->dir >= 0)
+        close(o->dir);
+    *o = (struct sp_outfile){.fd = -1, .dir = -1};
+}

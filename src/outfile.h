@@ -1,0 +1,59 @@
+/* outfile.h: an output file that appears whole or not at all.
+ *
+ * sp_outfile_open() decides how PATH is written:
+ *   - a descriptor the process already holds (/dev/stdout, /dev/stderr,
+ *     /dev/fd/N, /proc/self/fd/N) is written directly, at its offset and
+ *     with its flags, so `>> all.ppm` appends and `>(cmd)` gets the bytes;
+ *   - an existing file that is not a regular file (a device, a FIFO) is
+ *     written in place;
+ *   - anything else is written to a new file in the target's directory,
+ *     out of sight until sp_outfile_commit() renames it over the target:
+ *     an unnamed O_TMPFILE where the filesystem has them (nothing to clean
+ *     up after any ending, SIGKILL included), else a named ".NAME.XXXXXX"
+ *     that sp_outfile_close() and sp_outfile_discard_pending() remove.
+ *
+ * The kernel follows every symbolic link, with its rules
+ * (fs.protected_symlinks); a dangling link is refused, as cp refuses it.
+ * An existing regular file is replaced only if the caller may write to it
+ * and it has no other hard link; the new file gets its permission bits
+ * less setuid, setgid and sticky, its owner and group where the caller
+ * may set them, and is fsynced before the rename, its directory after, so
+ * that a crash leaves the old version or the new one, whole. */
+#ifndef SP_OUTFILE_H
+#define SP_OUTFILE_H
+
+#include "status.h"
+
+struct sp_outfile {
+    int fd;        /* what to write; the caller closes it, after commit */
+    int dir;       /* O_PATH descriptor of the target's directory, or -1
+                      when the output is written in place */
+    char *name;    /* the target's name in DIR */
+    char *tmp;     /* the named temporary's name in DIR, or NULL */
+    int replace;   /* the target exists: make its replacement durable */
+};
+
+/* sp_outfile_open: open PATH for writing as above.  WHY (SP_WHY_MAX) may
+ * get a detail.  Returns 0, an errno value (EACCES, EISDIR, EBADF for a
+ * descriptor that is not open for writing, ...), or SP_E_REFUSED (a
+ * dangling link, a file with other hard links); on failure nothing is
+ * left open or created. */
+sp_status sp_outfile_open(struct sp_outfile *o, const char *path, char *why);
+
+/* sp_outfile_commit: with every byte written to O->fd, put the file in
+ * place under the target's name (nothing to do when written in place).
+ * Returns 0 or an errno value; on failure the target is as it was. */
+sp_status sp_outfile_commit(struct sp_outfile *o);
+
+/* sp_outfile_close: forget O: a named temporary not committed is removed
+ * (an unnamed one goes with its descriptor).  O->fd is the caller's to
+ * close.  Safe on an O that failed to open and after a commit. */
+void sp_outfile_close(struct sp_outfile *o);
+
+/* sp_outfile_discard_pending: for a signal handler (async-signal-safe):
+ * remove the named temporary being written, if any.  Returns 1 when an
+ * output was being written out of sight (so the target is untouched), 0
+ * when none was, or it was written in place. */
+int sp_outfile_discard_pending(void);
+
+#endif

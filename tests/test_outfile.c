@@ -1,0 +1,293 @@
+/* The output file: out of sight until committed (unnamed, or a named
+ * temporary where O_TMPFILE is refused), descriptors the process holds
+ * written directly, what a replaced file keeps and what refuses it, and
+ * the fsyncs that make a replacement durable. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "outfile.h"
+#include "sys.h"
+
+/* put: DATA to O's descriptor. */
+static void put(struct sp_outfile *o, const char *data)
+{
+    size_t len = strlen(data);
+
+    ck_assert_int_eq(write(o->fd, data, len), (ssize_t)len);
+}
+
+/* commit_text: PATH opened, TEXT written and committed; returns the
+ * status of the open (then nothing else is done) or of the commit. */
+static sp_status commit_text(const char *path, const char *text)
+{
+    struct sp_outfile o;
+    char why[SP_WHY_MAX];
+    sp_status st = sp_outfile_open(&o, path, why);
+
+    if (st != SP_OK)
+        return st;
+    put(&o, text);
+    st = sp_outfile_commit(&o);
+    close(o.fd);
+    sp_outfile_close(&o);
+    return st;
+}
+
+static void assert_text(const char *path, const char *want)
+{
+    size_t len;
+    unsigned char *got = fx_read_file(path, &len);
+
+    ck_assert_uint_eq(len, strlen(want));
+    ck_assert_mem_eq(got, want, len);
+    free(got);
+}
+
+/* Until the commit nothing is seen in the directory, after it the target
+ * alone, and a close without a commit leaves nothing at all. */
+START_TEST(test_unnamed_until_commit)
+{
+    const char *path = fx_path("out.ppm");
+    struct sp_outfile o;
+    char why[SP_WHY_MAX];
+    int fds = fx_count_fds();
+
+    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_OK);
+    put(&o, "abc");
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 0);
+    ck_assert_int_eq(sp_outfile_commit(&o), SP_OK);
+    close(o.fd);
+    sp_outfile_close(&o);
+    assert_text(path, "abc");
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+
+    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_OK);
+    put(&o, "never");
+    ck_assert_int_eq(sp_outfile_discard_pending(), 1);
+    close(o.fd);
+    sp_outfile_close(&o);
+    ck_assert_int_eq(sp_outfile_discard_pending(), 0);
+    assert_text(path, "abc");
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+    ck_assert_int_eq(fx_count_fds(), fds);
+}
+END_TEST
+
+/* openat refusing O_TMPFILE, as some filesystems do. */
+static int no_tmpfile(int dir, const char *path, int flags, ...)
+{
+    va_list ap;
+    mode_t mode;
+
+    va_start(ap, flags);
+    mode = va_arg(ap, mode_t);
+    va_end(ap);
+    if ((flags & O_TMPFILE) == O_TMPFILE) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    return openat(dir, path, flags, mode);
+}
+
+/* Without O_TMPFILE: a named ".NAME.XXXXXX" while writing, renamed by the
+ * commit, removed by a close without one and by the signal handler's
+ * discard. */
+START_TEST(test_named_fallback)
+{
+    const char *path = fx_path("out.ppm");
+    struct sp_outfile o;
+    char why[SP_WHY_MAX];
+
+    sp_sys.openat = no_tmpfile;
+    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_OK);
+    put(&o, "abc");
+    ck_assert_int_eq(fx_count_entries(fx_dir, ".out.ppm."), 1);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+    ck_assert_int_eq(sp_outfile_commit(&o), SP_OK);
+    close(o.fd);
+    sp_outfile_close(&o);
+    assert_text(path, "abc");
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+
+    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_OK);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 2);
+    close(o.fd);
+    sp_outfile_close(&o);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+
+    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_OK);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 2);
+    ck_assert_int_eq(sp_outfile_discard_pending(), 1);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+    close(o.fd);
+    sp_outfile_close(&o);
+    sp_sys_reset();
+    assert_text(path, "abc");
+}
+END_TEST
+
+/* /dev/fd/N and /dev/stdout are the descriptors the process holds:
+ * written at their offset with their flags (O_APPEND from >>), never
+ * replaced; one open only for reading, or not open, is refused. */
+START_TEST(test_held_descriptors)
+{
+    const char *path = fx_path("all.ppm");
+    char name[64], buf[16];
+    int p[2], fd, ro, saved;
+
+    fx_write_text(path, "head,");
+    fd = open(path, O_WRONLY | O_APPEND);
+    ck_assert_int_ge(fd, 0);
+    snprintf(name, sizeof name, "/dev/fd/%d", fd);
+    ck_assert_int_eq(commit_text(name, "one,"), SP_OK);
+    snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+    ck_assert_int_eq(commit_text(name, "two"), SP_OK);
+    assert_text(path, "head,one,two");
+
+    saved = dup(STDOUT_FILENO);
+    ck_assert_int_eq(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+    ck_assert_int_eq(commit_text("/dev/stdout", ",out"), SP_OK);
+    ck_assert_int_eq(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+    close(saved);
+    close(fd);
+    assert_text(path, "head,one,two,out");
+
+    ck_assert_int_eq(pipe(p), 0);
+    snprintf(name, sizeof name, "/dev/fd/%d", p[1]);
+    ck_assert_int_eq(commit_text(name, "piped"), SP_OK);
+    close(p[1]);
+    ck_assert_int_eq(read(p[0], buf, sizeof buf), 5);
+    ck_assert_mem_eq(buf, "piped", 5);
+    close(p[0]);
+
+    ro = open(path, O_RDONLY);
+    snprintf(name, sizeof name, "/dev/fd/%d", ro);
+    ck_assert_int_eq(commit_text(name, "x"), EBADF);
+    close(ro);
+    ck_assert_int_eq(commit_text(name, "x"), EBADF);
+    ck_assert_int_eq(commit_text("/dev/fd/999", "x"), EBADF);
+    assert_text(path, "head,one,two,out");
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+}
+END_TEST
+
+/* A file with another hard link is not replaced: both names keep the old
+ * contents, and the refusal says why. */
+START_TEST(test_hard_link_refused)
+{
+    const char *path = fx_path("out.ppm"), *other = fx_path("other.ppm");
+    struct sp_outfile o;
+    char why[SP_WHY_MAX];
+
+    fx_write_text(path, "old");
+    ck_assert_int_eq(link(path, other), 0);
+    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_E_REFUSED);
+    ck_assert_msg(strstr(why, "2 hard links") != NULL, "why: %s", why);
+    ck_assert_int_eq(o.fd, -1);
+    assert_text(path, "old");
+    assert_text(other, "old");
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 2);
+}
+END_TEST
+
+/* As root, a replaced file keeps its owner and group. */
+START_TEST(test_replace_keeps_owner)
+{
+    const char *path = fx_path("out.ppm");
+    struct stat sb;
+
+    if (geteuid() != 0)
+        return;  /* only root may give a file away */
+    fx_write_text(path, "old");
+    ck_assert_int_eq(chown(path, 65534, 65534), 0);
+    ck_assert_int_eq(chmod(path, 0640), 0);
+    ck_assert_int_eq(commit_text(path, "new"), SP_OK);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_uint_eq(sb.st_uid, 65534);
+    ck_assert_uint_eq(sb.st_gid, 65534);
+    ck_assert_uint_eq(sb.st_mode & 07777, 0640);
+    assert_text(path, "new");
+}
+END_TEST
+
+static int fsyncs;
+static int counting_fsync(int fd)
+{
+    fsyncs++;
+    return fsync(fd);
+}
+
+static int failing_fsync(int fd)
+{
+    (void)fd;
+    errno = EIO;
+    return -1;
+}
+
+/* A replacement is fsynced before the rename and its directory after; a
+ * new file is not (nothing is lost if it is); a failed fsync keeps the
+ * old file. */
+START_TEST(test_durable_replace)
+{
+    const char *path = fx_path("out.ppm");
+
+    sp_sys.fsync = counting_fsync;
+    ck_assert_int_eq(commit_text(path, "one"), SP_OK);
+    ck_assert_int_eq(fsyncs, 0);
+    ck_assert_int_eq(commit_text(path, "two"), SP_OK);
+    ck_assert_int_eq(fsyncs, 2);
+    sp_sys.fsync = failing_fsync;
+    ck_assert_int_eq(commit_text(path, "three"), EIO);
+    sp_sys_reset();
+    assert_text(path, "two");
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+}
+END_TEST
+
+/* Links are followed by the kernel: through a link in another directory
+ * the file it names is replaced there, and the link stays. */
+START_TEST(test_link_to_other_dir)
+{
+    struct stat sb;
+
+    ck_assert_int_eq(mkdir(fx_path("a"), 0755), 0);
+    ck_assert_int_eq(mkdir(fx_path("b"), 0755), 0);
+    fx_write_text(fx_path("b/real.ppm"), "old");
+    ck_assert_int_eq(symlink("../b/real.ppm", fx_path("a/link.ppm")), 0);
+    ck_assert_int_eq(commit_text(fx_path("a/link.ppm"), "new"), SP_OK);
+    assert_text(fx_path("b/real.ppm"), "new");
+    ck_assert_int_eq(lstat(fx_path("a/link.ppm"), &sb), 0);
+    ck_assert(S_ISLNK(sb.st_mode));
+    ck_assert_int_eq(fx_count_entries(fx_path("a"), NULL), 1);
+    ck_assert_int_eq(fx_count_entries(fx_path("b"), NULL), 1);
+}
+END_TEST
+
+static Suite *outfile_suite(void)
+{
+    Suite *s = suite_create("outfile");
+    TCase *tc = fx_tcase("outfile");
+
+    tcase_add_test(tc, test_unnamed_until_commit);
+    tcase_add_test(tc, test_named_fallback);
+    tcase_add_test(tc, test_held_descriptors);
+    tcase_add_test(tc, test_hard_link_refused);
+    tcase_add_test(tc, test_replace_keeps_owner);
+    tcase_add_test(tc, test_durable_replace);
+    tcase_add_test(tc, test_link_to_other_dir);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return fx_run(outfile_suite());
+}
