@@ -195,7 +195,7 @@ static int link_unnamed(struct sp_outfile *o, const char *name)
 /* create: the new file in O->dir, unnamed where the filesystem and /proc
  * allow it (it can be linked in at the end), else named and registered
  * for the signal handler. */
-static sp_status create(struct sp_outfile *o)
+static sp_status create(struct sp_outfile *o, char *why)
 {
     char proc[32];
     sigset_t old;
@@ -211,7 +211,8 @@ static sp_status create(struct sp_outfile *o)
         }
         close(o->fd);
     } else if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
-        return errno;
+        st = errno;
+        goto out;
     }
     hold_signals(&old);
     st = link_name(o, create_named);
@@ -221,6 +222,9 @@ static sp_status create(struct sp_outfile *o)
         pending = 1;
     }
     release_signals(&old);
+out:
+    if (st != SP_OK)
+        snprintf(why, SP_WHY_MAX, "cannot create a file in its directory");
     return st;
 }
 
@@ -300,7 +304,7 @@ static sp_status open_replacement(struct sp_outfile *o, int fd,
     if (st == SP_OK)
         st = check_replace(o, was, why);
     if (st == SP_OK)
-        st = create(o);
+        st = create(o, why);
     if (st == SP_OK)
         st = adopt_owner(o, was);
     return st;
@@ -322,7 +326,7 @@ static sp_status open_target(struct sp_outfile *o, const char *path,
             return SP_E_REFUSED;
         }
         st = at_dir(o, path);
-        return st == SP_OK ? create(o) : st;
+        return st == SP_OK ? create(o, why) : st;
     }
     if (fstat(fd, &sb) != 0)
         st = errno;

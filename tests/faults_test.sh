@@ -148,15 +148,7 @@ for reader in 'head -c 1' true; do
 done
 
 # --- an unprivileged user and a directory it may not write in -------------
-as_user=()
-if ((EUID != 0)); then
-    as_user=(env)
-elif have setpriv && setpriv --reuid=65534 --regid=65534 --clear-groups \
-    "$SP" --version >/dev/null 2>&1; then
-    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-elif have runuser && runuser -u nobody -- "$SP" --version >/dev/null 2>&1; then
-    as_user=(runuser -u nobody --)
-fi
+unprivileged
 if ((${#as_user[@]} == 0)); then
     skip 'output in a directory without write permission' \
         'running as root and neither setpriv nor runuser can drop to nobody'

@@ -57,6 +57,22 @@ finish() {
     ((nfail == 0))
 }
 
+# unprivileged: set the array as_user to a command prefix that runs
+# scaleppm ($SP) as nobody (65534): nothing for a user who is not root,
+# setpriv or runuser for root; empty when neither can.
+# shellcheck disable=SC2034  # as_user is the caller's
+unprivileged() {
+    as_user=()
+    if ((EUID != 0)); then
+        as_user=(env)
+    elif have setpriv && setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$SP" --version >/dev/null 2>&1; then
+        as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    elif have runuser && runuser -u nobody -- "$SP" --version >/dev/null 2>&1; then
+        as_user=(runuser -u nobody --)
+    fi
+}
+
 have() {
     command -v "$1" >/dev/null 2>&1
 }

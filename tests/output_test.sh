@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# output_test.sh: where scaleppm's output goes and what it may replace:
+# descriptors the shell opened (/dev/stdout with >>, /dev/fd/N, process
+# substitution), a replaced file's hard links, owner, mode and write
+# permission, links in a sticky directory (fs.protected_symlinks), the
+# file size limit, a directory made read-only mid-run, special files, and
+# names with a newline in one-line messages.
+#
+# As root, the unprivileged cases need setpriv or runuser to drop to
+# nobody; each is skipped, saying why, when that cannot be had.
+#
+# usage: bash tests/output_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+setup "usage: output_test.sh PATH/TO/scaleppm [PATH/TO/genimage]" "$@"
+cd "$WORK"
+trap 'chmod -R u+w "$WORK" 2>/dev/null; rm -rf -- "$WORK"' EXIT
+
+# sp ARGS...: run scaleppm; exit status in rc, stderr in e.
+sp() {
+    rc=0
+    timeout 60 "$SP" "$@" 2>e </dev/null || rc=$?
+}
+
+# failed PREFIX WORDS: empty, or why the last run is not a failure with
+# exit 1 and one stderr line starting PREFIX that matches the ERE WORDS.
+failed() {
+    if ((rc != 1)); then
+        printf 'exit %d, want 1; stderr: %s' "$rc" "$(head -n 1 e)"
+    elif [[ $(wc -l <e) != 1 ]]; then
+        printf '%s lines on stderr: %s' "$(wc -l <e)" "$(tr '\n' '|' <e)"
+    elif [[ $(head -n 1 e) != "$1"* ]]; then
+        printf 'stderr "%s" does not start "%s"' "$(head -n 1 e)" "$1"
+    elif ! grep -Eq -- "$2" e; then
+        printf 'stderr "%s" does not match "%s"' "$(head -n 1 e)" "$2"
+    fi
+}
+
+# only DIR NAMES...: empty, or what DIR holds beyond NAMES.
+only() {
+    local dir=$1 extra
+    shift
+    extra=$(find "$dir" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort |
+        comm -23 - <(printf '%s\n' "$@" | sort) | tr '\n' ' ')
+    [[ -z $extra ]] || printf 'left in %s: %s' "$dir" "$extra"
+}
+
+noise 31 17 255 1 3 >c.ppm
+"$SP" -s 2 c.ppm c2.ppm
+printf 'old\n' >old_ref
+
+# --- descriptors the shell opened ------------------------------------------
+printf 'head\n' >all.ppm
+rc=0
+"$SP" -s 2 c.ppm /dev/stdout >>all.ppm 2>e || rc=$?
+why=''
+((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+[[ -n $why ]] || cmp -s all.ppm <(printf 'head\n'; cat c2.ppm) ||
+    why='all.ppm is not its old line followed by the image'
+result '/dev/stdout >> all.ppm appends' "$why"
+
+rc=0
+"$SP" -s 2 c.ppm /dev/fd/3 3>fd3.ppm 2>e || rc=$?
+why=''
+((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+[[ -n $why ]] || cmp -s fd3.ppm c2.ppm || why='output differs'
+result '/dev/fd/3 opened by the shell is written' "$why"
+
+rc=0
+"$SP" -s 2 c.ppm >(cat >ps.ppm) 2>e || rc=$?
+for _ in $(seq 100); do
+    cmp -s ps.ppm c2.ppm 2>/dev/null && break
+    sleep 0.05
+done
+why=''
+((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+[[ -n $why ]] || cmp -s ps.ppm c2.ppm || why='the process substitution got other bytes'
+result 'process substitution >(cat) gets the image' "$why"
+
+sp -s 2 c.ppm /dev/fd/9
+why=$(failed 'scaleppm: /dev/fd/9: ' 'Bad file descriptor: descriptor 9 is not open for writing')
+result '/dev/fd/9, not open: exit 1, one line' "$why"
+
+sp -s 2 c.ppm /proc/self/mem
+why=$(failed 'scaleppm: /proc/self/mem: ' 'cannot create a file in its directory')
+result '/proc/self/mem: exit 1, says what failed' "$why"
+
+# --- what a replaced file keeps, and what refuses it -----------------------
+mkdir rep
+cp old_ref rep/a.ppm
+ln rep/a.ppm rep/b.ppm
+sp -s 2 c.ppm rep/a.ppm
+why=$(failed 'scaleppm: rep/a.ppm: refused: ' 'it has 2 hard links')
+[[ -n $why ]] || { cmp -s rep/a.ppm old_ref && cmp -s rep/b.ppm old_ref; } ||
+    why='a linked name changed'
+[[ -n $why ]] || why=$(only rep a.ppm b.ppm)
+result 'a file with another hard link is refused, both names kept' "$why"
+rm -rf rep
+
+mkdir rep
+cp old_ref rep/s.ppm
+chmod 04755 rep/s.ppm
+sp -s 2 c.ppm rep/s.ppm
+why=''
+((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+[[ -n $why || $(stat -c %a rep/s.ppm) == 755 ]] ||
+    why="mode $(stat -c %a rep/s.ppm), want 755"
+[[ -n $why ]] || cmp -s rep/s.ppm c2.ppm || why='output differs'
+result 'a setuid file replaced: its mode less setuid' "$why"
+
+if ((EUID == 0)); then
+    cp old_ref rep/n.ppm
+    chown 65534:65534 rep/n.ppm
+    sp -s 2 c.ppm rep/n.ppm
+    why=''
+    ((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+    [[ -n $why || $(stat -c %u:%g rep/n.ppm) == 65534:65534 ]] ||
+        why="owner $(stat -c %u:%g rep/n.ppm), want 65534:65534"
+    result "as root, a replaced file keeps its owner" "$why"
+else
+    skip 'a replaced file keeps its owner' 'not root'
+fi
+rm -rf rep
+
+unprivileged
+if ((${#as_user[@]} == 0)); then
+    skip 'unprivileged cases' 'running as root and cannot drop to nobody'
+else
+    chmod 0755 "$WORK"
+    chmod 0644 c.ppm
+    mkdir -m 0777 ro
+    cp old_ref ro/r.ppm
+    chmod 0444 ro/r.ppm
+    [[ $EUID != 0 ]] || chown 65534:65534 ro/r.ppm
+    rc=0
+    timeout 60 "${as_user[@]}" "$SP" -s 2 c.ppm ro/r.ppm 2>e </dev/null || rc=$?
+    why=$(failed 'scaleppm: ro/r.ppm: ' 'Permission denied')
+    [[ -n $why ]] || cmp -s ro/r.ppm old_ref || why='the read-only file changed'
+    [[ -n $why ]] || why=$(only ro r.ppm)
+    result 'a read-only file is not replaced (as cat > would not)' "$why"
+
+    # A directory made read-only while the output is written: nothing is
+    # left in it (the output was never named there).
+    if [[ -n $GEN ]]; then
+        "$GEN" -o big.ppm 1500 1000
+        chmod 0644 big.ppm
+        mkdir -m 0755 late
+        [[ $EUID != 0 ]] || chown 65534:65534 late
+        rc=0
+        "${as_user[@]}" "$SP" -s 4 big.ppm late/out.ppm 2>e </dev/null &
+        pid=$!
+        for _ in $(seq 2000); do
+            opened=''
+            for fd in /proc/"$pid"/fd/*; do
+                [[ $(readlink "$fd" 2>/dev/null) != "$WORK/late/#"* ]] || opened=yes
+            done
+            [[ -z $opened ]] || break
+            sleep 0.005
+        done
+        chmod 0555 late
+        wait "$pid" || rc=$?
+        chmod 0755 late
+        if ((rc == 0)); then
+            skip 'a directory made read-only mid-run' 'the run finished first'
+        else
+            why=$(failed 'scaleppm: late/out.ppm: ' 'Permission denied')
+            [[ -n $why ]] || why=$(only late)
+            result 'a directory made read-only mid-run: exit 1, nothing left' "$why"
+        fi
+    else
+        skip 'a directory made read-only mid-run' 'genimage not given'
+    fi
+fi
+
+# --- a link in a sticky world-writable directory --------------------------
+# fs.protected_symlinks: root may not follow another user's link there.
+if ((EUID == 0)) && [[ $(cat /proc/sys/fs/protected_symlinks 2>/dev/null) == 1 ]]; then
+    mkdir -m 1777 sticky
+    cp old_ref victim.ppm
+    ln -s "$WORK/victim.ppm" sticky/out.ppm
+    chown -h 65534:65534 sticky/out.ppm
+    sp -s 2 c.ppm sticky/out.ppm
+    why=$(failed 'scaleppm: sticky/out.ppm: ' 'Permission denied')
+    [[ -n $why ]] || cmp -s victim.ppm old_ref || why='the victim was replaced'
+    [[ -n $why || -L sticky/out.ppm ]] || why='the link was replaced'
+    [[ -n $why ]] || why=$(only sticky out.ppm)
+    result "another user's link in a sticky directory: refused, as the kernel refuses it" "$why"
+else
+    skip 'protected_symlinks' 'not root, or fs.protected_symlinks is off'
+fi
+
+# --- the file size limit ---------------------------------------------------
+mkdir fsz
+cp old_ref fsz/old.ppm
+for target in fsz/new.ppm fsz/old.ppm; do
+    rc=0
+    (ulimit -f 8 && exec "$SP" -s 8 c.ppm "$target") 2>e </dev/null || rc=$?
+    why=$(failed "scaleppm: $target: " 'File too large')
+    [[ -n $why ]] || cmp -s fsz/old.ppm old_ref || why='the old file changed'
+    [[ -n $why ]] || why=$(only fsz old.ppm)
+    result "ulimit -f: $target: exit 1 (not SIGXFSZ), File too large, nothing left" "$why"
+done
+
+# --- a newline in a name stays on one line ---------------------------------
+sp -s 2 $'no\nsuch.ppm' out.ppm
+why=$(failed 'scaleppm: no\nsuch.ppm: ' 'No such file')
+result 'a newline in a file name is escaped: one line' "$why"
+
+finish
