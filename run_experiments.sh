@@ -10,6 +10,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/report.sh"
 # shellcheck source=scripts/peers.sh
 . "$ROOT/scripts/peers.sh"
+# shellcheck source=scripts/durable.sh
+. "$ROOT/scripts/durable.sh"
 
 usage() {
     cat <<'USAGE'
@@ -58,6 +60,13 @@ it out. With it:
   --runs R            rounds (default 7)
   --size WxH          this size alone (1280x1024: under a minute)
   --quick             320x256 and 200x150 images, 2 rounds: for tests
+
+--suite durable times the durable replacement of an existing output (its
+fsyncs) against writing a new file: scaleppm -s 1 of the 1280x1024 and the
+12000x10000 images into $TMPDIR, R rounds (--runs, default 10) alternating
+the two. It writes durable.csv, durable.md and env.txt. With it:
+  --runs R            rounds (default 10)
+  --quick             320x256 and 2000x1500 images: for tests
 USAGE
 }
 
@@ -102,8 +111,8 @@ fi
 [[ -z $file_size || $file_size =~ ^[1-9][0-9]*$ ]] || die "--file-size: bytes"
 iobench_suites=(syscall-vs-mmap zero-page random-access copy)
 case $suite in
-sun | all | syscall-vs-mmap | zero-page | random-access | copy | peers) ;;
-*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, peers or all" ;;
+sun | all | syscall-vs-mmap | zero-page | random-access | copy | peers | durable) ;;
+*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, peers, durable or all" ;;
 esac
 
 if [[ -z $bin ]]; then
@@ -166,6 +175,9 @@ sun_study() {
         if [[ $cache == cold ]] && ((cached * 100 > total)); then
             die "eviction failed: $cached of $total pages still cached"
         fi
+        # A new output each run: replacing one would add its fsyncs (see
+        # --suite durable) to the write phase.
+        rm -f -- "$outfile"
         line=$("$scaleppm" --io "$method" -s "$scale" -t "$threads" --timings \
             "$input" "$outfile" 2>&1 >/dev/null) ||
             die "scaleppm -s $scale --io $method failed: $line"
@@ -220,6 +232,13 @@ iobench_suite() {
 
 if [[ $suite == peers ]]; then
     peers_suite "$ROOT" "$bin" "$out" "$runs" "$quick" "$size"  # writes env.txt
+    printf 'results in %s\n' "$out" >&2
+    exit 0
+fi
+if [[ $suite == durable ]]; then
+    durable_suite "$ROOT" "$bin" "$out" "$runs" "$quick" || die "--suite durable failed"
+    sp_write_env "$out/env.txt" "" "$bin" "suite=durable runs=$runs quick=$quick"
+    cat "$out/durable.md"
     printf 'results in %s\n' "$out" >&2
     exit 0
 fi

@@ -97,6 +97,27 @@ for suite in syscall-vs-mmap zero-page random-access copy; do
             ((rows == csv + 1)) || echo "$rows table rows (with the header), $csv CSV rows")"
 done
 
+# The durable-replacement suite: both sizes, both cases, alternating, and a
+# table row a size whose figures are the medians of its rows.
+out=$work/durable
+if ! "$root/run_experiments.sh" --suite durable --quick --runs 2 --bin "$build" \
+    --out "$out" >"$work/durable.log" 2>&1; then
+    result "run_experiments.sh --suite durable --quick" \
+        "$(tail -n 3 "$work/durable.log" | tr '\n' ' ')"
+else
+    result "run_experiments.sh --suite durable --quick" ""
+    result "durable: rows alternate, 2 sizes x 2 cases x 2 rounds" \
+        "$(awk -F, 'NR > 1 { n++; k[$1] = k[$1] $2 "," }
+            END { if (n != 8) print n " rows"
+                  for (s in k) if (k[s] != "new,replace,replace,new,") print s ": " k[s] }' \
+            "$out/durable.csv")"
+    result "durable: the table's medians are the rows'" \
+        "$(awk -F, 'NR > 1 && $1 == "320x256" { t[$2] += $4 / 2e6 }
+            END { printf "%.1f %.1f\n", t["new"], t["replace"] }' "$out/durable.csv" |
+            { read -r n r; grep -q "^| 320x256 | 245775 | 2 | $n | $r |" "$out/durable.md" ||
+                echo "no row '| 320x256 | 245775 | 2 | $n | $r |'"; })"
+fi
+
 # Bad options are usage errors.
 for args in "--cache tepid" "--runs 0" "--scales x" "--size 10" "--suite nope" \
     "--file-size 1k"; do

@@ -1,0 +1,83 @@
+# shellcheck shell=bash
+# durable.sh: run_experiments.sh --suite durable (sourced): what it costs
+# that scaleppm makes the replacement of an existing output durable (an
+# fsync of the new file before the rename, of its directory after), against
+# writing a new file, which is not fsynced.
+
+# durable_suite ROOT BIN OUT RUNS QUICK: for the 1280x1024 image and the
+# 12000x10000 one (320x256 and 2000x1500 with QUICK), RUNS rounds of
+# `scaleppm -s 1 IN OUT` into $TMPDIR (ext4 here), alternating which case
+# goes first: "new" (OUT removed first) and "replace" (OUT there, from the
+# round before).  Every timed run starts after a sync, so that neither
+# pays for the other's dirty pages.  Writes OUT/durable.csv (size, case,
+# round, wall_ns, rss_kb) and OUT/durable.md (medians, the difference).
+durable_suite() {
+    local root=$1 bin=$2 out=$3 runs=$4 quick=$5
+    local sp=$bin/src/scaleppm sprun=$bin/src/sprun sizes size in dir r c res
+    local wall rss
+    sizes=(1280x1024 12000x10000)
+    ((quick)) && sizes=(320x256 2000x1500)
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-durable.XXXXXX")
+    printf 'size,case,round,wall_ns,rss_kb\n' >"$out/durable.csv"
+    for size in "${sizes[@]}"; do
+        in=$root/images/gen$size.ppm
+        [[ $size == 1280x1024 ]] && in=$root/images/sun1280x1024.ppm
+        if [[ ! -s $in ]]; then
+            printf 'generating %s\n' "$in" >&2
+            "$bin/images/genimage" -o "$in" "${size%x*}" "${size#*x}"
+        fi
+        cat -- "$in" >/dev/null
+        "$sp" -s 1 "$in" "$dir/out.ppm"  # the file the first replace replaces
+        printf 'durable: %s, %d rounds\n' "$size" "$runs" >&2
+        for ((r = 1; r <= runs; r++)); do
+            for c in $( ((r % 2)) && echo new replace || echo replace new); do
+                [[ $c == new ]] && rm -f -- "$dir/out.ppm"
+                sync
+                res=$("$sprun" -t 600 -- "$sp" -s 1 "$in" "$dir/out.ppm") || {
+                    rm -rf -- "$dir"
+                    printf 'durable: scaleppm failed on %s\n' "$size" >&2
+                    return 1
+                }
+                read -r wall rss _ <<<"$res"
+                printf '%s,%s,%d,%s,%s\n' "$size" "$c" "$r" "$wall" "$rss" \
+                    >>"$out/durable.csv"
+            done
+        done
+    done
+    printf 'filesystem: %s\n' \
+        "$(df -PT "$dir" | awk 'NR == 2 { print $2 " on " $1 }')" >"$out/durable.fs"
+    rm -rf -- "$dir"
+    durable_report "$out/durable.csv" "$out/durable.fs" >"$out/durable.md"
+    rm -f -- "$out/durable.fs"
+}
+
+# durable_report CSV FS: the medians of each size and case, as Markdown.
+# shellcheck disable=SC2016  # the backquotes are Markdown's
+durable_report() {
+    printf '# Durable replacement: its cost\n\n'
+    printf '`scaleppm -s 1 IN OUT` into %s, warm input, a sync before each run;\n' \
+        "$(sed 's/^filesystem: //' "$2")"
+    printf 'medians of the rounds (`durable.csv`). "new": OUT did not exist (no\n'
+    printf 'fsync); "replace": OUT existed, so the new file is fsynced before the\n'
+    printf 'rename and the directory after.\n\n'
+    printf '| output | bytes | rounds | new (ms) | replace (ms) | replace - new (ms) | replace / new |\n'
+    printf '|---|---|---|---|---|---|---|\n'
+    awk -F, 'NR > 1 { print $1, $2, $4 }' "$1" | sort -k1,1 -k2,2 -k3,3n |
+        awk '
+        function median(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        { k = $1 SUBSEP $2; v[k, ++n[k]] = $3; sizes[$1] = 1 }
+        END {
+            for (s in sizes) {
+                split(s, wh, "x")
+                for (c = 1; c <= 2; c++) {
+                    k = s SUBSEP (c == 1 ? "new" : "replace")
+                    delete a
+                    for (i = 1; i <= n[k]; i++) a[i] = v[k, i]
+                    m[c] = median(a, n[k]) / 1e6
+                }
+                printf "| %s | %d | %d | %.1f | %.1f | %.1f | %.2f |\n", s,
+                    wh[1] * wh[2] * 3 + length(wh[1] " " wh[2]) + 8, n[k],
+                    m[1], m[2], m[2] - m[1], m[2] / m[1]
+            }
+        }' | sort -t'|' -k3,3n
+}
