@@ -362,5 +362,46 @@ for i in "${!names[@]}"; do
     done
 done
 
+# --- outputs larger than their format holds ------------------------------
+# stb_image_write computes sizes and offsets in int, and TGA and JPEG hold
+# a side in 16 bits: a small input enlarged past those limits is refused
+# before anything is scaled or allocated (under a 1 GiB address space
+# where the build allows one): exit 1, one line naming the output and the
+# limit, no output file and no temporary file.
+printf 'P6\n1 1\n255\n\001\002\003' >in/one.ppm
+noise 7000 1 255 7 3 >in/wide.ppm
+as_limit=(bash -c 'ulimit -v 1048576 && exec "$@"' _)
+if ! "${as_limit[@]}" "$SP" --version >/dev/null 2>&1; then
+    as_limit=()  # a sanitizer's runtime needs more address space
+fi
+big_out() {
+    local input=$1 factor=$2 out=od/out.$3 expect=$4 why='' line
+    rm -f od/keep.ppm od/new.ppm
+    rc=0
+    timeout 20 "${as_limit[@]}" "$SP" -s "$factor" "in/$input" "$out" \
+        >o 2>e </dev/null || rc=$?
+    line=$(head -n 1 e)
+    if ((rc != 1)); then
+        why="exit $rc, want 1; stderr: $line"
+    elif [[ $(wc -l <e) -ne 1 ]]; then
+        why="$(wc -l <e) lines on stderr: $(tr '\n' '|' <e)"
+    elif [[ $line != "scaleppm: $out: image too large: "* ]]; then
+        why="stderr '$line' does not start 'scaleppm: $out: image too large: '"
+    elif ! grep -Eq -- "$expect" e; then
+        why="stderr '$line' does not match '$expect'"
+    elif [[ -e $out ]]; then
+        why='an output file was created'
+    elif [[ -n $(temps) ]]; then
+        why="temporary files left: $(temps)"
+    fi
+    result "$input -s $factor to ${out##*/}: refused ($expect)" "$why"
+}
+big_out one.ppm 40000 png 'too large for PNG.*1431655757 bytes'
+big_out one.ppm 26760 bmp 'too large for BMP.*2147483647'
+big_out one.ppm 26760 tga 'too large for TGA.*715827883 pixels'
+big_out one.ppm 26760 jpg 'too large for JPEG.*715827883 pixels'
+big_out wide.ppm 10 tga '70000x10 is too large for TGA \(65535 pixels a side'
+big_out wide.ppm 10 jpg '70000x10 is too large for JPEG \(65535 pixels a side'
+
 printf '# %d hostile inputs\n' "${#names[@]}"
 finish
