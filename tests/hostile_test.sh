@@ -403,5 +403,47 @@ big_out one.ppm 26760 jpg 'too large for JPEG.*715827883 pixels'
 big_out wide.ppm 10 tga '70000x10 is too large for TGA \(65535 pixels a side'
 big_out wide.ppm 10 jpg '70000x10 is too large for JPEG \(65535 pixels a side'
 
+# --- fewer threads than asked --------------------------------------------
+# Under RLIMIT_NPROC a thread that cannot be started is done without: -t 8
+# exits 0 with -t 1's bytes, and -v reports the threads that ran.  Run as
+# an unprivileged user (root is not held to the limit), who has no other
+# process, so a limit of 3 leaves room for 3 threads.
+noise 200 200 255 11 3 >in/threads.ppm
+# nproc_run T OUT: scaleppm -v -t T under the limit; rc, e and o as sp_run.
+nproc_run() {
+    rc=0
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+        timeout 30 prlimit --nproc=3 "${as_user[@]}" "$SP" -v -t "$1" -s 2 \
+        in/threads.ppm "$2" >o 2>e </dev/null || rc=$?
+}
+what='-t 8 under RLIMIT_NPROC 3: exit 0, fewer threads, -t 1 bytes'
+if ((EUID != 0)); then
+    skip "$what" 'not root: cannot run as a user with no other process'
+elif [[ $user_note == skip ]] || ! have prlimit; then
+    skip "$what" 'needs prlimit and setpriv or runuser to drop to nobody'
+else
+    rm -f od/t1.ppm od/t8.ppm
+    nproc_run 1 od/t1.ppm
+    if ((rc != 0)); then
+        skip "$what" "even -t 1 fails there (exit $rc: $(head -n 1 e))"
+    else
+        nproc_run 8 od/t8.ppm
+        why=''
+        line=$(tail -n 1 e)
+        if ((rc != 0)); then
+            why="exit $rc; stderr: $(head -n 1 e)"
+        elif ! [[ $line =~ ,\ ([0-9]+)\ threads$ ]] ||
+            ((BASH_REMATCH[1] >= 8)); then
+            why="-v does not report fewer than 8 threads: $line"
+        elif ! same od/t1.ppm od/t8.ppm 2>/dev/null; then
+            why='output differs from -t 1'
+        elif [[ -n $(temps) ]]; then
+            why="temporary files left: $(temps)"
+        fi
+        result "$what (${BASH_REMATCH[1]:-?} ran)" "$why"
+    fi
+    rm -f od/t1.ppm od/t8.ppm
+fi
+
 printf '# %d hostile inputs\n' "${#names[@]}"
 finish
