@@ -35,7 +35,8 @@ while (($#)); do
         [[ $1 =~ ^[0-9]+$ && $1 -gt 0 ]] || { usage >&2; exit 2; }
         secs=$1 ;;
     header | scale | encode) harnesses+=("$1") ;;
-    fuzz_header | fuzz_scale | fuzz_encode) harnesses+=("${1#fuzz_}") ;;
+    fuzz_header | fuzz_scale | fuzz_encode)
+        harnesses+=("${1#fuzz_}") ;;
     *) usage >&2; exit 2 ;;
     esac
     shift

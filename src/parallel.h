@@ -40,14 +40,16 @@ typedef sp_status (*sp_item_fn)(void *arg, unsigned slot, size_t item);
  * threads that did start, the caller's at least, take every item, and
  * the slots of the others stay unused.  *RAN, if RAN is not NULL, gets
  * the number of threads that ran (the caller's included) once they are
- * started.  Each item is taken
- * by exactly one thread, which calls WORK(ARG, slot, item) with a slot of
- * its own that no unfinished item holds; FINISH(ARG, slot, item) is
- * called, on whichever thread, once FINISH has returned for every earlier
- * item.  WORKs run at once on different threads, and beside a FINISH;
- * FINISHes run one at a time in item order, and everything an item's WORK
- * and the earlier FINISHes did is visible to its FINISH.  A slot's next
- * WORK starts after the FINISH of its last item has returned.
+ * started.
+ *
+ * Each item is taken by exactly one thread, which calls WORK(ARG, slot,
+ * item) with a slot of its own that no unfinished item holds; FINISH(ARG,
+ * slot, item) is called, on whichever thread, once FINISH has returned
+ * for every earlier item.  WORKs run at once on different threads, and
+ * beside a FINISH; FINISHes run one at a time in item order, and
+ * everything an item's WORK and the earlier FINISHes did is visible to
+ * its FINISH.  A slot's next WORK starts after the FINISH of its last item
+ * has returned.
  *
  * A non-zero status from WORK or FINISH stops the run: no later item is
  * finished, no new item is taken, and the threads return once their

@@ -113,7 +113,8 @@ for f in 1 2 3 4; do
         put "enc-$f$c-65535" "\x0$f\x0$c\x01\x0c\x04\x04"
         put "enc-$f$c-square" "\x0$f\x0$c\x03\x04\x04"
         put "enc-$f$c-square-1" "\x0$f\x0$c\x03\x05\x05"
-        put "enc-$f$c-small" "\x0$f\x0$c\x05\x10\x00\x09\x02\x01\x02\x03\x04%s\377\001\200" \
+        put "enc-$f$c-small" \
+            "\x0$f\x0$c\x05\x10\x00\x09\x02\x01\x02\x03\x04%s\377\001\200" \
             "runs aaaaaaaaaaaaaaaa and bytes"
     done
 done
