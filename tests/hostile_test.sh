@@ -15,6 +15,8 @@
 # 'scaleppm: NAME: ...' with the table's words in it, creates no output,
 # leaves an existing output and the input as they were (checksums) and no
 # temporary file.  An input the table accepts must give pamenlarge's bytes.
+# Then outputs larger than their format holds (refused the same way), and
+# -t 8 under RLIMIT_NPROC (fewer threads, the same bytes).
 #
 # usage: bash tests/hostile_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
 set -euo pipefail
