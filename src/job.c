@@ -458,7 +458,8 @@ static sp_status scale_and_write(const struct sp_job *job,
     sp_meter_stop(&m, &r->phase[SP_SCALE]);
 
     if (st == SP_OK) {
-        st = sp_run_ordered(threads, items, scale_item, write_item, &s);
+        st = sp_run_ordered(threads, items, scale_item, write_item, &s,
+                            &r->threads_used);
         if (st == SP_OK)
             gather(&s, slots, items, r);
     }

@@ -67,7 +67,7 @@ enum sp_phase_id { SP_LOAD, SP_SCALE, SP_RELEASE, SP_WRITE, SP_NPHASES };
 struct sp_report {
     struct sp_phase phase[SP_NPHASES];
     struct sp_load_info load;  /* io path used, trailing data, ... */
-    unsigned threads_used;
+    unsigned threads_used;     /* the threads that ran the items */
     size_t in_width, in_height, out_width, out_height;
     unsigned channels, bytes, maxval;
     const char *failed_path;   /* on error: the file the error is about */

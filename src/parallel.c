@@ -6,16 +6,20 @@
 
 #define WORKER_STACK ((size_t)512 * 1024)
 
+sp_thread_create_fn sp_run_thread_create = pthread_create;
+
 /* The run's shared state, under MU.  Every item taken and not finished
  * holds one of the RING = threads * SP_RUN_DEPTH slots, so such items
  * have distinct numbers modulo RING: item i's slot and readiness are kept
- * at i % RING.  Whenever MU is free, either a thread is finishing or the
+ * at i % RING.  That holds however few of the threads started: the items
+ * taken and not finished are always consecutive, and no more than the
+ * slots in use.  Whenever MU is free, either a thread is finishing or the
  * first unfinished item is not ready: whoever makes an item ready with
  * nobody finishing finishes it (and the ready ones after it) itself. */
 struct run {
     pthread_mutex_t mu;
-    pthread_cond_t gate;       /* every thread started, or failed */
-    int open;                  /* the gate: 1 go, -1 stop */
+    pthread_cond_t gate;       /* every thread that could start has */
+    int open;                  /* the gate: 1 go */
     size_t count;
     size_t next_take;          /* the next item to take */
     size_t next_finish;        /* items below it are finished */
@@ -104,7 +108,7 @@ static void run_items(struct run *r, unsigned thread)
                                      &r->allowed);
         pthread_mutex_lock(&r->mu);
     }
-    while (r->open > 0 && r->failed == SP_OK && r->next_take < r->count) {
+    while (r->failed == SP_OK && r->next_take < r->count) {
         unsigned slot = free_slot(r, thread);
         size_t i;
         sp_status st;
@@ -163,17 +167,17 @@ static void place(struct run *r, pthread_attr_t *attr, unsigned thread)
     (void)pthread_attr_setaffinity_np(attr, sizeof one, &one);
 }
 
-/* open_gate: let the threads go (GO 1) or send them home (-1). */
-static void open_gate(struct run *r, int go)
+/* open_gate: let the threads go. */
+static void open_gate(struct run *r)
 {
     pthread_mutex_lock(&r->mu);
-    r->open = go;
+    r->open = 1;
     pthread_cond_broadcast(&r->gate);
     pthread_mutex_unlock(&r->mu);
 }
 
 sp_status sp_run_ordered(unsigned threads, size_t count, sp_item_fn work,
-                         sp_item_fn finish, void *arg)
+                         sp_item_fn finish, void *arg, unsigned *ran)
 {
     struct run r = {.count = count, .failed_item = count, .work = work,
                     .finish = finish, .arg = arg};
@@ -215,21 +219,20 @@ sp_status sp_run_ordered(unsigned threads, size_t count, sp_item_fn work,
         w[started].thread = started + 1;
         if (r.placed)
             place(&r, &attr, started + 1);
-        if (pthread_create(&w[started].tid, &attr, worker_main,
-                           &w[started]) != 0) {
-            st = SP_E_THREAD;
+        /* Whatever stops a thread, the ones started do its share. */
+        if (sp_run_thread_create(&w[started].tid, &attr, worker_main,
+                                 &w[started]) != 0)
             break;
-        }
     }
     pthread_attr_destroy(&attr);
+    if (ran != NULL)
+        *ran = started + 1;
 
-    open_gate(&r, st == SP_OK ? 1 : -1);
-    if (st == SP_OK)
-        run_items(&r, 0);
+    open_gate(&r);
+    run_items(&r, 0);
     for (unsigned t = 0; t < started; t++)
         pthread_join(w[t].tid, NULL);
-    if (st == SP_OK)
-        st = r.failed;
+    st = r.failed;
 
     for (unsigned t = 0; t < threads; t++)
         pthread_cond_destroy(&r.freed[t]);

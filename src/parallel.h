@@ -16,6 +16,7 @@
 #ifndef SP_PARALLEL_H
 #define SP_PARALLEL_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "status.h"
@@ -34,24 +35,38 @@ typedef sp_status (*sp_item_fn)(void *arg, unsigned slot, size_t item);
 
 /* sp_run_ordered: items 0..COUNT-1 on THREADS threads (1..SP_THREADS_MAX;
  * no more than COUNT of them: the caller's own and the rest started here
- * with 512 KiB stacks, all joined before the return).  Each item is taken
- * by exactly one thread, which calls WORK(ARG, slot, item) with a slot of
- * its own that no unfinished item holds; FINISH(ARG, slot, item) is
- * called, on whichever thread, once FINISH has returned for every earlier
- * item.  WORKs run at once on different threads, and beside a FINISH;
- * FINISHes run one at a time in item order, and everything an item's WORK
- * and the earlier FINISHes did is visible to its FINISH.  A slot's next
- * WORK starts after the FINISH of its last item has returned.
+ * with 512 KiB stacks, all joined before the return).  A thread that
+ * cannot be started (EAGAIN under RLIMIT_NPROC, say) is done without: the
+ * threads that did start, the caller's at least, take every item, and
+ * the slots of the others stay unused.  *RAN, if RAN is not NULL, gets
+ * the number of threads that ran (the caller's included) once they are
+ * started.
+ *
+ * Each item is taken by exactly one thread, which calls WORK(ARG, slot,
+ * item) with a slot of its own that no unfinished item holds; FINISH(ARG,
+ * slot, item) is called, on whichever thread, once FINISH has returned
+ * for every earlier item.  WORKs run at once on different threads, and
+ * beside a FINISH; FINISHes run one at a time in item order, and
+ * everything an item's WORK and the earlier FINISHes did is visible to
+ * its FINISH.  A slot's next WORK starts after the FINISH of its last item
+ * has returned.
  *
  * A non-zero status from WORK or FINISH stops the run: no later item is
  * finished, no new item is taken, and the threads return once their
  * current call does; an earlier item still in its WORK or not yet
  * finished is not finished either, so what was finished is a prefix of
  * the items, of any length up to the failed one.  Returns 0, SP_E_USAGE
- * (bad THREADS), SP_E_THREAD (a thread could not be started: nothing is
- * finished), or the failed status of the lowest-numbered item that
- * failed. */
+ * (bad THREADS), SP_E_THREAD (no memory for the run's bookkeeping:
+ * nothing is called), or the failed status of the lowest-numbered item
+ * that failed. */
 sp_status sp_run_ordered(unsigned threads, size_t count, sp_item_fn work,
-                         sp_item_fn finish, void *arg);
+                         sp_item_fn finish, void *arg, unsigned *ran);
+
+/* A test seam: how sp_run_ordered starts a thread.  pthread_create unless
+ * a test sets another, which it puts back before the next run; swap it
+ * only while no run is in progress. */
+typedef int (*sp_thread_create_fn)(pthread_t *tid, const pthread_attr_t *attr,
+                                   void *(*routine)(void *), void *arg);
+extern sp_thread_create_fn sp_run_thread_create;
 
 #endif

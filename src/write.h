@@ -19,6 +19,18 @@ enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
  * PNM.  Returns 0, or SP_E_OUTFORMAT for any other extension. */
 sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
 
+/* sp_outfmt_fits: whether a WIDTH x HEIGHT image of CHANNELS 8-bit
+ * samples can be written as FMT.  stb_image_write takes the sizes as int
+ * and computes sizes and offsets in int (the limits are in write.c), TGA
+ * and JPEG hold each side in 16 bits and BMP its file size in 32; the
+ * sums here are made in 128 bits, so no size wraps.  PNM has no such
+ * limit (its header's own is sp_header_write's).  Returns 0;
+ * SP_E_TOOBIG, with WHY (SP_WHY_MAX) saying "WxH is too large for FMT"
+ * and the limit; SP_E_ENCODE for an empty image (no side may be 0 in the
+ * stb formats), or SP_E_UNSUPPORTED for CHANNELS outside 1..4. */
+sp_status sp_outfmt_fits(enum sp_outfmt fmt, size_t width, size_t height,
+                         unsigned channels, char *why);
+
 /* An output being written, from sp_output_open() to sp_output_close().
  * A PNM's rows go out as they come, so an image can be streamed band by
  * band; the stb formats take the whole image in one sp_output_put(). */
@@ -31,10 +43,11 @@ struct sp_output {
 /* sp_output_open: start writing an image laid out as LAYOUT (its width,
  * height, channels, bytes and maxval; not its pixels) to PATH ("-" is
  * standard output, always PNM) as FMT, opened as sp_outfile_open() says.
- * For PNM the header is written here.  WHY (SP_WHY_MAX) may get a detail.
+ * For PNM the header is written here; for the other formats the layout
+ * must pass sp_outfmt_fits() first.  WHY (SP_WHY_MAX) may get a detail.
  * Returns 0, or an errno value (EACCES, EISDIR, ...), SP_E_REFUSED,
- * SP_E_TOOBIG or SP_E_BADHEADER; on failure nothing is left open or
- * created. */
+ * SP_E_TOOBIG, SP_E_BADHEADER or sp_outfmt_fits()'s status; on failure
+ * nothing is left open or created. */
 sp_status sp_output_open(struct sp_output *o, const char *path,
                          enum sp_outfmt fmt, const struct sp_image *layout,
                          char *why);

@@ -15,6 +15,8 @@
 # 'scaleppm: NAME: ...' with the table's words in it, creates no output,
 # leaves an existing output and the input as they were (checksums) and no
 # temporary file.  An input the table accepts must give pamenlarge's bytes.
+# Then outputs larger than their format holds (refused the same way), and
+# -t 8 under RLIMIT_NPROC (fewer threads, the same bytes).
 #
 # usage: bash tests/hostile_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
 set -euo pipefail
@@ -361,6 +363,89 @@ for i in "${!names[@]}"; do
         check_case "$i" "$how"
     done
 done
+
+# --- outputs larger than their format holds ------------------------------
+# stb_image_write computes sizes and offsets in int, and TGA and JPEG hold
+# a side in 16 bits: a small input enlarged past those limits is refused
+# before anything is scaled or allocated (under a 1 GiB address space
+# where the build allows one): exit 1, one line naming the output and the
+# limit, no output file and no temporary file.
+printf 'P6\n1 1\n255\n\001\002\003' >in/one.ppm
+noise 7000 1 255 7 3 >in/wide.ppm
+as_limit=(bash -c 'ulimit -v 1048576 && exec "$@"' _)
+if ! "${as_limit[@]}" "$SP" --version >/dev/null 2>&1; then
+    as_limit=()  # a sanitizer's runtime needs more address space
+fi
+big_out() {
+    local input=$1 factor=$2 out=od/out.$3 expect=$4 why='' line
+    rm -f od/keep.ppm od/new.ppm
+    rc=0
+    timeout 20 "${as_limit[@]}" "$SP" -s "$factor" "in/$input" "$out" \
+        >o 2>e </dev/null || rc=$?
+    line=$(head -n 1 e)
+    if ((rc != 1)); then
+        why="exit $rc, want 1; stderr: $line"
+    elif [[ $(wc -l <e) -ne 1 ]]; then
+        why="$(wc -l <e) lines on stderr: $(tr '\n' '|' <e)"
+    elif [[ $line != "scaleppm: $out: image too large: "* ]]; then
+        why="stderr '$line' does not start 'scaleppm: $out: image too large: '"
+    elif ! grep -Eq -- "$expect" e; then
+        why="stderr '$line' does not match '$expect'"
+    elif [[ -e $out ]]; then
+        why='an output file was created'
+    elif [[ -n $(temps) ]]; then
+        why="temporary files left: $(temps)"
+    fi
+    result "$input -s $factor to ${out##*/}: refused ($expect)" "$why"
+}
+big_out one.ppm 40000 png 'too large for PNG.*1431655757 bytes'
+big_out one.ppm 26760 bmp 'too large for BMP.*2147483647'
+big_out one.ppm 26760 tga 'too large for TGA.*715827883 pixels'
+big_out one.ppm 26760 jpg 'too large for JPEG.*715827883 pixels'
+big_out wide.ppm 10 tga '70000x10 is too large for TGA \(65535 pixels a side'
+big_out wide.ppm 10 jpg '70000x10 is too large for JPEG \(65535 pixels a side'
+
+# --- fewer threads than asked --------------------------------------------
+# Under RLIMIT_NPROC a thread that cannot be started is done without: -t 8
+# exits 0 with -t 1's bytes, and -v reports the threads that ran.  Run as
+# an unprivileged user (root is not held to the limit), who has no other
+# process, so a limit of 3 leaves room for 3 threads.
+noise 200 200 255 11 3 >in/threads.ppm
+# nproc_run T OUT: scaleppm -v -t T under the limit; rc, e and o as sp_run.
+nproc_run() {
+    rc=0
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+        timeout 30 prlimit --nproc=3 "${as_user[@]}" "$SP" -v -t "$1" -s 2 \
+        in/threads.ppm "$2" >o 2>e </dev/null || rc=$?
+}
+what='-t 8 under RLIMIT_NPROC 3: exit 0, fewer threads, -t 1 bytes'
+if ((EUID != 0)); then
+    skip "$what" 'not root: cannot run as a user with no other process'
+elif [[ $user_note == skip ]] || ! have prlimit; then
+    skip "$what" 'needs prlimit and setpriv or runuser to drop to nobody'
+else
+    rm -f od/t1.ppm od/t8.ppm
+    nproc_run 1 od/t1.ppm
+    if ((rc != 0)); then
+        skip "$what" "even -t 1 fails there (exit $rc: $(head -n 1 e))"
+    else
+        nproc_run 8 od/t8.ppm
+        why=''
+        line=$(tail -n 1 e)
+        if ((rc != 0)); then
+            why="exit $rc; stderr: $(head -n 1 e)"
+        elif ! [[ $line =~ ,\ ([0-9]+)\ threads$ ]] ||
+            ((BASH_REMATCH[1] >= 8)); then
+            why="-v does not report fewer than 8 threads: $line"
+        elif ! same od/t1.ppm od/t8.ppm 2>/dev/null; then
+            why='output differs from -t 1'
+        elif [[ -n $(temps) ]]; then
+            why="temporary files left: $(temps)"
+        fi
+        result "$what (${BASH_REMATCH[1]:-?} ran)" "$why"
+    fi
+    rm -f od/t1.ppm od/t8.ppm
+fi
 
 printf '# %d hostile inputs\n' "${#names[@]}"
 finish

@@ -7,8 +7,9 @@
  * rather than wait for an earlier item's FINISH, sleeping once all its
  * slots are full, and finishing the items other threads worked; a failure
  * stops the run with the lowest failed item's status and finishes nothing
- * after it; bad thread counts are refused; and every thread started is
- * gone when the call returns. */
+ * after it; threads that cannot be started are done without, the
+ * others taking every item; bad thread counts are refused; and every
+ * thread started is gone when the call returns. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -95,6 +96,9 @@ struct rec {
     hook_fn work_hook, finish_hook; /* run inside WORK / FINISH */
     int path;                       /* which way a hook goes */
     sp_status work_fail[MAX_ITEMS], finish_fail[MAX_ITEMS];
+
+    /* Written by the runner: the threads it says ran. */
+    unsigned ran;
 
     /* Written by the item functions. */
     atomic_int calls;
@@ -376,7 +380,8 @@ static struct rec *start(unsigned threads, size_t count)
 
 static sp_status run(struct rec *r)
 {
-    return sp_run_ordered(r->threads, r->count, rec_work, rec_finish, r);
+    return sp_run_ordered(r->threads, r->count, rec_work, rec_finish, r,
+                          &r->ran);
 }
 
 /* check_clean: nothing went wrong; if something did, all of it is named,
@@ -1021,22 +1026,74 @@ START_TEST(test_no_finish_after_failure)
 }
 END_TEST
 
+/* creates_left: how many threads fake_create starts before it fails
+ * with EAGAIN, as pthread_create does under RLIMIT_NPROC. */
+static int creates_left;
+
+static int fake_create(pthread_t *tid, const pthread_attr_t *attr,
+                       void *(*routine)(void *), void *arg)
+{
+    if (creates_left == 0)
+        return EAGAIN;
+    creates_left--;
+    return pthread_create(tid, attr, routine, arg);
+}
+
+/* check_ran: the run said it ran on WANT threads (or, WANT 0, fewer than
+ * asked for), and only those threads' slots were used. */
+static void check_ran(const struct rec *r, unsigned want)
+{
+    expect(want ? r->ran == want : r->ran >= 1 && r->ran < r->threads,
+           "%u threads asked, %u started: %u ran", r->threads, want,
+           r->ran);
+    for (size_t i = 0; i < r->count; i++)
+        expect(!atomic_load(&r->worked[i]) ||
+               r->work_slot[i] / SP_RUN_DEPTH < r->ran,
+               "%u threads, %u ran: item %zu in slot %u", r->threads,
+               r->ran, i, r->work_slot[i]);
+}
+
+/* Threads that cannot be started: the run goes on with those that did,
+ * the caller's at least (_i more: 0, 1, 2, 5, then none fails), every
+ * item worked and finished once, in order, and it says how many ran;
+ * with an item failing, the run stops as it should. */
+START_TEST(test_fewer_threads)
+{
+    static const int more[] = {0, 1, 2, 5, 7};
+    int tasks = base_tasks();
+    struct rec *r;
+
+    creates_left = more[_i];
+    sp_run_thread_create = fake_create;
+    r = start(8, 300);
+    r->work_us = 50;
+    ck_assert_uint_le(check_ok(r, run(r)), (unsigned)more[_i] + 1);
+    check_ran(r, (unsigned)more[_i] + 1);
+    ck_assert_int_eq(tasks_after(tasks), tasks);
+
+    creates_left = more[_i];
+    r = start(8, 300);
+    r->work_fail[100] = EIO;
+    check_stopped(r, run(r), EIO, 100, 0);
+    check_ran(r, (unsigned)more[_i] + 1);
+    sp_run_thread_create = pthread_create;
+    ck_assert_int_eq(tasks_after(tasks), tasks);
+}
+END_TEST
+
 #ifndef UNDER_SANITIZER
-/* A thread that cannot be started: SP_E_THREAD, nothing finished, and
- * the threads that did start are joined.  The address space is capped
- * just above what the process maps, so the stacks run out. */
+/* Threads that cannot be started for want of address space for their
+ * stacks (capped just above what the process maps): the run goes on
+ * with those that did, every item done, and the threads that started
+ * are joined. */
 START_TEST(test_thread_start_fails)
 {
     int tasks = base_tasks();
     struct rec *r = start(SP_THREADS_MAX, MAX_ITEMS);
-    sp_status st;
 
     fx_limit_as((size_t)8 << 20);
-    st = run(r);
-    ck_assert_msg(st == SP_E_THREAD, "%s", sp_strerror(st));
-    for (size_t i = 0; i < r->count; i++)
-        expect(atomic_load(&r->finished[i]) == 0, "item %zu finished", i);
-    check_clean(r);
+    check_ok(r, run(r));
+    check_ran(r, 0);
     ck_assert_int_eq(tasks_after(tasks), tasks);
 }
 END_TEST
@@ -1168,6 +1225,7 @@ static Suite *parallel_suite(void)
     tcase_add_test(tc, test_lowest_failure_wins);
     tcase_add_test(tc, test_all_fail);
     tcase_add_test(tc, test_no_finish_after_failure);
+    tcase_add_loop_test(tc, test_fewer_threads, 0, 5);
 #ifndef UNDER_SANITIZER
     tcase_add_test(tc, test_thread_start_fails);
 #endif

@@ -958,8 +958,8 @@ END_TEST
 /* An open that fails creates nothing, leaves nothing open, and leaves the
  * output empty: a directory (EISDIR), a missing directory (ENOENT), a
  * file on the way (ENOTDIR), a directory it may not write (EACCES), and a
- * layout too large for a PNM header (SP_E_TOOBIG, with a reason) over an
- * existing target, which stays as it was. */
+ * layout too large for a PNM header or for PNG (SP_E_TOOBIG, with a
+ * reason) over an existing target, which stays as it was. */
 START_TEST(test_output_open_fails)
 {
     const char *ro = fx_path("ro"), *old = fx_path("old.ppm");
@@ -1002,8 +1002,6 @@ START_TEST(test_output_open_fails)
             struct sp_output o;
             sp_status st, want = cases[i].st;
 
-            if (want == SP_E_TOOBIG && fmt != SP_OUT_PNM)
-                continue;  /* no header at open: put says so */
             memset(&o, 0x5a, sizeof o);
             st = sp_output_open(&o, cases[i].path, (enum sp_outfmt)fmt,
                                 cases[i].layout, why);
@@ -1016,7 +1014,9 @@ START_TEST(test_output_open_fails)
             ck_assert_ptr_null(o.file.name);
             ck_assert_ptr_null(o.file.tmp);
             if (want == SP_E_TOOBIG)
-                ck_assert_msg(strstr(why, "too large for PNM") != NULL,
+                ck_assert_msg(strstr(why, fmt == SP_OUT_PNM
+                                              ? "too large for PNM"
+                                              : "too large for PNG") != NULL,
                               "why: '%s'", why);
         }
     }
@@ -1035,6 +1035,230 @@ START_TEST(test_output_open_fails)
     ck_assert_int_eq(fx_count_fds(), fds);
     ck_assert_int_eq(chmod(ro, 0755), 0);
     sp_image_release(&img);
+}
+END_TEST
+
+/* ---- the stb formats' limits ---- */
+
+/* One size against sp_outfmt_fits: its status, and a refusal's detail
+ * names the size, the format and WORDS. */
+struct fit_case {
+    enum sp_outfmt fmt;
+    size_t w, h;
+    unsigned c;
+    sp_status st;
+    const char *words;
+};
+
+#define PNG SP_OUT_PNG
+#define JPG SP_OUT_JPEG
+#define BMP SP_OUT_BMP
+#define TGA SP_OUT_TGA
+#define BIG SP_E_TOOBIG
+
+/* Each limit at its edge: the largest size accepted, and one more.
+ * PNG: a row of 16777215 bytes (stb sums 128 a byte in an int to pick a
+ * row's filter), 1431655757 bytes of filtered rows, (w*c+1)*h (stb's
+ * zlib buffer, an int that grows 2m+1, must not grow past 1610612735
+ * bytes: 9 bits a byte at worst, and 6 more).  JPEG and TGA: 65535 a
+ * side (16-bit fields), and the last pixel's offset (w*h-1)*c in an int.
+ * BMP: the file's size, 54 + rows padded to 4 bytes, in an int. */
+static const struct fit_case fit_cases[] = {
+    {PNG, 16777215, 1, 1, SP_OK, NULL},
+    {PNG, 16777216, 1, 1, BIG, "16777215 bytes a row"},
+    {PNG, 5592405, 1, 3, SP_OK, NULL},
+    {PNG, 5592406, 1, 3, BIG, "16777215 bytes a row"},
+    {PNG, 1, 715827878, 1, SP_OK, NULL},
+    {PNG, 1, 715827879, 1, BIG, "1431655757 bytes of filtered rows"},
+    {PNG, 1, 357913939, 3, SP_OK, NULL},
+    {PNG, 1, 357913940, 3, BIG, "1431655757 bytes of filtered rows"},
+    {PNG, 21845, 21845, 3, SP_OK, NULL},
+    {PNG, 21846, 21846, 3, BIG, "1431655757 bytes of filtered rows"},
+    {PNG, 40000, 40000, 3, BIG, "1431655757 bytes of filtered rows"},
+    {PNG, 1, (size_t)INT_MAX + 1, 1, BIG, "2147483647 pixels a side"},
+    {JPG, 65535, 1, 3, SP_OK, NULL},
+    {JPG, 65536, 1, 3, BIG, "65535 pixels a side"},
+    {JPG, 1, 65535, 1, SP_OK, NULL},
+    {JPG, 1, 65536, 1, BIG, "65535 pixels a side"},
+    {JPG, 70000, 10, 3, BIG, "65535 pixels a side"},
+    {JPG, 65535, 10922, 3, SP_OK, NULL},
+    {JPG, 65535, 10923, 3, BIG, "715827883 pixels"},
+    {JPG, 26754, 26754, 3, SP_OK, NULL},
+    {JPG, 26755, 26755, 3, BIG, "715827883 pixels"},
+    {JPG, 26760, 26760, 3, BIG, "715827883 pixels"},
+    {JPG, 65535, 32768, 1, SP_OK, NULL},
+    {JPG, 65535, 32769, 1, BIG, "2147483648 pixels"},
+    {TGA, 65535, 1, 3, SP_OK, NULL},
+    {TGA, 65536, 1, 3, BIG, "65535 pixels a side"},
+    {TGA, 1, 65535, 1, SP_OK, NULL},
+    {TGA, 1, 65536, 1, BIG, "65535 pixels a side"},
+    {TGA, 70000, 10, 3, BIG, "65535 pixels a side"},
+    {TGA, 65535, 10922, 3, SP_OK, NULL},
+    {TGA, 65535, 10923, 3, BIG, "715827883 pixels"},
+    {TGA, 26760, 26760, 3, BIG, "715827883 pixels"},
+    {TGA, 65535, 32768, 1, SP_OK, NULL},
+    {TGA, 65535, 32769, 1, BIG, "2147483648 pixels"},
+    {BMP, 1, 536870898, 1, SP_OK, NULL},
+    {BMP, 1, 536870899, 1, BIG, "2147483650 bytes"},
+    {BMP, 1, 536870898, 3, SP_OK, NULL},
+    {BMP, 1, 536870899, 3, BIG, "2147483650 bytes"},
+    {BMP, 26754, 26754, 3, SP_OK, NULL},
+    {BMP, 26755, 26755, 3, BIG, "2147570394 bytes"},
+    {BMP, 26760, 26760, 3, BIG, "bytes"},
+    {BMP, 715827864, 1, 1, SP_OK, NULL},
+    {BMP, 715827865, 1, 1, BIG, "2147483650 bytes"},
+    {BMP, (size_t)INT_MAX + 1, 1, 3, BIG, "2147483647 pixels a side"},
+    {BMP, 23170, 23170, 4, SP_OK, NULL},
+    {BMP, 23171, 23171, 4, BIG, "bytes"},
+};
+
+#undef PNG
+#undef JPG
+#undef BMP
+#undef TGA
+#undef BIG
+
+static const char *const fmt_name[] = {"PNM", "PNG", "JPEG", "BMP", "TGA"};
+
+/* sp_outfmt_fits at every format's limits, huge sizes that would wrap a
+ * 64-bit product, empty images, and PNM, which has no such limit. */
+START_TEST(test_outfmt_fits)
+{
+    static const size_t huge[] = {(size_t)INT_MAX + 1, (size_t)1 << 32,
+                                  (size_t)1 << 33, SIZE_MAX / 3, SIZE_MAX};
+    char why[SP_WHY_MAX], size[64];
+    sp_status st;
+
+    for (size_t i = 0; i < sizeof fit_cases / sizeof fit_cases[0]; i++) {
+        const struct fit_case *k = &fit_cases[i];
+
+        strcpy(why, "stale");
+        st = sp_outfmt_fits(k->fmt, k->w, k->h, k->c, why);
+        ck_assert_msg(st == k->st, "%s %zux%zu, %u channels: %s (%s)",
+                      fmt_name[k->fmt], k->w, k->h, k->c, sp_strerror(st),
+                      why);
+        if (st == SP_OK) {
+            ck_assert_str_eq(why, "");
+            continue;
+        }
+        snprintf(size, sizeof size, "%zux%zu is too large for %s", k->w,
+                 k->h, fmt_name[k->fmt]);
+        ck_assert_msg(strstr(why, size) != NULL &&
+                      strstr(why, k->words) != NULL,
+                      "%s %zux%zu: '%s' lacks '%s' or '%s'",
+                      fmt_name[k->fmt], k->w, k->h, why, size, k->words);
+    }
+    for (int f = SP_OUT_PNG; f <= SP_OUT_TGA; f++) {
+        for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++)
+            for (unsigned c = 1; c <= 4; c++) {
+                ck_assert_int_eq(sp_outfmt_fits((enum sp_outfmt)f, huge[i],
+                                                huge[i], c, why),
+                                 SP_E_TOOBIG);
+                ck_assert_int_eq(sp_outfmt_fits((enum sp_outfmt)f, huge[i],
+                                                1, c, why),
+                                 SP_E_TOOBIG);
+                ck_assert_int_eq(sp_outfmt_fits((enum sp_outfmt)f, 1,
+                                                huge[i], c, why),
+                                 SP_E_TOOBIG);
+            }
+        ck_assert_int_eq(sp_outfmt_fits((enum sp_outfmt)f, 0, 5, 3, why),
+                         SP_E_ENCODE);
+        ck_assert_int_eq(sp_outfmt_fits((enum sp_outfmt)f, 5, 0, 1, why),
+                         SP_E_ENCODE);
+        ck_assert_int_eq(sp_outfmt_fits((enum sp_outfmt)f, 1, 1, 0, why),
+                         SP_E_UNSUPPORTED);
+        ck_assert_int_eq(sp_outfmt_fits((enum sp_outfmt)f, 1, 1, 5, why),
+                         SP_E_UNSUPPORTED);
+        ck_assert_int_eq(sp_outfmt_fits((enum sp_outfmt)f, 1, 1, 1, why),
+                         SP_OK);
+    }
+    ck_assert_int_eq(sp_outfmt_fits(SP_OUT_PNM, SIZE_MAX, SIZE_MAX, 3, why),
+                     SP_OK);
+}
+END_TEST
+
+/* A layout over a format's limit: refused at open, with nothing created
+ * and nothing left open; an image over it handed to an output opened for
+ * a small one: refused by put, before stb sees it, and the close leaves
+ * nothing behind.  The huge images have no pixels: none may be read. */
+START_TEST(test_too_large_refused)
+{
+    static const struct { enum sp_outfmt fmt; size_t w, h; } cases[] = {
+        {SP_OUT_PNG, 40000, 40000}, {SP_OUT_BMP, 26760, 26760},
+        {SP_OUT_TGA, 26760, 26760}, {SP_OUT_JPEG, 26760, 26760},
+        {SP_OUT_TGA, 70000, 10},    {SP_OUT_JPEG, 70000, 10},
+    };
+    struct sp_image small, huge = {0};
+    char why[SP_WHY_MAX];
+    int fds = fx_count_fds();
+
+    fx_make_image(&small, 2, 2, 3, 1, 255, 1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sp_output o;
+        const char *path = fx_path("out");
+        sp_status st;
+
+        huge.width = cases[i].w;
+        huge.height = cases[i].h;
+        huge.channels = 3;
+        huge.bytes = 1;
+        huge.maxval = 255;
+        huge.stride = huge.width * 3;
+        memset(&o, 0x5a, sizeof o);
+        st = sp_output_open(&o, path, cases[i].fmt, &huge, why);
+        ck_assert_msg(st == SP_E_TOOBIG, "open %s %zux%zu: %s",
+                      fmt_name[cases[i].fmt], huge.width, huge.height,
+                      sp_strerror(st));
+        ck_assert_ptr_null(o.f);
+        ck_assert_int_eq(o.file.fd, -1);
+        ck_assert_msg(strstr(why, fmt_name[cases[i].fmt]) != NULL, "%s",
+                      why);
+        ck_assert_int_eq(sp_write(&huge, path, cases[i].fmt, why),
+                         SP_E_TOOBIG);
+
+        ck_assert_int_eq(sp_output_open(&o, path, cases[i].fmt, &small, why),
+                         SP_OK);
+        st = sp_output_put(&o, &huge, why);
+        ck_assert_msg(st == SP_E_TOOBIG, "put %s %zux%zu: %s",
+                      fmt_name[cases[i].fmt], huge.width, huge.height,
+                      sp_strerror(st));
+        ck_assert_int_eq(sp_output_close(&o, st), SP_E_TOOBIG);
+        ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 0);
+    }
+    ck_assert_int_eq(fx_count_fds(), fds);
+    sp_image_release(&small);
+}
+END_TEST
+
+/* Images at a limit that are cheap to make are written, and their
+ * headers hold the size: JPEG and TGA 65535 pixels a side, a PNG row of
+ * 16777215 bytes. */
+START_TEST(test_at_the_limit)
+{
+    static const struct {
+        const char *name;
+        size_t w, h;
+        unsigned c;
+    } cases[] = {
+        {"w.tga", 65535, 1, 3}, {"h.tga", 1, 65535, 1},
+        {"w.jpg", 65535, 1, 3}, {"h.jpg", 1, 65535, 1},
+        {"row.png", 5592405, 1, 3}, {"row1.png", 16777215, 1, 1},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sp_image img;
+        int w, h, comp;
+
+        fx_make_image(&img, cases[i].w, cases[i].h, cases[i].c, 1, 255,
+                      (unsigned)i);
+        write_ok(&img, fx_path(cases[i].name));
+        ck_assert_msg(stbi_info(fx_path(cases[i].name), &w, &h, &comp),
+                      "%s: stb_image cannot read its header",
+                      cases[i].name);
+        ck_assert_uint_eq((size_t)w, cases[i].w);
+        ck_assert_uint_eq((size_t)h, cases[i].h);
+        sp_image_release(&img);
+    }
 }
 END_TEST
 
@@ -1069,6 +1293,12 @@ static Suite *write_suite(void)
     tcase_add_test(tc, test_output_whole_and_stdout);
     tcase_add_test(tc, test_output_close_error);
     tcase_add_test(tc, test_output_open_fails);
+    suite_add_tcase(s, tc);
+
+    tc = fx_tcase("limits");
+    tcase_add_test(tc, test_outfmt_fits);
+    tcase_add_test(tc, test_too_large_refused);
+    tcase_add_test(tc, test_at_the_limit);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # regress_test.sh: replay what the fuzzers found (tests/fuzz/regress/) and
-# the seed corpus through both harnesses, without libFuzzer (ctest).
+# the seed corpus through every harness, without libFuzzer (ctest).
 set -euo pipefail
 
 usage() {
     cat <<'USAGE'
-usage: regress_test.sh REPLAY_HEADER REPLAY_SCALE GENIMAGE
+usage: regress_test.sh REPLAY_HEADER REPLAY_SCALE REPLAY_ENCODE GENIMAGE
 
-Runs replay_header and replay_scale over tests/fuzz/regress/<harness>/
-and over a seed corpus made afresh by seeds.sh with GENIMAGE.  The seeds
-always run, so the test never passes on no inputs.
+Runs replay_header, replay_scale and replay_encode over
+tests/fuzz/regress/<harness>/ and over a seed corpus made afresh by seeds.sh
+with GENIMAGE.  The seeds always run, so the test never passes on no inputs.
 USAGE
 }
 
@@ -17,7 +17,7 @@ if [[ ${1:-} == -h || ${1:-} == --help ]]; then
     usage
     exit 0
 fi
-if (($# != 3)); then
+if (($# != 4)); then
     usage >&2
     exit 2
 fi
@@ -25,9 +25,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-bash "$here/seeds.sh" "$tmp/seeds" "$3"
+bash "$here/seeds.sh" "$tmp/seeds" "$4"
 status=0
-for pair in "header:$1" "scale:$2"; do
+for pair in "header:$1" "scale:$2" "encode:$3"; do
     harness=${pair%%:*} replay=${pair#*:}
     paths=("$tmp/seeds")
     [[ -d $here/regress/$harness ]] && paths+=("$here/regress/$harness")

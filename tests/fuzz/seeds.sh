@@ -100,3 +100,21 @@ put bad-plain-negative.ppm 'P3 1 1 255\n1 -2 3\n'
 put bad-plain-huge-sample.pgm 'P2 1 1 65535\n99999999999\n'
 put bad-comment-unterminated.pgm 'P5 # no end'
 put bad-nul-in-header.pgm 'P5 1\0001 255\n\000'
+
+# The encode harness's inputs (fuzz_encode.c: a format, channels, a mode
+# and its bytes): each stb format and channel count (1, 3) at its limits,
+# one pixel beyond, and a small image written whole.
+for f in 1 2 3 4; do
+    for c in 0 1; do
+        put "enc-$f$c-wide" "\x0$f\x0$c\x02\x00\x04\x04"
+        put "enc-$f$c-wide-1" "\x0$f\x0$c\x02\x00\x04\x05"
+        put "enc-$f$c-tall" "\x0$f\x0$c\x01\x00\x04\x04"
+        put "enc-$f$c-tall-1" "\x0$f\x0$c\x01\x00\x04\x05"
+        put "enc-$f$c-65535" "\x0$f\x0$c\x01\x0c\x04\x04"
+        put "enc-$f$c-square" "\x0$f\x0$c\x03\x04\x04"
+        put "enc-$f$c-square-1" "\x0$f\x0$c\x03\x05\x05"
+        put "enc-$f$c-small" \
+            "\x0$f\x0$c\x05\x10\x00\x09\x02\x01\x02\x03\x04%s\377\001\200" \
+            "runs aaaaaaaaaaaaaaaa and bytes"
+    done
+done
