@@ -1,4 +1,5 @@
-/* The loader: open, parse and check the header, pick the backend. */
+/* The loader: open, take the size and stamp, parse and check the header,
+ * pick the backend; and the stream path. */
 #include "load.h"
 
 #include <errno.h>
@@ -32,28 +33,41 @@ void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
     img->bytes = hdr->bytes;
     img->maxval = hdr->maxval;
     img->stride = hdr->width * hdr->channels * hdr->bytes;
+    img->fd = -1;
 }
 
-/* check_length: is the input long enough for the raster HDR promises?
- * A plain raster needs at least one digit and one separator per sample
- * (but the last), so a header cannot make us allocate far more than the
- * file holds. */
-static sp_status check_length(const struct sp_header *hdr, size_t input_bytes,
-                              char *why)
+/* raster_end: the least input length (from the start of the file or the
+ * stream) that can hold the raster HDR promises, saturating: a plain
+ * raster needs at least one digit and one separator per sample (but the
+ * last), so a header cannot make us allocate far more than the input
+ * holds. */
+static size_t raster_end(const struct sp_header *hdr)
 {
-    size_t have = input_bytes - (size_t)hdr->raster_offset;
-    size_t need = hdr->raster_bytes;
+    size_t need = hdr->raster_bytes, end;
 
     if (hdr->plain) {
         size_t samples = hdr->raster_bytes / hdr->bytes;
         need = samples > (SIZE_MAX - 1) / 2 ? SIZE_MAX : 2 * samples - 1;
     }
-    if (have >= need)
+    if (__builtin_add_overflow((size_t)hdr->raster_offset, need, &end))
+        return SIZE_MAX;
+    return end;
+}
+
+/* check_length: is an input of INPUT_BYTES long enough for the raster HDR
+ * promises? */
+static sp_status check_length(const struct sp_header *hdr, size_t input_bytes,
+                              char *why)
+{
+    size_t off = (size_t)hdr->raster_offset;
+    size_t have = input_bytes > off ? input_bytes - off : 0;
+
+    if (input_bytes >= raster_end(hdr))
         return SP_OK;
     snprintf(why, SP_WHY_MAX,
              "%zux%zu %s image needs %s%zu bytes of pixel data, file has %zu",
              hdr->width, hdr->height, hdr->channels == 3 ? "color" : "gray",
-             hdr->plain ? "at least " : "", need, have);
+             hdr->plain ? "at least " : "", raster_end(hdr) - off, have);
     return SP_E_TRUNCATED;
 }
 
@@ -80,52 +94,89 @@ static sp_status decode_plain(FILE *f, const struct sp_header *hdr,
     return st;
 }
 
-/* load_file: a regular file of SIZE > 0 bytes open on FD, the image
- * starting at FD's offset (not 0 when stdin is a file read in part). */
-static sp_status load_file(int fd, size_t size, enum sp_io io,
-                           struct sp_image *img, struct sp_load_info *info)
+/* parse_file: the header of the file open on FD, parsed from a source
+ * that ends at the size in STAMP and checked against that size; a plain
+ * raster is decoded into IMG too, *END set past it. */
+static sp_status parse_file(int fd, const struct sp_stamp *stamp,
+                            struct sp_header *hdr, struct sp_image *img,
+                            off_t *end, char *why)
 {
+    struct sp_source src = {.fd = fd, .file = 1, .end = stamp->size};
+    sp_status st;
+    FILE *f;
+
+    /* Not 0 when stdin is a file read in part. */
+    src.pos = sp_sys.lseek(fd, 0, SEEK_CUR);
+    if (src.pos < 0)
+        return errno;
+    f = sp_source_open(&src);
+    if (f == NULL)
+        return errno;
+    st = sp_header_parse(f, hdr, why);
+    if (st == SP_OK)
+        st = check_length(hdr, (size_t)stamp->size, why);
+    if (st == SP_OK && hdr->plain)
+        st = decode_plain(f, hdr, img, end, why);
+    fclose(f);
+    if (src.error != 0 && st != SP_OK)
+        st = src.error;
+    return st;
+}
+
+/* load_binary: HDR's binary raster by IO, from the file open on FD whose
+ * size was taken as SIZE. */
+static sp_status load_binary(int fd, size_t size, enum sp_io io,
+                             const struct sp_header *hdr,
+                             struct sp_image *img, struct sp_load_info *info)
+{
+    sp_status st = SP_OK;
+
+    if (io == SP_IO_MMAP)
+        st = sp_load_mmap(fd, size, hdr, img);
+    else if (io == SP_IO_PREAD)
+        st = sp_load_pread(fd, hdr, img);
+    if (io != SP_IO_READ && st == SP_OK)
+        info->io_used = io;
+    /* A file the kernel will not map is read instead. */
+    if (io == SP_IO_READ || st != SP_OK)
+        st = sp_load_read(fd, hdr, img);
+    return st;
+}
+
+/* load_file: a regular file open on FD whose size and stamp the fstat
+ * after open gave, the image starting at FD's offset. */
+static sp_status load_file(int fd, const struct sp_stamp *stamp,
+                           enum sp_io io, struct sp_image *img,
+                           struct sp_load_info *info)
+{
+    size_t size = (size_t)stamp->size;
     struct sp_header hdr;
     unsigned char next[2];
     off_t end = 0;
-    sp_status st;
-    FILE *f;
-    int fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    sp_status st, now;
 
-    if (fd2 < 0)
-        return errno;
-    f = fdopen(fd2, "rb");
-    if (f == NULL) {
-        st = errno;
-        close(fd2);
-        return st;
+    info->io_used = SP_IO_READ;
+    st = parse_file(fd, stamp, &hdr, img, &end, info->why);
+    if (st == SP_OK && !hdr.plain) {
+        end = hdr.raster_offset + (off_t)hdr.raster_bytes;
+        st = load_binary(fd, size, io, &hdr, img, info);
     }
-    st = sp_header_parse(f, &hdr, info->why);
-    if (st == SP_OK)
-        st = check_length(&hdr, size, info->why);
-    if (st == SP_OK && hdr.plain)
-        st = decode_plain(f, &hdr, img, &end, info->why);
-    fclose(f);
+    /* The bytes read (or mapped, before any is touched) must be those of
+     * the file whose size was taken; a load that failed on a file that
+     * changed says so, not what its new bytes look like. */
+    now = sp_stamp_check(fd, stamp);
+    if (st == SP_OK && now != SP_OK) {
+        sp_image_release(img);
+        st = now;
+    } else if (st != SP_OK && now == SP_E_CHANGED) {
+        info->why[0] = '\0';
+        st = now;
+    }
     if (st != SP_OK)
         return st;
-
+    img->stamp = *stamp;
     info->magic = hdr.magic;
     info->raster_offset = hdr.raster_offset;
-    info->io_used = SP_IO_READ;
-    if (!hdr.plain) {
-        end = hdr.raster_offset + (off_t)hdr.raster_bytes;
-        if (io == SP_IO_MMAP)
-            st = sp_load_mmap(fd, size, &hdr, img);
-        else if (io == SP_IO_PREAD)
-            st = sp_load_pread(fd, &hdr, img);
-        if (io != SP_IO_READ && st == SP_OK)
-            info->io_used = io;
-        /* A file the kernel will not map is read instead. */
-        if (io == SP_IO_READ || st != SP_OK)
-            st = sp_load_read(fd, &hdr, img);
-        if (st != SP_OK)
-            return st;
-    }
     info->trailing_bytes = size - (size_t)end;
     info->trailing_image =
         info->trailing_bytes >= 2 &&
@@ -266,7 +317,8 @@ static sp_status load_stream(int fd, struct sp_image *img,
 sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
                   struct sp_load_info *info)
 {
-    struct stat st_buf;
+    struct sp_stamp stamp;
+    struct stat sb;
     int is_stdin = strcmp(path, "-") == 0;
     int fd;
     sp_status st;
@@ -277,15 +329,17 @@ sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
     fd = is_stdin ? STDIN_FILENO : sp_sys.open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno;
-    if (sp_sys.fstat(fd, &st_buf) != 0) {
+    if (sp_sys.fstat(fd, &sb) != 0) {
         st = errno;
-    } else if (S_ISDIR(st_buf.st_mode)) {
+    } else if (S_ISDIR(sb.st_mode)) {
         st = EISDIR;
-    } else if (S_ISREG(st_buf.st_mode) && st_buf.st_size > 0) {
-        info->input_bytes = (size_t)st_buf.st_size;
+    } else if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        /* The one size every check is made against. */
+        sp_stamp_of(&sb, &stamp);
+        info->input_bytes = (size_t)sb.st_size;
         if (io == SP_IO_AUTO)
             io = SP_IO_PREAD;
-        st = load_file(fd, (size_t)st_buf.st_size, io, img, info);
+        st = load_file(fd, &stamp, io, img, info);
         /* Leave a shared stdin just past the image, as netpbm does. */
         if (st == SP_OK && is_stdin)
             (void)sp_sys.lseek(fd, (off_t)(info->input_bytes -

@@ -662,6 +662,60 @@ START_TEST(test_shrink_mmap)
 }
 END_TEST
 
+/* grow_case: the file holds the first CUT bytes of a 40x40 P6 when its
+ * size is taken; the wrapped fstat then writes the whole image, as another
+ * process appending to it would.  The loader must go by the size it took
+ * (or see the change), never by what the header read past it says. */
+static const unsigned char *grow_data;
+static size_t grow_len;
+static unsigned grow_calls;
+
+static int growing_fstat(int fd, struct stat *sb)
+{
+    int r = fstat(fd, sb);
+
+    if (grow_calls++ == 0)
+        fx_write_file(shrink_path, grow_data, grow_len);
+    return r;
+}
+
+START_TEST(test_grow_while_opened)
+{
+    static const size_t cuts[] = {1, 2, 5, 14, 15, 16, 15 + 2400};
+    struct sp_image want, img;
+    struct sp_load_info info;
+    const char *path = fx_path("grow.ppm");
+    unsigned char *data;
+    size_t len;
+    int fds = fx_count_fds();
+
+    fx_make_image(&want, 40, 40, 3, 1, 255, 11);
+    data = fx_pnm_bytes(&want, &len);  /* a 15-byte header */
+    grow_data = data;
+    grow_len = len;
+    shrink_path = path;
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+            sp_status st;
+
+            fx_write_file(path, data, cuts[c]);
+            grow_calls = 0;
+            sp_sys.fstat = growing_fstat;
+            st = sp_load(path, (enum sp_io)io, &img, &info);
+            sp_sys_reset();
+            ck_assert_msg(st == SP_E_CHANGED, "cut %zu, %s: %s", cuts[c],
+                          sp_io_name((enum sp_io)io), sp_strerror(st));
+            ck_assert_ptr_null(img.base);
+            ck_assert_int_eq(img.backing, SP_BACKING_NONE);
+            ck_assert_int_eq(fx_count_fds(), fds);
+            ck_assert_int_eq(fx_count_maps(path), 0);
+        }
+    }
+    free(data);
+    sp_image_release(&want);
+}
+END_TEST
+
 /* ---- release ---- */
 
 START_TEST(test_release_idempotent)
@@ -821,6 +875,7 @@ static Suite *load_suite(void)
     tcase_add_test(tc, test_seam_errors);
     tcase_add_test(tc, test_shrink_read);
     tcase_add_test(tc, test_shrink_mmap);
+    tcase_add_test(tc, test_grow_while_opened);
     suite_add_tcase(s, tc);
 
     tc = fx_tcase("release");
