@@ -9,13 +9,14 @@
  * A regular file's size is taken once, with its stamp (image.h), by the
  * fstat() after open; the header is parsed from a stream that ends at that
  * size, and every check (the raster's length, the mapping's, the ends of
- * the reads) is made against it, before any raster memory is allocated or
+ * the reads) is made against it.  The header is checked, and offered to
+ * the caller (sp_accept_fn), before any raster memory is allocated or
  * mapped and before a raster byte is read.  Binary rasters (P5/P6) are
  * used as they are: read into one malloc'd buffer, or used in place inside
  * the mapping at the header's offset.  Plain rasters (P2/P3) are decoded
- * into a malloc'd buffer, so they always take the read path.  A file that
- * changes while it is loaded (its stamp differs afterwards) is
- * SP_E_CHANGED. */
+ * into a malloc'd buffer, so they always take the read path; from a
+ * stream they are decoded as they arrive.  A file that changes while it
+ * is loaded (its stamp differs afterwards) is SP_E_CHANGED. */
 #ifndef SP_LOAD_H
 #define SP_LOAD_H
 
@@ -45,19 +46,35 @@ struct sp_load_info {
     char why[SP_WHY_MAX];   /* detail of an error, possibly empty */
 };
 
-/* sp_load: load the image at PATH ("-" is standard input) into IMG, with
- * IO as the load path; AUTO preads a regular file and reads anything else
- * (the measurements behind the rule are in the README).  A pipe, FIFO,
- * terminal, character device, empty-looking or unmappable file, and a
- * plain (P2/P3) raster, is read whole instead, and INFO->io_used says
- * so.  On success the caller owns IMG and releases it with
+/* sp_accept_fn: the caller's verdict on the parsed header HDR, asked
+ * before any raster byte is buffered, allocated, mapped or read: 0 to go
+ * on, or a status for sp_load to return, with a detail in WHY (SP_WHY_MAX
+ * bytes) if it likes.  ARG is the caller's. */
+typedef sp_status sp_accept_fn(const struct sp_header *hdr, void *arg,
+                               char *why);
+
+/* sp_load_checked: load the image at PATH ("-" is standard input) into
+ * IMG, with IO as the load path; AUTO preads a regular file and reads
+ * anything else (the measurements behind the rule are in the README).  A
+ * pipe, FIFO, terminal, character device, empty-looking or unmappable
+ * file, and a plain (P2/P3) raster, is read instead, and INFO->io_used
+ * says so.  ACCEPT, unless NULL, is asked about the header once it parses
+ * (a file's: once its length is checked too); a stream is then read only
+ * as far as the header says: a binary raster's bytes, or a plain raster's
+ * samples.  On success the caller owns IMG and releases it with
  * sp_image_release(); a mapped or pread IMG still reads the file, so
  * sp_image_check() it after the last read.  On failure IMG is empty,
  * nothing is left open or mapped, and INFO->why may add a detail to the
- * status.  Returns 0, an errno value, or SP_E_EMPTY, SP_E_NOTPNM,
- * SP_E_UNSUPPORTED, SP_E_BADHEADER, SP_E_TOOBIG, SP_E_TRUNCATED,
- * SP_E_BADRASTER, or SP_E_CHANGED (the file changed after it was
- * opened). */
+ * status.  Returns 0, an errno value, ACCEPT's status, or SP_E_EMPTY,
+ * SP_E_NOTPNM, SP_E_UNSUPPORTED, SP_E_BADHEADER, SP_E_TOOBIG,
+ * SP_E_TRUNCATED, SP_E_BADRASTER, or SP_E_CHANGED (the file changed after
+ * it was opened). */
+sp_status sp_load_checked(const char *path, enum sp_io io,
+                          sp_accept_fn *accept, void *arg,
+                          struct sp_image *img, struct sp_load_info *info);
+
+/* sp_load: sp_load_checked() with no ACCEPT: every header that parses and
+ * fits in memory is loaded. */
 sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
                   struct sp_load_info *info);
 
