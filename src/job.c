@@ -552,6 +552,11 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     opened = st == SP_OK;
     if (opened)
         st = scale_and_write(job, &src, &out, fmt, r);
+    /* A mapped or pread input is read until the last item is scaled: it
+     * must still be the file the load saw, or the output is not
+     * committed. */
+    if (opened && st == SP_OK)
+        st = sp_image_check(&src);
 
     sp_meter_start(&m);
     rel = sp_image_release(&src);

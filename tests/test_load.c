@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -973,6 +974,118 @@ START_TEST(test_grow_while_opened)
 }
 END_TEST
 
+/* ---- a file changed in place while it is read ---- */
+
+static const char *rewrite_path;
+static const unsigned char *rewrite_data;
+static size_t rewrite_len;
+static unsigned rewrite_at, rewrite_calls;
+
+/* rewrite_now: at the REWRITE_AT'th call, write REWRITE_DATA over the file
+ * in place, as dd conv=notrunc would. */
+static void rewrite_now(void)
+{
+    if (++rewrite_calls == rewrite_at) {
+        int fd = open(rewrite_path, O_WRONLY);
+
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(pwrite(fd, rewrite_data, rewrite_len, 0),
+                         (ssize_t)rewrite_len);
+        close(fd);
+    }
+}
+
+static ssize_t rewriting_read(int fd, void *buf, size_t len)
+{
+    rewrite_now();
+    return read(fd, buf, len);
+}
+
+static ssize_t rewriting_pread(int fd, void *buf, size_t len, off_t off)
+{
+    rewrite_now();
+    return pread(fd, buf, len, off);
+}
+
+/* The read path copies the raster at load, so the load itself compares
+ * the file's stamp once the bytes are in: a file rewritten in place with
+ * another image of its size at the raster's read() (binary), or at the
+ * first, second or third pread() (the header, then a plain raster's
+ * decoding), by path and as standard input, is SP_E_CHANGED.  Its mtime
+ * is set a day back first, so that the write changes it whatever the
+ * file system's timestamp granularity. */
+START_TEST(test_changed_while_read)
+{
+    const char *path = fx_path("in.pnm");
+    struct sp_image a, b, img;
+    struct sp_load_info info;
+    int fds = fx_count_fds();
+
+    for (int plain = 0; plain <= 1; plain++) {
+        unsigned char *a_file, *b_file;
+        size_t len;
+
+        /* maxval 9: one digit a sample, so both plain files have one
+         * size */
+        fx_make_image(&a, 97, 61, 3, 1, plain ? 9 : 255, 1);
+        fx_make_image(&b, 97, 61, 3, 1, plain ? 9 : 255, 2);
+        if (plain) {
+            write_plain(path, &b);
+            b_file = fx_read_file(path, &len);
+            write_plain(path, &a);
+            a_file = fx_read_file(path, &rewrite_len);
+            ck_assert_uint_eq(len, rewrite_len);
+        } else {
+            a_file = fx_pnm_bytes(&a, &len);
+            b_file = fx_pnm_bytes(&b, &rewrite_len);
+        }
+        rewrite_path = path;
+        rewrite_data = b_file;
+        for (int at = 1; at <= (plain ? 3 : 1); at++) {
+            for (int as_stdin = 0; as_stdin <= 1; as_stdin++) {
+                struct timespec t[2] = {{time(NULL) - 86400, 0},
+                                        {time(NULL) - 86400, 0}};
+                int saved = dup(STDIN_FILENO);  /* -1: none */
+                sp_status st;
+
+                fx_write_file(path, a_file, len);
+                ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+                if (as_stdin) {
+                    int fd = open(path, O_RDONLY);
+
+                    ck_assert_int_ge(fd, 0);
+                    ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+                    close(fd);
+                }
+                rewrite_at = (unsigned)at;
+                rewrite_calls = 0;
+                if (plain)
+                    sp_sys.pread = rewriting_pread;
+                else
+                    sp_sys.read = rewriting_read;
+                st = sp_load(as_stdin ? "-" : path, SP_IO_READ, &img, &info);
+                sp_sys_reset();
+                if (saved >= 0) {
+                    dup2(saved, STDIN_FILENO);
+                    close(saved);
+                } else {
+                    close(STDIN_FILENO);
+                }
+                ck_assert_msg(st == SP_E_CHANGED, "plain %d, call %d%s: %s",
+                              plain, at, as_stdin ? ", stdin" : "",
+                              sp_strerror(st));
+                ck_assert_ptr_null(img.base);
+                ck_assert_int_eq(fx_count_fds(), fds);
+            }
+        }
+        free(a_file);
+        free(b_file);
+        sp_image_release(&a);
+        sp_image_release(&b);
+    }
+}
+END_TEST
+
 /* ---- release ---- */
 
 START_TEST(test_release_idempotent)
@@ -1140,6 +1253,7 @@ static Suite *load_suite(void)
     tcase_add_test(tc, test_shrink_read);
     tcase_add_test(tc, test_shrink_mmap);
     tcase_add_test(tc, test_grow_while_opened);
+    tcase_add_test(tc, test_changed_while_read);
     suite_add_tcase(s, tc);
 
     tc = fx_tcase("release");
