@@ -90,8 +90,9 @@ sp_status sp_load_pread(int fd, const struct sp_header *hdr,
 
 /* A source of the input's bytes for the header parser and the plain
  * decoder (load_source.c), for the loader only.  FILE: pread FD from POS,
- * never at or past END.  Otherwise: the HEAD_LEN bytes at HEAD (read
- * before), then read() from FD, until STOP is set. */
+ * never at or past END, the first block read kept in BLOCK.  Otherwise:
+ * the HEAD_LEN bytes at HEAD (read before), then read() from FD, until
+ * STOP is set. */
 struct sp_source {
     int fd;
     int file;
@@ -103,6 +104,10 @@ struct sp_source {
     int eof;                    /* read() said end of file */
     int stop;                   /* read() no more */
     int error;                  /* the errno of a failed read, or 0 */
+    int kept;                   /* FILE: BLOCK holds BLOCK_LEN bytes of */
+    off_t block_at;             /* the file from BLOCK_AT */
+    size_t block_len;
+    unsigned char block[8192];
 };
 
 /* sp_source_open: a FILE* that reads SRC (which must outlive it; fclose()

@@ -11,12 +11,10 @@
 #include "load.h"
 #include "sys.h"
 
-static ssize_t file_read(struct sp_source *src, char *buf, size_t len)
+static ssize_t pread_some(struct sp_source *src, void *buf, size_t len)
 {
     ssize_t n;
 
-    if (src->pos >= src->end)
-        return 0;
     if ((off_t)len > src->end - src->pos)
         len = (size_t)(src->end - src->pos);
     do
@@ -24,7 +22,38 @@ static ssize_t file_read(struct sp_source *src, char *buf, size_t len)
     while (n < 0 && errno == EINTR);
     if (n < 0)
         src->error = errno;
-    else
+    return n;
+}
+
+/* The first block read is kept, and read again from memory: the parser
+ * reads the header's start twice (the magic number, then libnetpbm from
+ * the start again, and the plain decoder a third time), and must see the
+ * same bytes each time, whatever is written to the file in between. */
+static ssize_t file_read(struct sp_source *src, char *buf, size_t len)
+{
+    ssize_t n;
+
+    if (src->pos >= src->end)
+        return 0;
+    if (!src->kept) {
+        n = pread_some(src, src->block, sizeof src->block);
+        if (n < 0)
+            return n;
+        src->kept = 1;
+        src->block_at = src->pos;
+        src->block_len = (size_t)n;
+    }
+    if (src->pos >= src->block_at &&
+        src->pos < src->block_at + (off_t)src->block_len) {
+        size_t at = (size_t)(src->pos - src->block_at);
+
+        n = (ssize_t)(len < src->block_len - at ? len
+                                                : src->block_len - at);
+        memcpy(buf, src->block + at, (size_t)n);
+    } else {
+        n = pread_some(src, buf, len);
+    }
+    if (n > 0)
         src->pos += n;
     return n;
 }

@@ -1086,6 +1086,50 @@ START_TEST(test_changed_while_read)
 }
 END_TEST
 
+/* The header's start is read from the file once: the magic number the
+ * parser checks is the one libnetpbm parses, and the one the plain decoder
+ * parses again, even when the file is rewritten (here as a PAM, which the
+ * parser refuses before libnetpbm sees it) right after the first pread. */
+static unsigned preads;
+
+static ssize_t rewriting_first_pread(int fd, void *buf, size_t len,
+                                     off_t off)
+{
+    ssize_t n = pread(fd, buf, len, off);
+
+    if (preads++ == 0)
+        rewrite_now();
+    return n;
+}
+
+START_TEST(test_header_read_once)
+{
+    static const char *const firsts[] = {"P5\n2 2\n255\n\001\002\003\004",
+                                         "P2\n2 2\n255\n1 2 3 4\n"};
+    static const char pam[] = "P7\nWIDTH 2\nHEIGHT 2\nBOGUS\n";
+    const char *path = fx_path("in.pnm");
+    struct sp_image img;
+    struct sp_load_info info;
+
+    for (size_t i = 0; i < 2; i++) {
+        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+            fx_write_text(path, firsts[i]);
+            rewrite_path = path;
+            rewrite_data = (const unsigned char *)pam;
+            rewrite_len = strlen(pam);
+            rewrite_at = 1;
+            rewrite_calls = preads = 0;
+            sp_sys.pread = rewriting_first_pread;
+            ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info),
+                             SP_E_CHANGED);
+            sp_sys_reset();
+            ck_assert_uint_eq(preads, 1);
+            ck_assert_ptr_null(img.base);
+        }
+    }
+}
+END_TEST
+
 /* ---- release ---- */
 
 START_TEST(test_release_idempotent)
@@ -1254,6 +1298,7 @@ static Suite *load_suite(void)
     tcase_add_test(tc, test_shrink_mmap);
     tcase_add_test(tc, test_grow_while_opened);
     tcase_add_test(tc, test_changed_while_read);
+    tcase_add_test(tc, test_header_read_once);
     suite_add_tcase(s, tc);
 
     tc = fx_tcase("release");
