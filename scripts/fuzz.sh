@@ -5,14 +5,14 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build-fuzz
 FUZZ=$ROOT/tests/fuzz
-ALL=(header scale)
+ALL=(header scale change)
 
 usage() {
     cat <<'USAGE'
 usage: fuzz.sh [-p] [SECONDS] [HARNESS...]
 
 Builds build-fuzz/ with clang (-DSP_FUZZ=ON: libFuzzer, ASan, UBSan), makes
-the seed corpus, and runs each HARNESS (header, scale; default both) for
+the seed corpus, and runs each HARNESS (header, scale, change; default all) for
 SECONDS (default 60), one after the other.  Each keeps its corpus in
 build-fuzz/fuzz/corpus/HARNESS/ from run to run and its log in
 build-fuzz/fuzz/HARNESS.log.  A crash, leak, timeout or out-of-memory input
@@ -34,8 +34,8 @@ while (($#)); do
     [0-9]*)
         [[ $1 =~ ^[0-9]+$ && $1 -gt 0 ]] || { usage >&2; exit 2; }
         secs=$1 ;;
-    header | scale) harnesses+=("$1") ;;
-    fuzz_header | fuzz_scale) harnesses+=("${1#fuzz_}") ;;
+    header | scale | change) harnesses+=("$1") ;;
+    fuzz_header | fuzz_scale | fuzz_change) harnesses+=("${1#fuzz_}") ;;
     *) usage >&2; exit 2 ;;
     esac
     shift

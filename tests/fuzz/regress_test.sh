@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # regress_test.sh: replay what the fuzzers found (tests/fuzz/regress/) and
-# the seed corpus through both harnesses, without libFuzzer (ctest).
+# the seed corpus through the harnesses, without libFuzzer (ctest).
 set -euo pipefail
 
 usage() {
     cat <<'USAGE'
-usage: regress_test.sh REPLAY_HEADER REPLAY_SCALE GENIMAGE
+usage: regress_test.sh REPLAY_HEADER REPLAY_SCALE GENIMAGE REPLAY_CHANGE
 
-Runs replay_header and replay_scale over tests/fuzz/regress/<harness>/
+Runs replay_header, replay_scale and replay_change over
+tests/fuzz/regress/<harness>/
 and over a seed corpus made afresh by seeds.sh with GENIMAGE.  The seeds
 always run, so the test never passes on no inputs.
 USAGE
@@ -17,7 +18,7 @@ if [[ ${1:-} == -h || ${1:-} == --help ]]; then
     usage
     exit 0
 fi
-if (($# != 3)); then
+if (($# != 4)); then
     usage >&2
     exit 2
 fi
@@ -27,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 bash "$here/seeds.sh" "$tmp/seeds" "$3"
 status=0
-for pair in "header:$1" "scale:$2"; do
+for pair in "header:$1" "scale:$2" "change:$4"; do
     harness=${pair%%:*} replay=${pair#*:}
     paths=("$tmp/seeds")
     [[ -d $here/regress/$harness ]] && paths+=("$here/regress/$harness")
