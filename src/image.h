@@ -111,9 +111,9 @@ sp_status sp_stamp_check(int fd, const struct sp_stamp *was);
 sp_status sp_image_check(const struct sp_image *img);
 
 /* sp_image_release: release IMG by its backing (free, madvise+munmap of
- * exactly base/base_len and close, or close) and reset it to empty.  Safe on an
- * empty image and idempotent.  An madvise failure is ignored (it is advice); returns the
- * munmap error if there is one, else 0. */
+ * exactly base/base_len and close, or close) and reset it to empty.  Safe
+ * on an empty image and idempotent.  An madvise failure is ignored (it is
+ * advice); returns the munmap error if there is one, else 0. */
 sp_status sp_image_release(struct sp_image *img);
 
 #endif

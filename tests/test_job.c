@@ -1398,19 +1398,12 @@ START_TEST(test_drop_rows_unit)
     base = mmap(NULL, len, PROT_READ | PROT_WRITE,
                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ck_assert(base != MAP_FAILED);
-    memset(&img, 0, sizeof img);
-    img.backing = SP_BACKING_MMAP;
-    img.fd = -1;  /* no file behind it */
-    img.base = base;
-    img.base_len = len;
-    img.pixels = base + off;
-    img.width = stride / 4;
-    img.height = height;
-    img.stride = stride;
-    img.channels = 1;
-    img.bytes = 1;
-    img.maxval = 255;
-
+    /* A mapping with no file behind it: fd -1. */
+    img = (struct sp_image){.backing = SP_BACKING_MMAP, .fd = -1,
+                            .base = base, .base_len = len,
+                            .pixels = base + off, .width = stride / 4,
+                            .height = height, .stride = stride,
+                            .channels = 1, .bytes = 1, .maxval = 255};
     memset(&seen, 0, sizeof seen);
     seen.base = base;
     seen.len = len;
