@@ -575,7 +575,11 @@ else
     "$GEN" -o mix_a.ppm 3000 2000
     hlen=$(head -n 3 mix_a.ppm | wc -c)
     # The same header; the raster moved by a byte.
-    { head -c "$hlen" mix_a.ppm; tail -c +$((hlen + 2)) mix_a.ppm; printf x; } >mix_b.ppm
+    {
+        head -c "$hlen" mix_a.ppm
+        tail -c +$((hlen + 2)) mix_a.ppm
+        printf x
+    } >mix_b.ppm
     "$SP" --io read -s 2 mix_a.ppm mix_ref.ppm
     cp mix_a.ppm mix.ppm
     t0=$EPOCHREALTIME
@@ -591,9 +595,11 @@ else
         "$SP" --io mmap -s 2 -t 1 mix.ppm od/mix.ppm >o 2>e </dev/null &
         pid=$!
         bg_pids+=("$pid")
-        delay=$(awk -v s="$span" -v i="$run" 'BEGIN { printf "%.4f", s * (i - 1) / 10 }')
+        delay=$(awk -v s="$span" -v i="$run" \
+            'BEGIN { printf "%.4f", s * (i - 1) / 10 }')
         deadline=$((SECONDS + 30))
-        until mapped "$pid" mix.ppm || ! alive "$pid" || ((SECONDS >= deadline)); do
+        until mapped "$pid" mix.ppm || ! alive "$pid" ||
+            ((SECONDS >= deadline)); do
             :
         done
         nap "$delay"
@@ -602,7 +608,8 @@ else
         why=''
         if ((rc == 0)); then
             whole=$((whole + 1))
-            cmp -s od/mix.ppm mix_ref.ppm || why='exit 0 but the output is not the first image scaled'
+            cmp -s od/mix.ppm mix_ref.ppm ||
+                why='exit 0 but the output is not the first image scaled'
         else
             changed=$((changed + 1))
             why=$(failed 'scaleppm: mix.ppm: ' 'input changed while reading')
@@ -617,7 +624,8 @@ else
     printf '# rewrite: %d whole, %d changed while reading\n' "$whole" "$changed"
     why=''
     ((bad == 0)) || why="$bad of 12 runs went wrong (above)"
-    result "input rewritten while mapped, 12 runs: exit 0 and the first image, or exit 1 (changed), never both" "$why"
+    what='input rewritten while mapped, 12 runs: exit 0 and the first image'
+    result "$what, or exit 1 (changed), never both" "$why"
 fi
 
 finish
