@@ -1,6 +1,8 @@
 /* The loader: read and mmap give the same pixels; the path used, trailing
- * data, streams; the syscall seam (EINTR, short reads, mmap failure, a
- * file that shrinks); no descriptor or mapping outlives a release. */
+ * data, streams (read only as far as the header says) and the accept
+ * hook; the syscall seam (EINTR, short reads, mmap failure, a file that
+ * shrinks, grows or is rewritten while it is loaded); no descriptor or
+ * mapping outlives a release. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
