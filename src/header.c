@@ -142,12 +142,14 @@ sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why)
     return st;
 }
 
-/* read_rows: decode every row of PAM into RASTER, under a jump buffer.
- * Returns 0, or -1 with netpbm_msg set. */
-static int read_rows(struct pam *pam, unsigned char *volatile raster,
+/* read_rows: decode every row of PAM to where ROW(ARG, y) says, under a
+ * jump buffer.  Returns 0, -1 with netpbm_msg set, or -2 when ROW had no
+ * memory for a row. */
+static int read_rows(struct pam *pam, sp_row_fn *row, void *arg,
                      unsigned bytes)
 {
     jmp_buf jb;
+    volatile int rc = 0;  /* set after setjmp */
 
     if (setjmp(jb) != 0) {
         pm_setjmpbuf(saved_jb);
@@ -159,26 +161,34 @@ static int read_rows(struct pam *pam, unsigned char *volatile raster,
     pm_setjmpbufsave(&jb, &saved_jb);
     row_buf = pnm_allocpamrow(pam);
     for (int y = 0; y < pam->height; y++) {
+        unsigned char *p = row(arg, (size_t)y);
+
+        if (p == NULL) {
+            rc = -2;
+            break;
+        }
         pnm_readpamrow(pam, row_buf);
         for (int x = 0; x < pam->width; x++) {
             for (unsigned c = 0; c < pam->depth; c++) {
                 sample v = row_buf[x][c];
                 if (bytes == 2)
-                    *raster++ = (unsigned char)(v >> 8);
-                *raster++ = (unsigned char)v;
+                    *p++ = (unsigned char)(v >> 8);
+                *p++ = (unsigned char)v;
             }
         }
     }
     pnm_freepamrow(row_buf);
     row_buf = NULL;
     pm_setjmpbuf(saved_jb);
-    return 0;
+    return rc;
 }
 
-sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
-                                 unsigned char *raster, off_t *end, char *why)
+sp_status sp_header_decode_plain_rows(FILE *f, const struct sp_header *hdr,
+                                      sp_row_fn *row, void *arg, off_t *end,
+                                      char *why)
 {
     struct pam pam;
+    int rc;
 
     why[0] = '\0';
     netpbm_setup();
@@ -188,12 +198,36 @@ sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
     }
     if ((size_t)pam.width != hdr->width || (size_t)pam.height != hdr->height)
         return SP_E_BADHEADER;
-    if (read_rows(&pam, raster, hdr->bytes) != 0) {
+    rc = read_rows(&pam, row, arg, hdr->bytes);
+    if (rc == -2)
+        return ENOMEM;
+    if (rc != 0) {
         snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
         return SP_E_BADRASTER;
     }
     *end = ftello(f);
     return SP_OK;
+}
+
+/* A flat raster: row Y at Y * stride. */
+struct flat {
+    unsigned char *raster;
+    size_t stride;
+};
+
+static unsigned char *flat_row(void *arg, size_t y)
+{
+    struct flat *fl = arg;
+
+    return fl->raster + y * fl->stride;
+}
+
+sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
+                                 unsigned char *raster, off_t *end, char *why)
+{
+    struct flat fl = {raster, hdr->raster_bytes / hdr->height};
+
+    return sp_header_decode_plain_rows(f, hdr, flat_row, &fl, end, why);
 }
 
 /* write_pam: pnm_writepaminit(PAM) under a jump buffer. */

@@ -47,6 +47,18 @@ sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why);
 sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
                                  unsigned char *raster, off_t *end, char *why);
 
+/* Where a decoded row goes: row Y's bytes (a row of the binary layout) at
+ * the pointer returned, or NULL when there is no memory for it. */
+typedef unsigned char *sp_row_fn(void *arg, size_t y);
+
+/* sp_header_decode_plain_rows: as sp_header_decode_plain, each row decoded
+ * to where ROW(ARG, y) says when it is reached, so that the memory can
+ * follow the rows that arrive.  Returns what sp_header_decode_plain does,
+ * or ENOMEM when ROW returns NULL. */
+sp_status sp_header_decode_plain_rows(FILE *f, const struct sp_header *hdr,
+                                      sp_row_fn *row, void *arg, off_t *end,
+                                      char *why);
+
 /* sp_header_write: write the binary PNM header (P5 or P6, by channels) of
  * a WIDTH x HEIGHT image with MAXVAL to F, as libnetpbm's own tools write
  * it.  Returns 0, SP_E_TOOBIG (a dimension over INT_MAX), or SP_E_BADHEADER

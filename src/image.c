@@ -110,6 +110,37 @@ sp_status sp_image_read_rows(const struct sp_image *img, size_t y0, size_t y1,
     return SP_OK;
 }
 
+void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp)
+{
+    stamp->dev = sb->st_dev;
+    stamp->ino = sb->st_ino;
+    stamp->size = sb->st_size;
+    stamp->mtime_ns = sb->st_mtim.tv_sec * 1000000000LL + sb->st_mtim.tv_nsec;
+    stamp->ctime_ns = sb->st_ctim.tv_sec * 1000000000LL + sb->st_ctim.tv_nsec;
+}
+
+sp_status sp_stamp_check(int fd, const struct sp_stamp *was)
+{
+    struct stat sb;
+    struct sp_stamp now;
+
+    if (sp_sys.fstat(fd, &sb) != 0)
+        return errno;
+    sp_stamp_of(&sb, &now);
+    return now.dev == was->dev && now.ino == was->ino &&
+                   now.size == was->size && now.mtime_ns == was->mtime_ns &&
+                   now.ctime_ns == was->ctime_ns
+               ? SP_OK
+               : SP_E_CHANGED;
+}
+
+sp_status sp_image_check(const struct sp_image *img)
+{
+    if (img->backing != SP_BACKING_MMAP && img->backing != SP_BACKING_FILE)
+        return SP_OK;
+    return sp_stamp_check(img->fd, &img->stamp);
+}
+
 sp_status sp_image_release(struct sp_image *img)
 {
     sp_status st = SP_OK;
@@ -124,6 +155,8 @@ sp_status sp_image_release(struct sp_image *img)
                              img->base_len - img->dropped, MADV_DONTNEED);
         if (sp_sys.munmap(img->base, img->base_len) != 0)
             st = errno;
+        if (img->fd >= 0)
+            (void)sp_sys.close(img->fd);
         break;
     case SP_BACKING_FILE:
         (void)sp_sys.close(img->fd);  /* read-only: nothing to lose */

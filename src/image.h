@@ -8,16 +8,32 @@
 #define SP_IMAGE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "status.h"
 
 enum sp_backing {
     SP_BACKING_NONE = 0,  /* nothing to release */
     SP_BACKING_MALLOC,    /* base came from malloc: released by free() */
-    SP_BACKING_MMAP,      /* base came from mmap: madvise(DONTNEED) + munmap */
+    SP_BACKING_MMAP,      /* base came from mmap: madvise(DONTNEED) + munmap,
+                             and FD closed unless it is -1 */
     SP_BACKING_FILE,      /* no raster in memory: rows are read from FD at
                              OFFSET when wanted (sp_image_read_rows);
                              released by close() */
+};
+
+/* A file's identity and last change, from one fstat(): two stamps of the
+ * same open file differ once it was written, resized or had its inode
+ * changed in between (tar's test of a file that changed as it was read).
+ * Times in nanoseconds; a change within the file system's timestamp
+ * granularity of the first stamp, that keeps the size, goes unseen. */
+struct sp_stamp {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    long long mtime_ns;
+    long long ctime_ns;
 };
 
 struct sp_image {
@@ -26,7 +42,9 @@ struct sp_image {
     void *base;
     size_t base_len;
     size_t dropped;       /* bytes at base given back by sp_image_drop_rows */
-    int fd;               /* SP_BACKING_FILE: the open file */
+    int fd;               /* SP_BACKING_FILE and _MMAP: the open file, kept
+                             so that sp_image_check() can fstat it */
+    struct sp_stamp stamp;  /* _FILE and _MMAP: the file when loaded */
     long long offset;     /* SP_BACKING_FILE: where its raster starts */
 
     /* view: rows of width * channels samples, each sample `bytes` bytes,
@@ -77,10 +95,25 @@ void sp_image_drop_rows(struct sp_image *img, size_t rows, size_t grain);
 sp_status sp_image_read_rows(const struct sp_image *img, size_t y0, size_t y1,
                              unsigned char *buf);
 
+/* sp_stamp_of: the stamp of the file SB describes, into *STAMP. */
+void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp);
+
+/* sp_stamp_check: fstat FD (through the sys seam) and compare it with
+ * WAS.  Returns 0 when they match, SP_E_CHANGED when not, or fstat's
+ * errno value. */
+sp_status sp_stamp_check(int fd, const struct sp_stamp *was);
+
+/* sp_image_check: whether the file that a mapped or file-backed IMG reads
+ * is still as it was when loaded (sp_stamp_check); call it after the last
+ * read of IMG and before its output is committed.  An image in memory
+ * was checked when it was read: 0.  Returns 0, SP_E_CHANGED or an errno
+ * value. */
+sp_status sp_image_check(const struct sp_image *img);
+
 /* sp_image_release: release IMG by its backing (free, madvise+munmap of
- * exactly base/base_len, or close) and reset it to empty.  Safe on an
- * empty image and idempotent.  An madvise failure is ignored (it is advice); returns the
- * munmap error if there is one, else 0. */
+ * exactly base/base_len and close, or close) and reset it to empty.  Safe
+ * on an empty image and idempotent.  An madvise failure is ignored (it is
+ * advice); returns the munmap error if there is one, else 0. */
 sp_status sp_image_release(struct sp_image *img);
 
 #endif

@@ -274,18 +274,48 @@ static size_t item_rows(size_t budget, size_t orow, size_t oh,
     return rows < share ? rows : share;
 }
 
-/* over_limit: a W x H image has more pixels than LIMIT allows. */
-static int over_limit(struct sp_report *r, const char *what, size_t w,
-                      size_t h, uint64_t limit)
+/* over_limit: a W x H image has more pixels than LIMIT allows; WHY
+ * (SP_WHY_MAX bytes) says so. */
+static int over_limit(char *why, const char *what, size_t w, size_t h,
+                      uint64_t limit)
 {
     unsigned __int128 px = (unsigned __int128)w * h;
 
     if (px <= limit)
         return 0;
-    snprintf(r->why, sizeof r->why, "%s is %zux%zu, over the limit of "
+    snprintf(why, SP_WHY_MAX, "%s is %zux%zu, over the limit of "
              "%llu pixels (raise it with --max-pixels)", what, w, h,
              (unsigned long long)limit);
     return 1;
+}
+
+/* The job's policy on an input, which the loader asks about its header
+ * before it reads, maps or buffers the raster (sp_accept_fn): the output
+ * size must be computable (into the report), and neither the input nor
+ * the output may have more pixels than LIMIT. */
+struct policy {
+    const struct sp_job *job;
+    struct sp_report *report;
+    uint64_t limit;
+};
+
+static sp_status accept_header(const struct sp_header *hdr, void *arg,
+                               char *why)
+{
+    const struct policy *p = arg;
+    struct sp_report *r = p->report;
+    sp_status st = sp_scale_size(hdr->width, hdr->height, p->job->factor,
+                                 &r->out_width, &r->out_height);
+
+    if (st == SP_E_TOOBIG)
+        snprintf(why, SP_WHY_MAX, "scaled by %d it would be larger than "
+                 "memory can address", p->job->factor);
+    if (st == SP_OK &&
+        (over_limit(why, "the input", hdr->width, hdr->height, p->limit) ||
+         over_limit(why, "the output", r->out_width, r->out_height,
+                    p->limit)))
+        st = SP_E_LIMIT;
+    return st;
 }
 
 static sp_status fail(struct sp_report *r, const char *path, sp_status st)
@@ -486,7 +516,8 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     struct sp_meter m;
     enum sp_outfmt fmt;
     sp_status st, rel;
-    uint64_t limit = job->max_pixels ? job->max_pixels : SP_MAX_PIXELS;
+    struct policy policy = {
+        job, r, job->max_pixels ? job->max_pixels : SP_MAX_PIXELS};
 
     memset(r, 0, sizeof *r);
     if (job->threads < 1 || job->threads > SP_THREADS_MAX)
@@ -496,7 +527,8 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
         return fail(r, job->out, st);
 
     sp_meter_start(&m);
-    st = sp_load(job->in, job->io, &src, &r->load);
+    st = sp_load_checked(job->in, job->io, accept_header, &policy, &src,
+                         &r->load);
     sp_meter_stop(&m, &r->phase[SP_LOAD]);
     if (st != SP_OK) {
         memcpy(r->why, r->load.why, sizeof r->why);
@@ -510,28 +542,22 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     if (job->after_load != NULL)
         job->after_load(job->after_load_arg);
 
-    st = sp_scale_size(src.width, src.height, job->factor, &r->out_width,
-                       &r->out_height);
-    if (st == SP_E_TOOBIG)
-        snprintf(r->why, sizeof r->why, "scaled by %d it would be larger "
-                 "than memory can address", job->factor);
-    if (st == SP_OK &&
-        (over_limit(r, "the input", src.width, src.height, limit) ||
-         over_limit(r, "the output", r->out_width, r->out_height, limit)))
-        st = SP_E_LIMIT;
-    if (st == SP_OK) {
-        layout = src;
-        layout.width = r->out_width;
-        layout.height = r->out_height;
-        sp_meter_start(&m);
-        st = sp_output_open(&out, job->out, fmt, &layout, r->why);
-        sp_meter_stop(&m, &r->phase[SP_WRITE]);
-        if (st != SP_OK)
-            r->failed_path = job->out;
-        opened = st == SP_OK;
-    }
+    layout = src;
+    layout.width = r->out_width;
+    layout.height = r->out_height;
+    sp_meter_start(&m);
+    st = sp_output_open(&out, job->out, fmt, &layout, r->why);
+    sp_meter_stop(&m, &r->phase[SP_WRITE]);
+    if (st != SP_OK)
+        r->failed_path = job->out;
+    opened = st == SP_OK;
     if (opened)
         st = scale_and_write(job, &src, &out, fmt, r);
+    /* A mapped or pread input is read until the last item is scaled: it
+     * must still be the file the load saw, or the output is not
+     * committed. */
+    if (opened && st == SP_OK)
+        st = sp_image_check(&src);
 
     sp_meter_start(&m);
     rel = sp_image_release(&src);

@@ -78,8 +78,10 @@ struct sp_report {
  * phase into REPORT.  The output format comes from JOB->out's extension.
  * Returns 0, or the status of the first phase that failed, with
  * REPORT->failed_path and REPORT->why saying where and what; nothing is
- * left allocated, mapped or open, and no output file is created.  A mapped
- * input that shrinks under the scale gives SP_E_CHANGED (see guard.h). */
+ * left allocated, mapped or open, and no output file is created.  An input
+ * that changes while it is read (its size, mtime or ctime differ after
+ * the last item is scaled, or a mapped one shrinks under the scale: see
+ * guard.h) gives SP_E_CHANGED, and its output is not committed. */
 sp_status sp_job_run(const struct sp_job *job, struct sp_report *report);
 
 /* sp_report_print: REPORT on F as key=value pairs on one line, or as one

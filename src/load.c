@@ -1,4 +1,5 @@
-/* The loader: open, parse and check the header, pick the backend. */
+/* The loader: open, take the size and stamp, parse and check the header,
+ * ask the caller, pick the backend; and the stream path. */
 #include "load.h"
 
 #include <errno.h>
@@ -32,28 +33,41 @@ void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
     img->bytes = hdr->bytes;
     img->maxval = hdr->maxval;
     img->stride = hdr->width * hdr->channels * hdr->bytes;
+    img->fd = -1;
 }
 
-/* check_length: is the input long enough for the raster HDR promises?
- * A plain raster needs at least one digit and one separator per sample
- * (but the last), so a header cannot make us allocate far more than the
- * file holds. */
-static sp_status check_length(const struct sp_header *hdr, size_t input_bytes,
-                              char *why)
+/* raster_end: the least input length (from the start of the file or the
+ * stream) that can hold the raster HDR promises, saturating: a plain
+ * raster needs at least one digit and one separator per sample (but the
+ * last), so a header cannot make us allocate far more than the input
+ * holds. */
+static size_t raster_end(const struct sp_header *hdr)
 {
-    size_t have = input_bytes - (size_t)hdr->raster_offset;
-    size_t need = hdr->raster_bytes;
+    size_t need = hdr->raster_bytes, end;
 
     if (hdr->plain) {
         size_t samples = hdr->raster_bytes / hdr->bytes;
         need = samples > (SIZE_MAX - 1) / 2 ? SIZE_MAX : 2 * samples - 1;
     }
-    if (have >= need)
+    if (__builtin_add_overflow((size_t)hdr->raster_offset, need, &end))
+        return SIZE_MAX;
+    return end;
+}
+
+/* check_length: is an input of INPUT_BYTES long enough for the raster HDR
+ * promises? */
+static sp_status check_length(const struct sp_header *hdr, size_t input_bytes,
+                              char *why)
+{
+    size_t off = (size_t)hdr->raster_offset;
+    size_t have = input_bytes > off ? input_bytes - off : 0;
+
+    if (input_bytes >= raster_end(hdr))
         return SP_OK;
     snprintf(why, SP_WHY_MAX,
              "%zux%zu %s image needs %s%zu bytes of pixel data, file has %zu",
              hdr->width, hdr->height, hdr->channels == 3 ? "color" : "gray",
-             hdr->plain ? "at least " : "", need, have);
+             hdr->plain ? "at least " : "", raster_end(hdr) - off, have);
     return SP_E_TRUNCATED;
 }
 
@@ -80,52 +94,103 @@ static sp_status decode_plain(FILE *f, const struct sp_header *hdr,
     return st;
 }
 
-/* load_file: a regular file of SIZE > 0 bytes open on FD, the image
- * starting at FD's offset (not 0 when stdin is a file read in part). */
-static sp_status load_file(int fd, size_t size, enum sp_io io,
+/* What sp_load_checked asks about a header, and of whom. */
+struct accept {
+    sp_accept_fn *fn;
+    void *arg;
+};
+
+static sp_status ask(const struct accept *acc, const struct sp_header *hdr,
+                     char *why)
+{
+    return acc->fn != NULL ? acc->fn(hdr, acc->arg, why) : SP_OK;
+}
+
+/* parse_file: the header of the file open on FD, parsed from a source
+ * that ends at the size in STAMP, checked against that size and accepted;
+ * a plain raster is decoded into IMG too, *END set past it. */
+static sp_status parse_file(int fd, const struct sp_stamp *stamp,
+                            const struct accept *acc, struct sp_header *hdr,
+                            struct sp_image *img, off_t *end, char *why)
+{
+    struct sp_source src = {.fd = fd, .file = 1, .end = stamp->size};
+    sp_status st;
+    FILE *f;
+
+    /* Not 0 when stdin is a file read in part. */
+    src.pos = sp_sys.lseek(fd, 0, SEEK_CUR);
+    if (src.pos < 0)
+        return errno;
+    f = sp_source_open(&src);
+    if (f == NULL)
+        return errno;
+    st = sp_header_parse(f, hdr, why);
+    if (st == SP_OK)
+        st = check_length(hdr, (size_t)stamp->size, why);
+    if (st == SP_OK)
+        st = ask(acc, hdr, why);
+    if (st == SP_OK && hdr->plain)
+        st = decode_plain(f, hdr, img, end, why);
+    fclose(f);
+    if (src.error != 0 && st != SP_OK)
+        st = src.error;
+    return st;
+}
+
+/* load_binary: HDR's binary raster by IO, from the file open on FD whose
+ * size was taken as SIZE. */
+static sp_status load_binary(int fd, size_t size, enum sp_io io,
+                             const struct sp_header *hdr,
+                             struct sp_image *img, struct sp_load_info *info)
+{
+    sp_status st = SP_OK;
+
+    if (io == SP_IO_MMAP)
+        st = sp_load_mmap(fd, size, hdr, img);
+    else if (io == SP_IO_PREAD)
+        st = sp_load_pread(fd, hdr, img);
+    if (io != SP_IO_READ && st == SP_OK)
+        info->io_used = io;
+    /* A file the kernel will not map is read instead. */
+    if (io == SP_IO_READ || st != SP_OK)
+        st = sp_load_read(fd, hdr, img);
+    return st;
+}
+
+/* load_file: a regular file open on FD whose size and stamp the fstat
+ * after open gave, the image starting at FD's offset. */
+static sp_status load_file(int fd, const struct sp_stamp *stamp,
+                           enum sp_io io, const struct accept *acc,
                            struct sp_image *img, struct sp_load_info *info)
 {
+    size_t size = (size_t)stamp->size;
     struct sp_header hdr;
     unsigned char next[2];
     off_t end = 0;
-    sp_status st;
-    FILE *f;
-    int fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    sp_status st, now;
 
-    if (fd2 < 0)
-        return errno;
-    f = fdopen(fd2, "rb");
-    if (f == NULL) {
-        st = errno;
-        close(fd2);
-        return st;
+    info->io_used = SP_IO_READ;
+    st = parse_file(fd, stamp, acc, &hdr, img, &end, info->why);
+    if (st == SP_OK && !hdr.plain) {
+        end = hdr.raster_offset + (off_t)hdr.raster_bytes;
+        st = load_binary(fd, size, io, &hdr, img, info);
     }
-    st = sp_header_parse(f, &hdr, info->why);
-    if (st == SP_OK)
-        st = check_length(&hdr, size, info->why);
-    if (st == SP_OK && hdr.plain)
-        st = decode_plain(f, &hdr, img, &end, info->why);
-    fclose(f);
+    /* The bytes read (or mapped, before any is touched) must be those of
+     * the file whose size was taken; a load that failed on a file that
+     * changed says so, not what its new bytes look like. */
+    now = sp_stamp_check(fd, stamp);
+    if (st == SP_OK && now != SP_OK) {
+        sp_image_release(img);
+        st = now;
+    } else if (st != SP_OK && now == SP_E_CHANGED) {
+        info->why[0] = '\0';
+        st = now;
+    }
     if (st != SP_OK)
         return st;
-
+    img->stamp = *stamp;
     info->magic = hdr.magic;
     info->raster_offset = hdr.raster_offset;
-    info->io_used = SP_IO_READ;
-    if (!hdr.plain) {
-        end = hdr.raster_offset + (off_t)hdr.raster_bytes;
-        if (io == SP_IO_MMAP)
-            st = sp_load_mmap(fd, size, &hdr, img);
-        else if (io == SP_IO_PREAD)
-            st = sp_load_pread(fd, &hdr, img);
-        if (io != SP_IO_READ && st == SP_OK)
-            info->io_used = io;
-        /* A file the kernel will not map is read instead. */
-        if (io == SP_IO_READ || st != SP_OK)
-            st = sp_load_read(fd, &hdr, img);
-        if (st != SP_OK)
-            return st;
-    }
     info->trailing_bytes = size - (size_t)end;
     info->trailing_image =
         info->trailing_bytes >= 2 &&
@@ -141,8 +206,8 @@ struct stream {
 };
 
 /* fill_some: one read() from FD into S, the buffer grown by doubling up to
- * LIMIT bytes, so that memory follows the data that arrives and not what a
- * header claims. */
+ * LIMIT bytes, so that memory follows the data that arrives and never
+ * passes what a header claims. */
 static sp_status fill_some(int fd, struct stream *s, size_t limit)
 {
     ssize_t n;
@@ -199,74 +264,174 @@ static sp_status parse_buffered(struct stream *s, struct sp_header *hdr,
  * raster; past this a header that does not parse is an error. */
 #define STREAM_HEADER_MAX (1u << 20)
 
-/* load_stream: anything that is not a regular file with a size: a pipe,
- * FIFO, terminal, device.  Reads the header first, then exactly the
- * raster it announces (plain rasters: to the end of the stream). */
-static sp_status load_stream(int fd, struct sp_image *img,
-                             struct sp_load_info *info)
+/* stream_header: read from FD into S until a header parses into HDR. */
+static sp_status stream_header(int fd, struct stream *s,
+                               struct sp_header *hdr, char *why)
 {
-    struct stream s = {NULL, 0, 0, 0};
-    struct sp_header hdr;
-    size_t end;
-    off_t plain_end = 0;
     sp_status st;
 
     /* Parse after every read: a header cut off by what has arrived so far
      * may parse with more, so a bad one is final only at the end of the
      * stream or past STREAM_HEADER_MAX bytes. */
     for (;;) {
-        st = fill_some(fd, &s, SIZE_MAX);
-        if (st == SP_OK && s.len == 0 && s.eof)
+        st = fill_some(fd, s, STREAM_HEADER_MAX);
+        if (st == SP_OK && s->len == 0 && s->eof)
             st = SP_E_EMPTY;
-        if (st == SP_OK && s.len > 0)
-            st = parse_buffered(&s, &hdr, info->why);
+        if (st == SP_OK && s->len > 0)
+            st = parse_buffered(s, hdr, why);
         else if (st == SP_OK)
             st = SP_E_BADHEADER;
-        if (st == SP_E_NOTPNM && s.len < 2 && !s.eof)
+        if (st == SP_E_NOTPNM && s->len < 2 && !s->eof)
             continue;  /* one byte of the magic number so far */
         if (st != SP_E_BADHEADER && st != SP_E_EMPTY)
-            break;
-        if (s.eof || s.len >= STREAM_HEADER_MAX)
-            break;
+            return st;
+        if (s->eof || s->len >= STREAM_HEADER_MAX)
+            return st;
     }
-    if (st == SP_OK && hdr.plain)
-        st = fill(fd, &s, SIZE_MAX);
-    else if (st == SP_OK)
-        st = fill(fd, &s, (size_t)hdr.raster_offset + hdr.raster_bytes);
-    if (st == SP_OK)
-        st = check_length(&hdr, s.len, info->why);
-    if (st == SP_OK && hdr.plain) {
-        FILE *f = fmemopen(s.buf, s.len, "rb");
-        st = f == NULL ? errno
-                       : decode_plain(f, &hdr, img, &plain_end, info->why);
-        if (f != NULL)
-            fclose(f);
+}
+
+/* A plain raster decoded as it arrives: row by row into BUF, grown by
+ * doubling up to MAX (the decoded raster's size). */
+struct rows {
+    unsigned char *buf;
+    size_t cap, stride, max;
+};
+
+static unsigned char *grow_row(void *arg, size_t y)
+{
+    struct rows *r = arg;
+    size_t need = (y + 1) * r->stride;
+
+    if (need > r->cap) {
+        size_t cap = r->cap > r->max / 2 ? r->max : 2 * r->cap;
+        unsigned char *p = realloc(r->buf, cap < need ? need : cap);
+
+        if (p == NULL)
+            return NULL;
+        r->buf = p;
+        r->cap = cap < need ? need : cap;
+    }
+    return r->buf + y * r->stride;
+}
+
+/* stream_short: after a plain raster from a stream failed to decode, is
+ * the stream too short for it, as check_length would say of a file?  Reads
+ * on (into S's buffer, whose bytes are spent) only until that is known. */
+static sp_status stream_short(int fd, struct stream *s, size_t total,
+                              const struct sp_header *hdr, int eof,
+                              char *why)
+{
+    size_t want = raster_end(hdr);
+
+    while (total < want && !eof) {
+        ssize_t n = sp_sys.read(fd, s->buf, s->cap);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno;
+        total += (size_t)n;
+        eof = n == 0;
+    }
+    return check_length(hdr, total, why);
+}
+
+/* stream_plain: decode HDR's plain raster from what S holds and then FD,
+ * stopping after its last sample. */
+static sp_status stream_plain(int fd, struct stream *s,
+                              const struct sp_header *hdr,
+                              struct sp_image *img, struct sp_load_info *info)
+{
+    struct sp_source src = {.fd = fd, .head = s->buf, .head_len = s->len,
+                            .eof = s->eof};
+    struct rows r = {NULL, 0, hdr->raster_bytes / hdr->height,
+                     hdr->raster_bytes};
+    off_t end = 0;
+    int c0 = EOF, c1 = EOF;
+    sp_status st;
+    FILE *f = sp_source_open(&src);
+
+    if (f == NULL)
+        return errno;
+    st = sp_header_decode_plain_rows(f, hdr, grow_row, &r, &end, info->why);
+    src.stop = 1;  /* what follows the image stays unread */
+    if (st == SP_OK) {
+        c0 = getc(f);
+        c1 = getc(f);
+    }
+    fclose(f);
+    if (src.error != 0) {
+        st = src.error;
+    } else if (st == SP_E_BADRASTER || st == SP_E_BADHEADER) {
+        sp_status cut = stream_short(fd, s, s->len + src.taken, hdr,
+                                     src.eof, info->why);
+        if (cut != SP_OK)
+            st = cut;
     }
     if (st != SP_OK) {
-        free(s.buf);
+        free(r.buf);
         return st;
     }
-    end = hdr.plain ? (size_t)plain_end
-                    : (size_t)hdr.raster_offset + hdr.raster_bytes;
-    info->magic = hdr.magic;
-    info->raster_offset = hdr.raster_offset;
-    info->io_used = SP_IO_READ;
-    info->input_bytes = s.len;
-    info->trailing_bytes = s.len - end;  /* what was read: the rest waits */
-    info->trailing_image = is_magic(s.buf + end, s.len - end);
-    if (hdr.plain) {
-        free(s.buf);
-        return SP_OK;
-    }
-    sp_image_adopt(img, SP_BACKING_MALLOC, s.buf, s.cap, &hdr,
-                   s.buf + hdr.raster_offset);
+    sp_image_adopt(img, SP_BACKING_MALLOC, r.buf, r.cap, hdr, r.buf);
+    info->input_bytes = s->len + src.taken;
+    info->trailing_bytes = info->input_bytes - (size_t)end;
+    info->trailing_image = c0 == 'P' && c1 >= '1' && c1 <= '7';
     return SP_OK;
 }
 
-sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
-                  struct sp_load_info *info)
+/* stream_binary: HDR's binary raster: S filled to its end. */
+static sp_status stream_binary(int fd, struct stream *s,
+                               const struct sp_header *hdr,
+                               struct sp_image *img, struct sp_load_info *info)
 {
-    struct stat st_buf;
+    size_t end = raster_end(hdr);
+    sp_status st = fill(fd, s, end);
+
+    if (st == SP_OK)
+        st = check_length(hdr, s->len, info->why);
+    if (st != SP_OK)
+        return st;
+    info->input_bytes = s->len;
+    info->trailing_bytes = s->len - end;  /* what was read: the rest waits */
+    info->trailing_image = is_magic(s->buf + end, s->len - end);
+    sp_image_adopt(img, SP_BACKING_MALLOC, s->buf, s->cap, hdr,
+                   s->buf + hdr->raster_offset);
+    s->buf = NULL;  /* IMG's now */
+    return SP_OK;
+}
+
+/* load_stream: anything that is not a regular file with a size: a pipe,
+ * FIFO, terminal, device.  Reads the header first, and after ACC accepts
+ * it, exactly the raster it announces (plain: up to its last sample). */
+static sp_status load_stream(int fd, const struct accept *acc,
+                             struct sp_image *img, struct sp_load_info *info)
+{
+    struct stream s = {NULL, 0, 0, 0};
+    struct sp_header hdr;
+    sp_status st = stream_header(fd, &s, &hdr, info->why);
+
+    if (st == SP_OK)
+        st = ask(acc, &hdr, info->why);
+    if (st == SP_OK && hdr.plain)
+        st = stream_plain(fd, &s, &hdr, img, info);
+    else if (st == SP_OK)
+        st = stream_binary(fd, &s, &hdr, img, info);
+    free(s.buf);
+    if (st != SP_OK)
+        return st;
+    info->magic = hdr.magic;
+    info->raster_offset = hdr.raster_offset;
+    info->io_used = SP_IO_READ;
+    return SP_OK;
+}
+
+sp_status sp_load_checked(const char *path, enum sp_io io,
+                          sp_accept_fn *accept, void *arg,
+                          struct sp_image *img, struct sp_load_info *info)
+{
+    struct accept acc = {accept, arg};
+    struct sp_stamp stamp;
+    struct stat sb;
     int is_stdin = strcmp(path, "-") == 0;
     int fd;
     sp_status st;
@@ -277,23 +442,31 @@ sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
     fd = is_stdin ? STDIN_FILENO : sp_sys.open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno;
-    if (sp_sys.fstat(fd, &st_buf) != 0) {
+    if (sp_sys.fstat(fd, &sb) != 0) {
         st = errno;
-    } else if (S_ISDIR(st_buf.st_mode)) {
+    } else if (S_ISDIR(sb.st_mode)) {
         st = EISDIR;
-    } else if (S_ISREG(st_buf.st_mode) && st_buf.st_size > 0) {
-        info->input_bytes = (size_t)st_buf.st_size;
+    } else if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        /* The one size every check is made against. */
+        sp_stamp_of(&sb, &stamp);
+        info->input_bytes = (size_t)sb.st_size;
         if (io == SP_IO_AUTO)
             io = SP_IO_PREAD;
-        st = load_file(fd, (size_t)st_buf.st_size, io, img, info);
+        st = load_file(fd, &stamp, io, &acc, img, info);
         /* Leave a shared stdin just past the image, as netpbm does. */
         if (st == SP_OK && is_stdin)
             (void)sp_sys.lseek(fd, (off_t)(info->input_bytes -
                                            info->trailing_bytes), SEEK_SET);
     } else {
-        st = load_stream(fd, img, info);
+        st = load_stream(fd, &acc, img, info);
     }
     if (!is_stdin)
         sp_sys.close(fd);
     return st;
+}
+
+sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
+                  struct sp_load_info *info)
+{
+    return sp_load_checked(path, io, NULL, NULL, img, info);
 }

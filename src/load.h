@@ -6,14 +6,21 @@
  *   sp_image_release() -> free(), madvise(MADV_DONTNEED) + munmap(), or
  *                         close()
  *
- * The header is parsed and checked against the file's length before any
- * raster memory is allocated or mapped.  Binary rasters (P5/P6) are used
- * as they are: read into one malloc'd buffer, or used in place inside the
- * mapping at the header's offset.  Plain rasters (P2/P3) are decoded into
- * a malloc'd buffer, so they always take the read path. */
+ * A regular file's size is taken once, with its stamp (image.h), by the
+ * fstat() after open; the header is parsed from a stream that ends at that
+ * size, and every check (the raster's length, the mapping's, the ends of
+ * the reads) is made against it.  The header is checked, and offered to
+ * the caller (sp_accept_fn), before any raster memory is allocated or
+ * mapped and before a raster byte is read.  Binary rasters (P5/P6) are
+ * used as they are: read into one malloc'd buffer, or used in place inside
+ * the mapping at the header's offset.  Plain rasters (P2/P3) are decoded
+ * into a malloc'd buffer, so they always take the read path; from a
+ * stream they are decoded as they arrive.  A file that changes while it
+ * is loaded (its stamp differs afterwards) is SP_E_CHANGED. */
 #ifndef SP_LOAD_H
 #define SP_LOAD_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "header.h"
@@ -32,34 +39,80 @@ struct sp_load_info {
                                possible */
     char magic;             /* '2', '3', '5' or '6' */
     off_t raster_offset;
-    size_t input_bytes;     /* the file's size, or the bytes of the stream */
+    size_t input_bytes;     /* the file's size when opened, or the bytes
+                               read from the stream */
     size_t trailing_bytes;  /* bytes after the first image, ignored */
     int trailing_image;     /* they start with a PNM magic number */
     char why[SP_WHY_MAX];   /* detail of an error, possibly empty */
 };
 
-/* sp_load: load the image at PATH ("-" is standard input) into IMG, with
- * IO as the load path; AUTO preads a regular file and reads anything else
- * (the measurements behind the rule are in the README).  A pipe, FIFO,
- * terminal, character device, empty-looking or unmappable file, and a
- * plain (P2/P3) raster, is read whole instead, and INFO->io_used says
- * so.  On success the caller owns IMG and releases it with
- * sp_image_release(); on failure IMG is empty, nothing is left open or
- * mapped, and INFO->why may add a detail to the status.  Returns 0, an
- * errno value, or SP_E_EMPTY, SP_E_NOTPNM, SP_E_UNSUPPORTED,
- * SP_E_BADHEADER, SP_E_TOOBIG, SP_E_TRUNCATED, SP_E_BADRASTER, or
- * SP_E_CHANGED (the file shrank while it was being loaded). */
+/* sp_accept_fn: the caller's verdict on the parsed header HDR, asked
+ * before any raster byte is buffered, allocated, mapped or read: 0 to go
+ * on, or a status for sp_load to return, with a detail in WHY (SP_WHY_MAX
+ * bytes) if it likes.  ARG is the caller's. */
+typedef sp_status sp_accept_fn(const struct sp_header *hdr, void *arg,
+                               char *why);
+
+/* sp_load_checked: load the image at PATH ("-" is standard input) into
+ * IMG, with IO as the load path; AUTO preads a regular file and reads
+ * anything else (the measurements behind the rule are in the README).  A
+ * pipe, FIFO, terminal, character device, empty-looking or unmappable
+ * file, and a plain (P2/P3) raster, is read instead, and INFO->io_used
+ * says so.  ACCEPT, unless NULL, is asked about the header once it parses
+ * (a file's: once its length is checked too); a stream is then read only
+ * as far as the header says: a binary raster's bytes, or a plain raster's
+ * samples.  On success the caller owns IMG and releases it with
+ * sp_image_release(); a mapped or pread IMG still reads the file, so
+ * sp_image_check() it after the last read.  On failure IMG is empty,
+ * nothing is left open or mapped, and INFO->why may add a detail to the
+ * status.  Returns 0, an errno value, ACCEPT's status, or SP_E_EMPTY,
+ * SP_E_NOTPNM, SP_E_UNSUPPORTED, SP_E_BADHEADER, SP_E_TOOBIG,
+ * SP_E_TRUNCATED, SP_E_BADRASTER, or SP_E_CHANGED (the file changed after
+ * it was opened). */
+sp_status sp_load_checked(const char *path, enum sp_io io,
+                          sp_accept_fn *accept, void *arg,
+                          struct sp_image *img, struct sp_load_info *info);
+
+/* sp_load: sp_load_checked() with no ACCEPT: every header that parses and
+ * fits in memory is loaded. */
 sp_status sp_load(const char *path, enum sp_io io, struct sp_image *img,
                   struct sp_load_info *info);
 
-/* The two backends, for the loader only: FD is open on a regular file of
- * FILE_SIZE bytes whose header HDR is already checked against it. */
+/* The three backends, for the loader only: FD is open on a regular file
+ * of FILE_SIZE bytes (the size taken at open) whose header HDR is already
+ * checked against it; the loader compares the file's stamp afterwards. */
 sp_status sp_load_read(int fd, const struct sp_header *hdr,
                        struct sp_image *img);
 sp_status sp_load_mmap(int fd, size_t file_size, const struct sp_header *hdr,
                        struct sp_image *img);
 sp_status sp_load_pread(int fd, const struct sp_header *hdr,
-                         struct sp_image *img);
+                        struct sp_image *img);
+
+/* A source of the input's bytes for the header parser and the plain
+ * decoder (load_source.c), for the loader only.  FILE: pread FD from POS,
+ * never at or past END, the first block read kept in BLOCK.  Otherwise:
+ * the HEAD_LEN bytes at HEAD (read before), then read() from FD, until
+ * STOP is set. */
+struct sp_source {
+    int fd;
+    int file;
+    off_t pos;                  /* the next byte's offset */
+    off_t end;                  /* FILE: the size taken at open */
+    const unsigned char *head;
+    size_t head_len;
+    size_t taken;               /* bytes read() from FD */
+    int eof;                    /* read() said end of file */
+    int stop;                   /* read() no more */
+    int error;                  /* the errno of a failed read, or 0 */
+    int kept;                   /* FILE: BLOCK holds BLOCK_LEN bytes of */
+    off_t block_at;             /* the file from BLOCK_AT */
+    size_t block_len;
+    unsigned char block[8192];
+};
+
+/* sp_source_open: a FILE* that reads SRC (which must outlive it; fclose()
+ * leaves FD open).  Returns NULL with errno set on failure. */
+FILE *sp_source_open(struct sp_source *src);
 
 /* sp_read_full: read LEN bytes from FD into BUF, looping on short reads and
  * EINTR.  *GOT gets the bytes read (less than LEN only at end of file).

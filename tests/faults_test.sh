@@ -3,8 +3,9 @@
 # written (/dev/full with a tiny image and through a .png link, a directory
 # it may not write in, a full filesystem, a closed stdout), SIGINT, SIGTERM
 # and SIGHUP in the middle of a write, --max-pixels, an allocation that
-# cannot succeed, and an input truncated by another process while it is
-# mapped and scaled.  cli_test.sh has the first /dev/full cases and EFBIG.
+# cannot succeed, and an input truncated or rewritten by another process
+# while it is mapped and scaled.  cli_test.sh has the first /dev/full
+# cases and EFBIG.
 #
 # Every failure must exit 1 (never 128 or more), print one line naming the
 # file, leave no output and no temporary file, an existing output as it
@@ -597,6 +598,74 @@ else
     why=''
     ((bad == 0)) || why="$bad of 30 runs went wrong (above)"
     result "input truncated while mapped, 30 runs: exit 0 and right, or exit 1 (changed/truncated), no signal" "$why"
+fi
+
+# --- an input rewritten in place while it is mapped --------------------------
+# A second process writes another image of the same size over the input
+# (dd conv=notrunc) once /proc/PID/maps shows it mapped (so after the
+# stamp, size and times, was taken), after a spread of delays over the
+# length of a run.  The input's mtime is set a day back first, so that the
+# write always changes it.  Each run must end as exit 0 with the first
+# image's output, whole (the write came after the last read), or exit 1
+# with 'input changed while reading' and no output: never rows of both.
+# (pread and read: the Check suites, which change the file at set points.)
+if [[ -z $GEN ]]; then
+    skip 'input rewritten while mapped' 'genimage not given or not working'
+else
+    "$GEN" -o mix_a.ppm 3000 2000
+    hlen=$(head -n 3 mix_a.ppm | wc -c)
+    # The same header; the raster moved by a byte.
+    {
+        head -c "$hlen" mix_a.ppm
+        tail -c +$((hlen + 2)) mix_a.ppm
+        printf x
+    } >mix_b.ppm
+    "$SP" --io read -s 2 mix_a.ppm mix_ref.ppm
+    cp mix_a.ppm mix.ppm
+    t0=$EPOCHREALTIME
+    "$SP" --io mmap -s 2 -t 1 mix.ppm od/mix.ppm
+    t1=$EPOCHREALTIME
+    span=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+    whole=0 changed=0 bad=0
+    for run in $(seq 1 12); do
+        rm -f od/mix.ppm
+        cp mix_a.ppm mix.ppm
+        touch -d '1 day ago' mix.ppm
+        rc=0
+        "$SP" --io mmap -s 2 -t 1 mix.ppm od/mix.ppm >o 2>e </dev/null &
+        pid=$!
+        bg_pids+=("$pid")
+        delay=$(awk -v s="$span" -v i="$run" \
+            'BEGIN { printf "%.4f", s * (i - 1) / 10 }')
+        deadline=$((SECONDS + 30))
+        until mapped "$pid" mix.ppm || ! alive "$pid" ||
+            ((SECONDS >= deadline)); do
+            :
+        done
+        nap "$delay"
+        dd if=mix_b.ppm of=mix.ppm conv=notrunc bs=1M status=none
+        wait "$pid" || rc=$?
+        why=''
+        if ((rc == 0)); then
+            whole=$((whole + 1))
+            cmp -s od/mix.ppm mix_ref.ppm ||
+                why='exit 0 but the output is not the first image scaled'
+        else
+            changed=$((changed + 1))
+            why=$(failed 'scaleppm: mix.ppm: ' 'input changed while reading')
+            [[ -n $why || ! -e od/mix.ppm ]] || why='an output file was created'
+        fi
+        [[ -n $why || -z $(temps od) ]] || why="temporary files left: $(temps od)"
+        if [[ -n $why ]]; then
+            bad=$((bad + 1))
+            fail "rewritten while mapped, run $run" "$why"
+        fi
+    done
+    printf '# rewrite: %d whole, %d changed while reading\n' "$whole" "$changed"
+    why=''
+    ((bad == 0)) || why="$bad of 12 runs went wrong (above)"
+    what='input rewritten while mapped, 12 runs: exit 0 and the first image'
+    result "$what, or exit 1 (changed), never both" "$why"
 fi
 
 finish

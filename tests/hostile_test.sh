@@ -31,8 +31,8 @@ mkdir in od
 # --- the table -----------------------------------------------------------
 # NAME | EXIT | WHERE | WORDS | CONTENT
 #   WHERE  all: read, mmap, stdin redirected, stdin piped; file: read and
-#          mmap only; redir: read, mmap and redirected; user: read and mmap
-#          as an unprivileged user
+#          mmap only; redir: read, mmap and redirected; pipe: piped only;
+#          user: read and mmap as an unprivileged user
 #   WORDS  an extended regular expression the error line must match ('-'
 #          for EXIT 0: the output must equal pamenlarge 2 of the input)
 #   CONTENT a printf format for the bytes of in/NAME, or '=' when the file
@@ -87,9 +87,13 @@ comment_eof.pgm   |1|all |bad PNM header    |P5\n1 1\n255#c
 comment_only.pgm  |1|all |bad PNM header    |P5\n# a comment and nothing else
 comment_unended.ppm|1|all|bad PNM header    |P6\n# 1 1 255\0\0\0
 # --- headers that promise what the file does not hold
-claims_12TB.ppm   |1|all |file is truncated.*12000000000000|P6\n2000000 2000000\n255\n\0\0\0
-claims_12TB_16bit.pgm|1|all|file is truncated.*12000000000000|P5\n2000000 3000000\n65535\n\0\0
-claims_12TB_plain.ppm|1|all|file is truncated|P3\n2000000 2000000\n255\n1 2 3\n
+claims_12TB.ppm   |1|redir|file is truncated.*12000000000000|P6\n2000000 2000000\n255\n\0\0\0
+claims_12TB_16bit.pgm|1|redir|file is truncated.*12000000000000|P5\n2000000 3000000\n65535\n\0\0
+claims_12TB_plain.ppm|1|redir|file is truncated|P3\n2000000 2000000\n255\n1 2 3\n
+# ... a pipe's length is not known: the claim meets --max-pixels first
+claims_12TB_pipe.ppm|1|pipe|too large for --max-pixels: the input is 2000000x2000000|P6\n2000000 2000000\n255\n\0\0\0
+claims_12TB_pipe_16bit.pgm|1|pipe|too large for --max-pixels: the input is 2000000x3000000|P5\n2000000 3000000\n65535\n\0\0
+claims_12TB_pipe_plain.ppm|1|pipe|too large for --max-pixels: the input is 2000000x2000000|P3\n2000000 2000000\n255\n1 2 3\n
 short_by_one_16bit.pgm|1|all|file is truncated|=
 short_by_one_16bit.ppm|1|all|file is truncated|=
 first_of_two_truncated.ppm|1|all|file is truncated|=
@@ -349,6 +353,7 @@ for i in "${!names[@]}"; do
     case ${wheres[$i]} in
     all) hows=(read mmap redir pipe) ;;
     redir) hows=(read mmap redir) ;;
+    pipe) hows=(pipe) ;;
     file) hows=(read mmap) ;;
     user)
         if [[ $user_note == skip ]]; then

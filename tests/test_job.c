@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -234,14 +235,15 @@ START_TEST(test_io_auto)
 }
 END_TEST
 
-/* The bytes a job preads, counted (threads add to it at once). */
+/* The bytes a job preads, counted (threads add to it at once); not those
+ * the loader reads from offset 0 to parse the header. */
 static size_t pread_bytes;
 
 static ssize_t counting_pread(int fd, void *buf, size_t len, off_t off)
 {
     ssize_t n = pread(fd, buf, len, off);
 
-    if (n > 0)
+    if (n > 0 && off > 0)
         __atomic_add_fetch(&pread_bytes, (size_t)n, __ATOMIC_RELAXED);
     return n;
 }
@@ -671,6 +673,118 @@ START_TEST(test_sigbus_guard)
 }
 END_TEST
 
+/* How after_load changes the input: rewritten in place with another
+ * image of the same size (dd conv=notrunc), or cut by 10 bytes
+ * (truncate -s -10). */
+struct change {
+    const char *path;
+    const unsigned char *other;  /* the other image's file, LEN bytes */
+    size_t len;
+    int cut;
+};
+
+static void change_input(void *arg)
+{
+    const struct change *c = arg;
+    int fd = open(c->path, O_WRONLY);
+
+    ck_assert_int_ge(fd, 0);
+    if (c->cut)
+        ck_assert_int_eq(ftruncate(fd, (off_t)c->len - 10), 0);
+    else
+        ck_assert_int_eq(pwrite(fd, c->other, c->len, 0), (ssize_t)c->len);
+    ck_assert_int_eq(close(fd), 0);
+}
+
+/* backdate: PATH's mtime a day back, so that a write to it changes its
+ * mtime even within the file system's timestamp granularity. */
+static void backdate(const char *path)
+{
+    struct timespec t[2] = {{time(NULL) - 86400, 0}, {time(NULL) - 86400, 0}};
+
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* The input changes in place after it is loaded, before it is scaled.
+ * A mapped or pread input is still read, so the job must see the change
+ * (its stamp) and commit no output: SP_E_CHANGED, nothing left behind;
+ * also with the input as standard input, and into a PNG.  Read copied
+ * the raster at load: its output is the first image's, scaled. */
+START_TEST(test_input_changed)
+{
+    const char *in = fx_path("in.ppm");
+    static const char *const outs[] = {"out.ppm", "out.png"};
+    struct sp_image a, b, want;
+    unsigned char *a_file, *b_file, *expect;
+    size_t len, expect_len;
+    int fds = fx_count_fds();
+
+    fx_make_image(&a, 64, 48, 3, 1, 255, 1);
+    fx_make_image(&b, 64, 48, 3, 1, 255, 2);
+    a_file = fx_pnm_bytes(&a, &len);
+    b_file = fx_pnm_bytes(&b, &len);
+    fx_ref_scale(&a, -2, SP_FILTER_BOX, &want);
+    expect = fx_pnm_bytes(&want, &expect_len);
+    for (int i = 0; i < 4 * 2 * 2 * 2; i++) {
+        enum sp_io io = (enum sp_io)(i % 4);  /* read, mmap, pread, auto */
+        struct change c = {in, b_file, len, (i / 4) % 2};
+        int as_stdin = (i / 8) % 2;
+        const char *out = fx_path(outs[i / 16]);
+        struct sp_job job = {.in = as_stdin ? "-" : in, .out = out,
+                             .io = io, .factor = -2, .filter = SP_FILTER_BOX,
+                             .threads = 3, .chunk_bytes = 1024,
+                             .after_load = change_input, .after_load_arg = &c};
+        struct sp_report r;
+        sp_status st;
+        int saved = dup(STDIN_FILENO);  /* -1 when the test has none */
+
+        fx_write_file(in, a_file, len);
+        backdate(in);
+        if (as_stdin) {
+            int fd = open(in, O_RDONLY);
+
+            ck_assert_int_ge(fd, 0);
+            ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+            close(fd);
+        }
+        st = sp_job_run(&job, &r);
+        if (saved >= 0) {
+            dup2(saved, STDIN_FILENO);
+            close(saved);
+        } else {
+            close(STDIN_FILENO);
+        }
+        if (io == SP_IO_READ) {
+            ck_assert_int_eq(st, SP_OK);
+            if (i / 16 == 0) {
+                size_t got_len;
+                unsigned char *got = fx_read_file(out, &got_len);
+
+                ck_assert(got_len == expect_len &&
+                          memcmp(got, expect, got_len) == 0);
+                free(got);
+            }
+            ck_assert_int_eq(unlink(out), 0);
+        } else {
+            ck_assert_msg(st == SP_E_CHANGED, "%s, %s%s: %s", sp_io_name(io),
+                          c.cut ? "cut" : "rewritten",
+                          as_stdin ? ", stdin" : "", sp_strerror(st));
+            ck_assert_str_eq(r.failed_path, job.in);
+            ck_assert_str_eq(sp_strerror(st), "input changed while reading");
+            ck_assert(!fx_file_exists(out));
+        }
+        ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);  /* in.ppm */
+        ck_assert_int_eq(fx_count_fds(), fds);
+    }
+    free(a_file);
+    free(b_file);
+    free(expect);
+    sp_image_release(&want);
+    sp_image_release(&a);
+    sp_image_release(&b);
+}
+END_TEST
+
 /* A SIGBUS outside a guarded read still kills the process: the handler
  * is not a blanket. */
 START_TEST(test_sigbus_unguarded)
@@ -711,6 +825,167 @@ START_TEST(test_max_pixels)
     job.max_pixels = 64 * 48 - 1;
     ck_assert_int_eq(sp_job_run(&job, &r), SP_E_LIMIT);
     ck_assert(strstr(r.why, "input is 64x48") != NULL);
+}
+END_TEST
+
+/* peak_kb: the most memory this process has held resident (VmHWM). */
+static long peak_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+
+    ck_assert_ptr_nonnull(f);
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+            break;
+    fclose(f);
+    ck_assert_int_ge(kb, 0);
+    return kb;
+}
+
+/* send_padded: a child writing HEAD and then PAD bytes of FILL into the
+ * pipe FDS; it exits 0 when all were written, 2 when the reader left. */
+static pid_t send_padded(const int fds[2], const char *head, int fill,
+                         size_t pad)
+{
+    pid_t pid = fork();
+
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        static char block[1 << 16];
+        size_t len = strlen(head);
+
+        close(fds[0]);
+        signal(SIGPIPE, SIG_IGN);
+        memset(block, fill, sizeof block);
+        while (len > 0 || pad > 0) {
+            size_t n = len > 0 ? len : pad < sizeof block ? pad : sizeof block;
+            ssize_t w = write(fds[1], len > 0 ? head : block, n);
+
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                _exit(errno == EPIPE ? 2 : 1);
+            if (len > 0) {
+                head += w;
+                len -= (size_t)w;
+            } else {
+                pad -= (size_t)w;
+            }
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    return pid;
+}
+
+/* job_from_pipe: JOB run on HEAD then 300 MB of FILL sent through a pipe
+ * (JOB's input is set to it).  Returns the status; *GROWTH gets how far
+ * the peak resident memory rose, in kB, and *FED the sender's exit (2:
+ * cut off before the end). */
+static sp_status job_from_pipe(struct sp_job *job, const char *head,
+                               int fill, long *growth, int *fed)
+{
+    struct sp_report r;
+    char in[64];
+    int fds[2], status;
+    long before = peak_kb();
+    pid_t pid;
+    sp_status st;
+
+    ck_assert_int_eq(pipe(fds), 0);
+    pid = send_padded(fds, head, fill, (size_t)300 << 20);
+    snprintf(in, sizeof in, "/dev/fd/%d", fds[0]);
+    job->in = in;
+    st = sp_job_run(job, &r);
+    *growth = peak_kb() - before;
+    close(fds[0]);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    *fed = WEXITSTATUS(status);
+    job->in = NULL;
+    return st;
+}
+
+/* --max-pixels is the loader's to apply, to the header: a pipe that
+ * claims 100000x100000 and sends 300 MB is refused at once, having held
+ * a few pages of it; a 1x1 P2 followed by 300 MB of blanks is scaled
+ * without reading them. */
+START_TEST(test_max_pixels_pipe)
+{
+    const char *out = fx_path("out.ppm");
+    struct sp_job job = {.out = out, .io = SP_IO_READ, .factor = -2,
+                         .threads = 2, .max_pixels = 1000};
+    unsigned char *bytes;
+    size_t len;
+    long growth;
+    int fed;
+
+    ck_assert_int_eq(job_from_pipe(&job, "P6\n100000 100000\n255\n", 0,
+                                   &growth, &fed), SP_E_LIMIT);
+    ck_assert_msg(growth < 32 << 10, "peak memory rose %ld kB", growth);
+    ck_assert_int_eq(fed, 2);
+    ck_assert(!fx_file_exists(out));
+
+    job.max_pixels = 0;
+    ck_assert_int_eq(job_from_pipe(&job, "P2\n1 1\n255\n7\n", ' ', &growth,
+                                   &fed), SP_OK);
+    ck_assert_msg(growth < 32 << 10, "peak memory rose %ld kB", growth);
+    ck_assert_int_eq(fed, 2);
+    bytes = fx_read_file(out, &len);
+    ck_assert_uint_eq(len, 12);
+    ck_assert_mem_eq(bytes, "P5\n1 1\n255\n\007", 12);
+    free(bytes);
+}
+END_TEST
+
+static unsigned load_reads, load_maps;
+
+static ssize_t counted_read(int fd, void *buf, size_t len)
+{
+    load_reads++;
+    return read(fd, buf, len);
+}
+
+static void *counted_mmap(void *addr, size_t len, int prot, int flags,
+                          int fd, off_t off)
+{
+    load_maps++;
+    return mmap(addr, len, prot, flags, fd, off);
+}
+
+/* A 6000x6000 file (108 MB, sparse) over --max-pixels 1000: refused by
+ * every load path before its raster is read or mapped. */
+START_TEST(test_max_pixels_file)
+{
+    const char *in = fx_path("big.ppm"), *out = fx_path("out.ppm");
+    static const char head[] = "P6\n6000 6000\n255\n";
+    struct sp_report r;
+    int fd = open(in, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, head, strlen(head)), (ssize_t)strlen(head));
+    ck_assert_int_eq(ftruncate(fd, (off_t)strlen(head) + 6000 * 6000 * 3),
+                     0);
+    close(fd);
+    for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+        struct sp_job job = {.in = in, .out = out, .io = (enum sp_io)io,
+                             .factor = 2, .threads = 2, .max_pixels = 1000};
+        long before = peak_kb();
+
+        load_reads = load_maps = 0;
+        sp_sys.read = counted_read;
+        sp_sys.mmap = counted_mmap;
+        ck_assert_int_eq(sp_job_run(&job, &r), SP_E_LIMIT);
+        sp_sys_reset();
+        ck_assert(strstr(r.why, "input is 6000x6000") != NULL);
+        ck_assert_str_eq(r.failed_path, in);
+        ck_assert_uint_eq(load_reads, 0);
+        ck_assert_uint_eq(load_maps, 0);
+        ck_assert_int_lt(peak_kb() - before, 32 << 10);
+        ck_assert(!fx_file_exists(out));
+    }
 }
 END_TEST
 
@@ -1123,18 +1398,12 @@ START_TEST(test_drop_rows_unit)
     base = mmap(NULL, len, PROT_READ | PROT_WRITE,
                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ck_assert(base != MAP_FAILED);
-    memset(&img, 0, sizeof img);
-    img.backing = SP_BACKING_MMAP;
-    img.base = base;
-    img.base_len = len;
-    img.pixels = base + off;
-    img.width = stride / 4;
-    img.height = height;
-    img.stride = stride;
-    img.channels = 1;
-    img.bytes = 1;
-    img.maxval = 255;
-
+    /* A mapping with no file behind it: fd -1. */
+    img = (struct sp_image){.backing = SP_BACKING_MMAP, .fd = -1,
+                            .base = base, .base_len = len,
+                            .pixels = base + off, .width = stride / 4,
+                            .height = height, .stride = stride,
+                            .channels = 1, .bytes = 1, .maxval = 255};
     memset(&seen, 0, sizeof seen);
     seen.base = base;
     seen.len = len;
@@ -1239,7 +1508,10 @@ static Suite *job_suite(void)
     tcase_add_test(tc, test_report_timings);
     tcase_add_test(tc, test_sigbus_guard);
     tcase_add_test_raise_signal(tc, test_sigbus_unguarded, SIGBUS);
+    tcase_add_test(tc, test_input_changed);
     tcase_add_test(tc, test_max_pixels);
+    tcase_add_test(tc, test_max_pixels_pipe);
+    tcase_add_test(tc, test_max_pixels_file);
     suite_add_tcase(s, tc);
 
     tc = fx_tcase("chunks");

@@ -1,6 +1,8 @@
 /* The loader: read and mmap give the same pixels; the path used, trailing
- * data, streams; the syscall seam (EINTR, short reads, mmap failure, a
- * file that shrinks); no descriptor or mapping outlives a release. */
+ * data, streams (read only as far as the header says) and the accept
+ * hook; the syscall seam (EINTR, short reads, mmap failure, a file that
+ * shrinks, grows or is rewritten while it is loaded); no descriptor or
+ * mapping outlives a release. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -10,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -361,10 +364,267 @@ START_TEST(test_trailing)
 }
 END_TEST
 
+/* ---- streams: read only as far as the header says ---- */
+
+static unsigned mmap_calls;
+
+/* feed_then: a child that writes LEN bytes of DATA to the pipe FDS, then
+ * PAD bytes of the byte FILL, and exits 0 when all were written, or 2 when
+ * the reader closed the pipe first.  The caller closes its own FDS[1]. */
+static pid_t feed_then(const int fds[2], const void *data, size_t len,
+                       int fill, size_t pad)
+{
+    pid_t pid = fork();
+    int fd = fds[1];
+
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        static unsigned char block[1 << 16];
+        const unsigned char *p = data;
+
+        close(fds[0]);  /* or the pipe never loses its last reader */
+        signal(SIGPIPE, SIG_IGN);
+        memset(block, fill, sizeof block);
+        while (len > 0 || pad > 0) {
+            size_t n = len > 0 ? len : pad < sizeof block ? pad : sizeof block;
+            ssize_t w = write(fd, len > 0 ? p : block, n);
+
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                _exit(errno == EPIPE ? 2 : 1);
+            if (len > 0) {
+                p += w;
+                len -= (size_t)w;
+            } else {
+                pad -= (size_t)w;
+            }
+        }
+        _exit(0);
+    }
+    return pid;
+}
+
+/* exit_code: reap PID, which must have exited; its exit status. */
+static int exit_code(pid_t pid)
+{
+    int status;
+
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+/* load_padded: load DATA followed by PAD bytes of FILL through a pipe by
+ * its /dev/fd path, with ACCEPT; *FED gets the feeder's exit status (2:
+ * the loader stopped reading before the end). */
+static sp_status load_padded(const void *data, size_t len, int fill,
+                             size_t pad, sp_accept_fn *accept, void *arg,
+                             struct sp_image *img, struct sp_load_info *info,
+                             int *fed)
+{
+    int fds[2];
+    char path[64];
+    pid_t pid;
+    sp_status st;
+
+    ck_assert_int_eq(pipe(fds), 0);
+    pid = feed_then(fds, data, len, fill, pad);
+    close(fds[1]);
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    st = sp_load_checked(path, SP_IO_READ, accept, arg, img, info);
+    close(fds[0]);
+    *fed = exit_code(pid);
+    return st;
+}
+
+/* A plain image from a pipe is decoded as it arrives and the loader stops
+ * after its last sample (and the one separator netpbm reads): 64 MiB of
+ * blanks after a 1x1 P2 are neither read nor buffered. */
+START_TEST(test_pipe_plain_stops)
+{
+    static const char text[] = "P2\n1 1\n255\n7\n";
+    struct sp_image img;
+    struct sp_load_info info;
+    int fed;
+
+    ck_assert_int_eq(load_padded(text, strlen(text), ' ', (size_t)64 << 20,
+                                 NULL, NULL, &img, &info, &fed), SP_OK);
+    ck_assert_int_eq(fed, 2);
+    ck_assert_uint_eq(img.width, 1);
+    ck_assert_uint_eq(img.height, 1);
+    ck_assert_uint_eq(img.pixels[0], 7);
+    ck_assert_uint_lt(info.input_bytes, (size_t)1 << 20);
+    ck_assert_uint_eq(info.trailing_bytes, info.input_bytes - strlen(text));
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+}
+END_TEST
+
+/* A plain image larger than the first read (its rows decoded across the
+ * bytes buffered with the header and those read after), from a pipe that
+ * goes on: the same pixels as from the file. */
+START_TEST(test_pipe_plain_large)
+{
+    const char *path = fx_path("big.ppm");
+    struct sp_image want, img, from_file;
+    struct sp_load_info info;
+    unsigned char *data;
+    size_t len;
+    int fed;
+
+    fx_make_image(&want, 211, 157, 3, 2, 65535, 3);
+    write_plain(path, &want);
+    data = fx_read_file(path, &len);
+    ck_assert_uint_gt(len, (size_t)4 << 16);
+    ck_assert_int_eq(load_padded(data, len, 'Z', (size_t)16 << 20, NULL,
+                                 NULL, &img, &info, &fed), SP_OK);
+    ck_assert_int_eq(fed, 2);
+    ck_assert(fx_images_equal(&img, &want));
+    ck_assert_int_eq(info.magic, '3');
+    ck_assert_int_eq(info.trailing_image, 0);
+    ck_assert_int_eq(sp_load(path, SP_IO_READ, &from_file, &info), SP_OK);
+    ck_assert(fx_images_equal(&img, &from_file));
+    sp_image_release(&from_file);
+    sp_image_release(&img);
+    sp_image_release(&want);
+    free(data);
+}
+END_TEST
+
+/* A plain raster that does not decode gets the same status from a pipe as
+ * from a file: truncated when the input is too short for its samples (the
+ * file's length check), else bad pixel data.  A claim of 2.7 GB decoded
+ * from a pipe takes memory only for the rows that arrive. */
+START_TEST(test_pipe_plain_statuses)
+{
+    static const struct {
+        const char *text;
+        sp_status want;
+    } cases[] = {
+        {"P2 3 3 255\nx", SP_E_TRUNCATED},
+        {"P2 3 3 255\n1 2 3\n", SP_E_TRUNCATED},
+        {"P2\n2 1\n255\n", SP_E_TRUNCATED},
+        {"P2 2 1 255\n1 x 3 4 5 6", SP_E_BADRASTER},
+        {"P2 2 1 255\n1 # 2\n", SP_E_BADRASTER},
+        {"P3 2 1 255\n10 20 30 40 50 60", SP_E_BADRASTER},
+        {"P2 2 1 255\n1 256\n", SP_E_BADRASTER},
+        {"P2 2 1 255\n1\t2\n", SP_OK},
+        {"P3\n30000 30000\n255\n1 2 3\n", SP_E_TRUNCATED},
+    };
+    const char *path = fx_path("p.pnm");
+    struct sp_image img;
+    struct sp_load_info info;
+
+    fx_limit_as((size_t)256 << 20);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = strlen(cases[i].text);
+        sp_status by_file, by_pipe;
+
+        fx_write_file(path, cases[i].text, len);
+        by_file = sp_load(path, SP_IO_READ, &img, &info);
+        sp_image_release(&img);
+        by_pipe = load_pipe(cases[i].text, len, 0, SP_IO_READ, &img, &info);
+        sp_image_release(&img);
+        ck_assert_msg(by_file == cases[i].want && by_pipe == cases[i].want,
+                      "'%s': file %s, pipe %s", cases[i].text,
+                      sp_strerror(by_file), sp_strerror(by_pipe));
+    }
+}
+END_TEST
+
+/* What an accept hook saw, and what it answers. */
+struct verdict {
+    unsigned calls;
+    struct sp_header hdr;
+    sp_status answer;
+};
+
+static sp_status record_accept(const struct sp_header *hdr, void *arg,
+                               char *why)
+{
+    struct verdict *v = arg;
+
+    v->calls++;
+    v->hdr = *hdr;
+    if (v->answer != SP_OK)
+        snprintf(why, SP_WHY_MAX, "not this one");
+    return v->answer;
+}
+
+static unsigned raster_reads;
+
+static ssize_t counting_read(int fd, void *buf, size_t len)
+{
+    raster_reads++;
+    return read(fd, buf, len);
+}
+
+static void *counting_mmap(void *addr, size_t len, int prot, int flags,
+                           int fd, off_t off)
+{
+    mmap_calls++;
+    return mmap(addr, len, prot, flags, fd, off);
+}
+
+/* The hook is asked once, with the parsed header, before the raster is
+ * read (read), mapped (mmap) or buffered past the first read (a pipe);
+ * its refusal is the load's status and its words are INFO->why. */
+START_TEST(test_accept_hook)
+{
+    const char *path = fx_path("in.ppm");
+    struct sp_image want, img;
+    struct sp_load_info info;
+    unsigned char *data;
+    size_t len;
+    int fds = fx_count_fds();
+
+    fx_make_image(&want, 37, 23, 3, 1, 255, 2);
+    fx_write_image(path, &want);
+    data = fx_pnm_bytes(&want, &len);
+    for (int how = 0; how < 4; how++) {
+        for (int refuse = 0; refuse <= 1; refuse++) {
+            struct verdict v = {0, {0}, refuse ? SP_E_LIMIT : SP_OK};
+            sp_status st;
+            int fed;
+
+            raster_reads = mmap_calls = 0;
+            sp_sys.read = counting_read;
+            sp_sys.mmap = counting_mmap;
+            st = how < 3 ? sp_load_checked(path, (enum sp_io)how,
+                                           record_accept, &v, &img, &info)
+                         : load_padded(data, len, 0, 0, record_accept, &v,
+                                       &img, &info, &fed);
+            sp_sys_reset();
+            ck_assert_uint_eq(v.calls, 1);
+            ck_assert_uint_eq(v.hdr.width, 37);
+            ck_assert_uint_eq(v.hdr.height, 23);
+            ck_assert_int_eq(v.hdr.raster_offset, 13);
+            if (refuse) {
+                ck_assert_int_eq(st, SP_E_LIMIT);
+                ck_assert_str_eq(info.why, "not this one");
+                ck_assert_ptr_null(img.base);
+                ck_assert_uint_eq(mmap_calls, 0);
+                ck_assert_uint_eq(raster_reads, how < 3 ? 0 : 1);
+            } else {
+                ck_assert_int_eq(st, SP_OK);
+                /* a pread image has its rows in the file */
+                ck_assert(how == SP_IO_PREAD ? img.height == want.height
+                                             : fx_images_equal(&img, &want));
+                ck_assert_uint_eq(mmap_calls, how == SP_IO_MMAP);
+            }
+            sp_image_release(&img);
+        }
+    }
+    ck_assert_int_eq(fx_count_fds(), fds);
+    free(data);
+    sp_image_release(&want);
+}
+END_TEST
+
 /* ---- the syscall seam ---- */
 
 static unsigned read_calls, eintr_every;
-static unsigned mmap_calls, madvise_calls;
+static unsigned madvise_calls;
 static int open_flags;
 static const char *shrink_path;
 static off_t shrink_to;
@@ -662,6 +922,216 @@ START_TEST(test_shrink_mmap)
 }
 END_TEST
 
+/* grow_case: the file holds the first CUT bytes of a 40x40 P6 when its
+ * size is taken; the wrapped fstat then writes the whole image, as another
+ * process appending to it would.  The loader must go by the size it took
+ * (or see the change), never by what the header read past it says. */
+static const unsigned char *grow_data;
+static size_t grow_len;
+static unsigned grow_calls;
+
+static int growing_fstat(int fd, struct stat *sb)
+{
+    int r = fstat(fd, sb);
+
+    if (grow_calls++ == 0)
+        fx_write_file(shrink_path, grow_data, grow_len);
+    return r;
+}
+
+START_TEST(test_grow_while_opened)
+{
+    static const size_t cuts[] = {1, 2, 5, 14, 15, 16, 15 + 2400};
+    struct sp_image want, img;
+    struct sp_load_info info;
+    const char *path = fx_path("grow.ppm");
+    unsigned char *data;
+    size_t len;
+    int fds = fx_count_fds();
+
+    fx_make_image(&want, 40, 40, 3, 1, 255, 11);
+    data = fx_pnm_bytes(&want, &len);  /* a 15-byte header */
+    grow_data = data;
+    grow_len = len;
+    shrink_path = path;
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+            sp_status st;
+
+            fx_write_file(path, data, cuts[c]);
+            grow_calls = 0;
+            sp_sys.fstat = growing_fstat;
+            st = sp_load(path, (enum sp_io)io, &img, &info);
+            sp_sys_reset();
+            ck_assert_msg(st == SP_E_CHANGED, "cut %zu, %s: %s", cuts[c],
+                          sp_io_name((enum sp_io)io), sp_strerror(st));
+            ck_assert_ptr_null(img.base);
+            ck_assert_int_eq(img.backing, SP_BACKING_NONE);
+            ck_assert_int_eq(fx_count_fds(), fds);
+            ck_assert_int_eq(fx_count_maps(path), 0);
+        }
+    }
+    free(data);
+    sp_image_release(&want);
+}
+END_TEST
+
+/* ---- a file changed in place while it is read ---- */
+
+static const char *rewrite_path;
+static const unsigned char *rewrite_data;
+static size_t rewrite_len;
+static unsigned rewrite_at, rewrite_calls;
+
+/* rewrite_now: at the REWRITE_AT'th call, write REWRITE_DATA over the file
+ * in place, as dd conv=notrunc would. */
+static void rewrite_now(void)
+{
+    if (++rewrite_calls == rewrite_at) {
+        int fd = open(rewrite_path, O_WRONLY);
+
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(pwrite(fd, rewrite_data, rewrite_len, 0),
+                         (ssize_t)rewrite_len);
+        close(fd);
+    }
+}
+
+static ssize_t rewriting_read(int fd, void *buf, size_t len)
+{
+    rewrite_now();
+    return read(fd, buf, len);
+}
+
+static ssize_t rewriting_pread(int fd, void *buf, size_t len, off_t off)
+{
+    rewrite_now();
+    return pread(fd, buf, len, off);
+}
+
+/* The read path copies the raster at load, so the load itself compares
+ * the file's stamp once the bytes are in: a file rewritten in place with
+ * another image of its size at the raster's read() (binary), or at the
+ * first, second or third pread() (the header, then a plain raster's
+ * decoding), by path and as standard input, is SP_E_CHANGED.  Its mtime
+ * is set a day back first, so that the write changes it whatever the
+ * file system's timestamp granularity. */
+START_TEST(test_changed_while_read)
+{
+    const char *path = fx_path("in.pnm");
+    struct sp_image a, b, img;
+    struct sp_load_info info;
+    int fds = fx_count_fds();
+
+    for (int plain = 0; plain <= 1; plain++) {
+        unsigned char *a_file, *b_file;
+        size_t len;
+
+        /* maxval 9: one digit a sample, so both plain files have one
+         * size */
+        fx_make_image(&a, 97, 61, 3, 1, plain ? 9 : 255, 1);
+        fx_make_image(&b, 97, 61, 3, 1, plain ? 9 : 255, 2);
+        if (plain) {
+            write_plain(path, &b);
+            b_file = fx_read_file(path, &len);
+            write_plain(path, &a);
+            a_file = fx_read_file(path, &rewrite_len);
+            ck_assert_uint_eq(len, rewrite_len);
+        } else {
+            a_file = fx_pnm_bytes(&a, &len);
+            b_file = fx_pnm_bytes(&b, &rewrite_len);
+        }
+        rewrite_path = path;
+        rewrite_data = b_file;
+        for (int at = 1; at <= (plain ? 3 : 1); at++) {
+            for (int as_stdin = 0; as_stdin <= 1; as_stdin++) {
+                struct timespec t[2] = {{time(NULL) - 86400, 0},
+                                        {time(NULL) - 86400, 0}};
+                int saved = dup(STDIN_FILENO);  /* -1: none */
+                sp_status st;
+
+                fx_write_file(path, a_file, len);
+                ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+                if (as_stdin) {
+                    int fd = open(path, O_RDONLY);
+
+                    ck_assert_int_ge(fd, 0);
+                    ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+                    close(fd);
+                }
+                rewrite_at = (unsigned)at;
+                rewrite_calls = 0;
+                if (plain)
+                    sp_sys.pread = rewriting_pread;
+                else
+                    sp_sys.read = rewriting_read;
+                st = sp_load(as_stdin ? "-" : path, SP_IO_READ, &img, &info);
+                sp_sys_reset();
+                if (saved >= 0) {
+                    dup2(saved, STDIN_FILENO);
+                    close(saved);
+                } else {
+                    close(STDIN_FILENO);
+                }
+                ck_assert_msg(st == SP_E_CHANGED, "plain %d, call %d%s: %s",
+                              plain, at, as_stdin ? ", stdin" : "",
+                              sp_strerror(st));
+                ck_assert_ptr_null(img.base);
+                ck_assert_int_eq(fx_count_fds(), fds);
+            }
+        }
+        free(a_file);
+        free(b_file);
+        sp_image_release(&a);
+        sp_image_release(&b);
+    }
+}
+END_TEST
+
+/* The header's start is read from the file once: the magic number the
+ * parser checks is the one libnetpbm parses, and the one the plain decoder
+ * parses again, even when the file is rewritten (here as a PAM, which the
+ * parser refuses before libnetpbm sees it) right after the first pread. */
+static unsigned preads;
+
+static ssize_t rewriting_first_pread(int fd, void *buf, size_t len,
+                                     off_t off)
+{
+    ssize_t n = pread(fd, buf, len, off);
+
+    if (preads++ == 0)
+        rewrite_now();
+    return n;
+}
+
+START_TEST(test_header_read_once)
+{
+    static const char *const firsts[] = {"P5\n2 2\n255\n\001\002\003\004",
+                                         "P2\n2 2\n255\n1 2 3 4\n"};
+    static const char pam[] = "P7\nWIDTH 2\nHEIGHT 2\nBOGUS\n";
+    const char *path = fx_path("in.pnm");
+    struct sp_image img;
+    struct sp_load_info info;
+
+    for (size_t i = 0; i < 2; i++) {
+        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+            fx_write_text(path, firsts[i]);
+            rewrite_path = path;
+            rewrite_data = (const unsigned char *)pam;
+            rewrite_len = strlen(pam);
+            rewrite_at = 1;
+            rewrite_calls = preads = 0;
+            sp_sys.pread = rewriting_first_pread;
+            ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info),
+                             SP_E_CHANGED);
+            sp_sys_reset();
+            ck_assert_uint_eq(preads, 1);
+            ck_assert_ptr_null(img.base);
+        }
+    }
+}
+END_TEST
+
 /* ---- release ---- */
 
 START_TEST(test_release_idempotent)
@@ -814,6 +1284,13 @@ static Suite *load_suite(void)
     tcase_add_test(tc, test_odd_inputs);
     suite_add_tcase(s, tc);
 
+    tc = fx_tcase("streams");
+    tcase_add_test(tc, test_pipe_plain_stops);
+    tcase_add_test(tc, test_pipe_plain_large);
+    tcase_add_test(tc, test_pipe_plain_statuses);
+    tcase_add_test(tc, test_accept_hook);
+    suite_add_tcase(s, tc);
+
     tc = fx_tcase("seam");
     tcase_add_test(tc, test_seam_eintr_short_reads);
     tcase_add_test(tc, test_read_full);
@@ -821,6 +1298,9 @@ static Suite *load_suite(void)
     tcase_add_test(tc, test_seam_errors);
     tcase_add_test(tc, test_shrink_read);
     tcase_add_test(tc, test_shrink_mmap);
+    tcase_add_test(tc, test_grow_while_opened);
+    tcase_add_test(tc, test_changed_while_read);
+    tcase_add_test(tc, test_header_read_once);
     suite_add_tcase(s, tc);
 
     tc = fx_tcase("release");

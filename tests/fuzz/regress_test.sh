@@ -5,9 +5,10 @@ set -euo pipefail
 
 usage() {
     cat <<'USAGE'
-usage: regress_test.sh REPLAY_HEADER REPLAY_SCALE REPLAY_ENCODE GENIMAGE
+usage: regress_test.sh REPLAY_HEADER REPLAY_SCALE REPLAY_ENCODE REPLAY_CHANGE
+                       GENIMAGE
 
-Runs replay_header, replay_scale and replay_encode over
+Runs replay_header, replay_scale, replay_encode and replay_change over
 tests/fuzz/regress/<harness>/ and over a seed corpus made afresh by seeds.sh
 with GENIMAGE.  The seeds always run, so the test never passes on no inputs.
 USAGE
@@ -17,7 +18,7 @@ if [[ ${1:-} == -h || ${1:-} == --help ]]; then
     usage
     exit 0
 fi
-if (($# != 4)); then
+if (($# != 5)); then
     usage >&2
     exit 2
 fi
@@ -25,9 +26,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-bash "$here/seeds.sh" "$tmp/seeds" "$4"
+bash "$here/seeds.sh" "$tmp/seeds" "$5"
 status=0
-for pair in "header:$1" "scale:$2" "encode:$3"; do
+for pair in "header:$1" "scale:$2" "encode:$3" "change:$4"; do
     harness=${pair%%:*} replay=${pair#*:}
     paths=("$tmp/seeds")
     [[ -d $here/regress/$harness ]] && paths+=("$here/regress/$harness")
