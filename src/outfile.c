@@ -156,6 +156,7 @@ static sp_status link_name(struct sp_outfile *o,
                            int (*link)(struct sp_outfile *, const char *))
 {
     char *buf = malloc(NAME_MAX + 1);
+    sp_status st;
 
     if (buf == NULL)
         return ENOMEM;
@@ -168,8 +169,9 @@ static sp_status link_name(struct sp_outfile *o,
         if (errno != EEXIST)
             break;
     }
+    st = errno;
     free(buf);
-    return errno;
+    return st;
 }
 
 /* NEW_MODE: the bits a new file is made with, less the umask. */
