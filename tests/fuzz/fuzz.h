@@ -1,4 +1,4 @@
-/* fuzz.h: what a harness exports, and what the two harnesses share.
+/* fuzz.h: what a harness exports, and what the harnesses share.
  *
  * A harness is one LLVMFuzzerTestOneInput().  Under SP_FUZZ it is linked
  * with libFuzzer; in the normal build replay.c runs it over files, so the
@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 /* LLVMFuzzerTestOneInput: run the harness on SIZE bytes of DATA; returns 0
  * (libFuzzer reserves other values). */
@@ -31,6 +33,33 @@ sp_fuzz_fail(const char *file, int line, const char *cond)
 {
     fprintf(stderr, "%s:%d: check failed: %s\n", file, line, cond);
     __builtin_trap();
+}
+
+/* sp_fuzz_outdir: a private directory for the harness's output files,
+ * PREFIX.XXXXXX on tmpfs where there is one, made on the first call and
+ * removed at exit; its path. */
+__attribute__((unused)) static char sp_fuzz_dir[64];
+
+__attribute__((unused)) static void sp_fuzz_remove_dir(void)
+{
+    if (sp_fuzz_dir[0] != '\0')
+        rmdir(sp_fuzz_dir);
+}
+
+__attribute__((unused)) static const char *sp_fuzz_outdir(const char *prefix)
+{
+    static const char *const bases[] = {"/dev/shm", "/tmp"};
+
+    for (size_t i = 0; sp_fuzz_dir[0] == '\0' && i < 2; i++) {
+        snprintf(sp_fuzz_dir, sizeof sp_fuzz_dir, "%s/%s.XXXXXX", bases[i],
+                 prefix);
+        if (mkdtemp(sp_fuzz_dir) != NULL)
+            atexit(sp_fuzz_remove_dir);
+        else
+            sp_fuzz_dir[0] = '\0';
+    }
+    SP_FUZZ_CHECK(sp_fuzz_dir[0] != '\0');
+    return sp_fuzz_dir;
 }
 
 #endif

@@ -66,29 +66,7 @@ static int target_fd = -1;
 static unsigned calls[C_KINDS];
 static int fired;
 
-static char outdir[64];
-
-static void remove_outdir(void)
-{
-    if (outdir[0] != '\0')
-        rmdir(outdir);
-}
-
-static void make_outdir(void)
-{
-    const char *bases[] = {"/dev/shm", "/tmp"};
-
-    if (outdir[0] != '\0')
-        return;
-    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
-        snprintf(outdir, sizeof outdir, "%s/sp_change.XXXXXX", bases[i]);
-        if (mkdtemp(outdir) != NULL) {
-            atexit(remove_outdir);
-            return;
-        }
-    }
-    SP_FUZZ_CHECK(!"cannot make an output directory");
-}
+static const char *outdir;  /* sp_fuzz_outdir() */
 
 static int count_entries(const char *path)
 {
@@ -371,7 +349,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size == 0)
         return 0;
-    make_outdir();
+    outdir = sp_fuzz_outdir("sp_change");
     make_plan(data, size);
     if (getenv("SP_FUZZ_VERBOSE") != NULL)
         fprintf(stderr, "-s %d -t %u: %zu bytes, then %s after %s #%u "

@@ -315,31 +315,7 @@ static struct pick pick(struct bytes *b)
 
 /* ---- the checks ------------------------------------------------------- */
 
-static char outdir[64];
-
-static void remove_outdir(void)
-{
-    if (outdir[0] != '\0')
-        rmdir(outdir);
-}
-
-/* make_outdir: once, a private directory for the output files (on tmpfs
- * where there is one), removed at exit. */
-static void make_outdir(void)
-{
-    const char *bases[] = {"/dev/shm", "/tmp"};
-
-    if (outdir[0] != '\0')
-        return;
-    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
-        snprintf(outdir, sizeof outdir, "%s/sp_fuzz_enc.XXXXXX", bases[i]);
-        if (mkdtemp(outdir) != NULL) {
-            atexit(remove_outdir);
-            return;
-        }
-    }
-    SP_FUZZ_CHECK(!"cannot make an output directory");
-}
+static const char *outdir;  /* sp_fuzz_outdir() */
 
 static int outdir_empty(void)
 {
@@ -581,7 +557,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pick p = pick(&b);
     char path[128];
 
-    make_outdir();
+    outdir = sp_fuzz_outdir("sp_fuzz_enc");
     snprintf(path, sizeof path, "%s/out.%s", outdir, exts[p.fmt]);
     if (check_fits(&p, path) && (p.c == 1 || p.c == 3) &&
         p.w <= ENCODE_MAX / p.h)

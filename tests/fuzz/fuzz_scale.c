@@ -42,31 +42,7 @@ struct params {
     enum sp_io null_io;   /* of the /dev/null job */
 };
 
-static char outdir[64];
-
-static void remove_outdir(void)
-{
-    if (outdir[0] != '\0')
-        rmdir(outdir);
-}
-
-/* make_outdir: once, a private directory for the output files (on tmpfs
- * where there is one), removed at exit. */
-static void make_outdir(void)
-{
-    const char *bases[] = {"/dev/shm", "/tmp"};
-
-    if (outdir[0] != '\0')
-        return;
-    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
-        snprintf(outdir, sizeof outdir, "%s/sp_fuzz.XXXXXX", bases[i]);
-        if (mkdtemp(outdir) != NULL) {
-            atexit(remove_outdir);
-            return;
-        }
-    }
-    SP_FUZZ_CHECK(!"cannot make an output directory");
-}
+static const char *outdir;  /* sp_fuzz_outdir() */
 
 static uint64_t fnv1a(const uint8_t *p, size_t n)
 {
@@ -300,7 +276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sp_status st[2], stn;
     int fds, fd;
 
-    make_outdir();
+    outdir = sp_fuzz_outdir("sp_fuzz");
     if (too_big(data, size, p.factor))
         return 0;
     if (getenv("SP_FUZZ_VERBOSE") != NULL)
