@@ -259,13 +259,15 @@ fi
 # what one leaves does not fail the next.
 
 # writing PID DIR: the bytes in the unnamed file PID writes in DIR, or
-# nothing when it has none open there.
+# nothing when it has none open there (or has ended); always status 0, so
+# that set -e never ends the script on a race with the process.
 writing() {
     local fd
     for fd in /proc/"$1"/fd/*; do
         if [[ $(readlink "$fd" 2>/dev/null) == "$WORK/$2/#"* ]]; then
-            stat -L -c %s "$fd" 2>/dev/null
-            return
+            # The process may end in between: no size then, not an error.
+            stat -L -c %s "$fd" 2>/dev/null || true
+            return 0
         fi
     done
 }
