@@ -7,16 +7,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "guard.h"
 #include "image.h"
 #include "parallel.h"
+#include "source.h"
 
 /* A slot's own (see parallel.h): the chunk an item is scaled into (PNM),
- * and the scale phase its thread measured. */
+ * the scratch its source rows are read into when the source needs one
+ * (its thread's, shared by its slots), and the scale phase its thread
+ * measured. */
 struct lane {
     struct sp_image chunk;
-    unsigned char *band;       /* a pread source: the rows an item reads
-                                  (its thread's, shared by its slots) */
+    unsigned char *scratch;
     struct sp_phase scale;
 };
 
@@ -32,13 +33,12 @@ struct span {
  * has it written N times. */
 struct stream {
     const struct sp_job *job;
-    struct sp_image *src;
+    struct sp_source *src;
     struct sp_output *out;
     struct sp_report *report;
     struct sp_image whole;     /* stb: the whole output; else empty */
     size_t rows, orow;
     unsigned times;            /* each chunk row is written TIMES times */
-    size_t grain;              /* see sp_image_drop_rows */
     struct lane *lanes;        /* [slots] */
     void *mem;                 /* the lanes' chunks and bands: one
                                   anonymous mapping (map_lanes) */
@@ -65,28 +65,14 @@ static unsigned char *item_dest(const struct stream *s, unsigned slot,
 }
 
 struct scale_call {
-    const struct sp_image *src;
+    struct sp_source *src;
     const struct sp_job *job;
     size_t y0, y1;
     unsigned times;            /* make one row of each TIMES */
     size_t orow;
     unsigned char *dest;
+    unsigned char *scratch;
 };
-
-static sp_status run_scale(void *arg)
-{
-    const struct scale_call *c = arg;
-    unsigned char *d = c->dest;
-
-    if (c->times == 1)
-        sp_scale_rows(c->src, c->job->factor, c->job->filter, c->y0, c->y1,
-                      d);
-    else
-        for (size_t y = c->y0; y < c->y1; y += c->times, d += c->orow)
-            sp_scale_rows(c->src, c->job->factor, c->job->filter, y, y + 1,
-                          d);
-    return SP_OK;
-}
 
 /* first_source_row: the first source row that output row Y reads. */
 static size_t first_source_row(size_t y, int factor)
@@ -114,21 +100,14 @@ static void source_band(const struct sp_job *job, size_t y0, size_t y1,
     }
 }
 
-/* row_by_row: a reduce of a pread source goes an output row at a time,
- * reading only the source rows that row reads (see reduce_rows). */
-static int row_by_row(const struct sp_job *job)
-{
-    return job->factor < -1;
-}
-
-/* band_rows: the most source rows a pread source's buffer holds at once:
- * those an output row reads, for a reduce (reduce_rows); those an item of
- * ROWS output rows reads, for an enlarge or a copy. */
+/* band_rows: the most source rows one request reads: those an output row
+ * reads, for a reduce (reduce_rows); those an item of ROWS output rows
+ * reads, for an enlarge or a copy. */
 static size_t band_rows(const struct sp_job *job, size_t rows, size_t h)
 {
     size_t n = rows;
 
-    if (row_by_row(job))
+    if (job->factor < -1)
         n = job->filter == SP_FILTER_BOX ? (size_t)-(long long)job->factor
                                          : 1;
     else if (job->factor > 1)
@@ -136,45 +115,48 @@ static size_t band_rows(const struct sp_job *job, size_t rows, size_t h)
     return n < h ? n : h;
 }
 
-/* read_band: for a pread source, read the rows C's output rows need into
- * BUF, and point C at them through BAND. */
-static sp_status read_band(struct scale_call *c, struct sp_image *band,
-                           unsigned char *buf)
+/* enlarge_rows: C's output rows of an enlarge or a copy, from the band of
+ * source rows they read. */
+static sp_status enlarge_rows(const struct scale_call *c)
 {
-    size_t sy0, sy1, first;
+    size_t sy0, sy1, first, y1;
+    struct sp_image band;
+    unsigned char *d = c->dest;
     sp_status st;
 
     source_band(c->job, c->y0, c->y1, &sy0, &sy1, &first);
-    st = sp_image_read_rows(c->src, sy0, sy1, buf);
-    *band = *c->src;
-    band->backing = SP_BACKING_NONE;
-    band->pixels = buf;
-    band->height = sy1 - sy0;
-    c->src = band;
-    c->y0 -= first;
-    c->y1 -= first;
-    return st;
+    st = sp_source_rows(c->src, sy0, sy1, c->scratch, &band);
+    if (st != SP_OK)
+        return st;
+    y1 = c->y1 - first;
+    if (c->times == 1)
+        sp_scale_rows(&band, c->job->factor, c->job->filter, c->y0 - first,
+                      y1, d);
+    else
+        for (size_t y = c->y0 - first; y < y1; y += c->times, d += c->orow)
+            sp_scale_rows(&band, c->job->factor, c->job->filter, y, y + 1,
+                          d);
+    return SP_OK;
 }
 
-/* reduce_rows: C's output rows from a pread source, one at a time: each
- * reads the rows it needs into BUF (one row of each N to sample, the N
- * rows of its blocks for box) and reduces them.  Only those rows are
- * copied, and BUF stays in the cache. */
-static sp_status reduce_rows(const struct scale_call *c, unsigned char *buf)
+/* reduce_rows: C's output rows of a reduce, one at a time: each asks for
+ * only the source rows it reads (one row of each N to sample, the N rows
+ * of its blocks for box), so a source that copies rows copies only those,
+ * into scratch that stays in the cache. */
+static sp_status reduce_rows(const struct scale_call *c)
 {
-    size_t n = (size_t)-(long long)c->job->factor, h = c->src->height;
-    struct sp_image band = *c->src;
+    size_t n = (size_t)-(long long)c->job->factor;
+    size_t h = c->src->img.height;
+    struct sp_image band;
     sp_status st;
 
-    band.backing = SP_BACKING_NONE;
-    band.pixels = buf;
     for (size_t y = c->y0; y < c->y1; y++) {
         size_t sy = y * n;
-
-        band.height = c->job->filter != SP_FILTER_BOX ? 1
+        size_t rows = c->job->filter != SP_FILTER_BOX ? 1
                       : h - sy < n                  ? h - sy
                                                     : n;
-        st = sp_image_read_rows(c->src, sy, sy + band.height, buf);
+
+        st = sp_source_rows(c->src, sy, sy + rows, c->scratch, &band);
         if (st != SP_OK)
             return st;
         sp_scale_rows(&band, c->job->factor, c->job->filter, 0, 1,
@@ -183,28 +165,27 @@ static sp_status reduce_rows(const struct scale_call *c, unsigned char *buf)
     return SP_OK;
 }
 
-/* scale_item: an item's rows: from a band read for it (pread), from a
- * mapping under the SIGBUS guard, or from memory. */
+static sp_status scale_rows(void *arg)
+{
+    const struct scale_call *c = arg;
+
+    return c->job->factor < -1 ? reduce_rows(c) : enlarge_rows(c);
+}
+
+/* scale_item: an item's rows, read under the source's guard. */
 static sp_status scale_item(void *arg, unsigned slot, size_t item)
 {
     struct stream *s = arg;
-    struct scale_call c = {s->src, s->job, 0, 0, s->times, s->orow, NULL};
-    struct sp_image band;
+    struct scale_call c = {s->src, s->job, 0, 0, s->times, s->orow, NULL,
+                           s->lanes[slot].scratch};
     struct sp_meter m;
-    sp_status st = SP_OK;
+    sp_status st;
 
     item_span(s, item, &c.y0, &c.y1);
     c.dest = item_dest(s, slot, c.y0);
     sp_meter_start(&m);
     s->spans[item].t0 = sp_now_ns();
-    if (s->src->backing == SP_BACKING_MMAP)
-        st = sp_guard_run(run_scale, &c);
-    else if (s->src->backing != SP_BACKING_FILE)
-        st = run_scale(&c);
-    else if (row_by_row(s->job))
-        st = reduce_rows(&c, s->lanes[slot].band);
-    else if ((st = read_band(&c, &band, s->lanes[slot].band)) == SP_OK)
-        st = run_scale(&c);
+    st = sp_source_guard(s->src, scale_rows, &c);
     s->spans[item].t1 = sp_now_ns();
     sp_meter_stop(&m, &s->lanes[slot].scale);
     return st;
@@ -223,8 +204,7 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
     item_span(s, item, &y0, &y1);
     if (y1 < s->report->out_height) {
         sp_meter_start(&m);
-        sp_image_drop_rows(s->src, first_source_row(y1, s->job->factor),
-                           s->grain);
+        sp_source_done_before(s->src, first_source_row(y1, s->job->factor));
         sp_meter_stop(&m, &s->release);
     }
     if (s->whole.pixels == NULL) {
@@ -236,21 +216,6 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
             s->report->failed_path = s->job->out;
     }
     return st;
-}
-
-/* drop_grain: how a mapped input of LEN bytes is given back: in blocks of
- * a 64th of it or so (a power of two), from a page to SP_DROP_GRAIN.  Each
- * madvise() costs tens of microseconds here (a TLB flush on every CPU
- * running the job), so a large input goes 2 MiB at a time; a small one in
- * smaller blocks, or it would stay mapped whole (on the 3.75 MB image an
- * enlarge peaked at 5.3 MB with 2 MiB blocks, 3.3 MB with 32 KiB). */
-static size_t drop_grain(size_t len)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), grain = SP_DROP_GRAIN;
-
-    while (grain / 2 >= page && grain > len / 64)
-        grain /= 2;
-    return grain;
 }
 
 /* item_rows: how many output rows of OROW bytes make an item: about
@@ -390,10 +355,10 @@ static void gather(const struct stream *s, unsigned slots, size_t items,
  * (THP "madvise" or "always"; otherwise this is advice that changes
  * nothing). */
 static sp_status map_lanes(struct stream *s, unsigned slots,
-                           size_t chunk_rows, size_t band_rows, int chunks)
+                           size_t chunk_rows, size_t band, int chunks)
 {
-    const struct sp_image *src = s->src;
-    size_t chunk = 0, band, bands, total, len;
+    const struct sp_image *src = &s->src->img;
+    size_t chunk = 0, bands, total, len;
     unsigned char *p;
     sp_status st;
 
@@ -403,8 +368,7 @@ static sp_status map_lanes(struct stream *s, unsigned slots,
         if (st != SP_OK)
             return st;
     }
-    if (__builtin_mul_overflow(band_rows, src->stride, &band) ||
-        __builtin_mul_overflow(band, (size_t)(slots / SP_RUN_DEPTH), &bands) ||
+    if (__builtin_mul_overflow(band, (size_t)(slots / SP_RUN_DEPTH), &bands) ||
         __builtin_mul_overflow(chunk, (size_t)slots, &total) ||
         __builtin_add_overflow(total, bands, &total) ||
         total > SIZE_MAX - 2 * HUGE_PAGE)
@@ -428,7 +392,7 @@ static sp_status map_lanes(struct stream *s, unsigned slots,
     for (unsigned i = 0; i < slots; i++) {
         struct lane *l = &s->lanes[i];
 
-        l->band = p + chunk * slots + band * (i / SP_RUN_DEPTH);
+        l->scratch = p + chunk * slots + band * (i / SP_RUN_DEPTH);
         if (!chunks)
             continue;
         l->chunk.pixels = p + i * chunk;
@@ -444,10 +408,11 @@ static sp_status map_lanes(struct stream *s, unsigned slots,
 
 /* scale_and_write: the output of SRC, item by item, into OUT. */
 static sp_status scale_and_write(const struct sp_job *job,
-                                 struct sp_image *src, struct sp_output *out,
+                                 struct sp_source *in, struct sp_output *out,
                                  enum sp_outfmt fmt, struct sp_report *r)
 {
-    struct stream s = {.job = job, .src = src, .out = out, .report = r};
+    struct stream s = {.job = job, .src = in, .out = out, .report = r};
+    const struct sp_image *src = &in->img;
     size_t oh = r->out_height, budget = job->chunk_bytes, items;
     unsigned threads = job->threads, slots;
     struct sp_meter m;
@@ -464,7 +429,6 @@ static sp_status scale_and_write(const struct sp_job *job,
                       s.rows % (size_t)job->factor == 0
                   ? (unsigned)job->factor
                   : 1;
-    s.grain = job->drop_grain ? job->drop_grain : drop_grain(src->base_len);
     items = (oh + s.rows - 1) / s.rows;
     if (threads > items)
         threads = (unsigned)items;
@@ -481,9 +445,8 @@ static sp_status scale_and_write(const struct sp_job *job,
                             src->bytes, src->maxval);
     if (st == SP_OK)
         st = map_lanes(&s, slots, s.rows / s.times,
-                       src->backing == SP_BACKING_FILE
-                           ? band_rows(job, s.rows, src->height)
-                           : 0,
+                       sp_source_scratch(in, band_rows(job, s.rows,
+                                                       src->height)),
                        fmt == SP_OUT_PNM);
     sp_meter_stop(&m, &r->phase[SP_SCALE]);
 
@@ -511,6 +474,7 @@ static sp_status scale_and_write(const struct sp_job *job,
 sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
 {
     struct sp_image src, layout;
+    struct sp_source in;
     struct sp_output out;
     int opened = 0;
     struct sp_meter m;
@@ -539,10 +503,11 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     r->channels = src.channels;
     r->bytes = src.bytes;
     r->maxval = src.maxval;
+    sp_source_open(&in, &src, job->drop_grain);
     if (job->after_load != NULL)
         job->after_load(job->after_load_arg);
 
-    layout = src;
+    layout = in.img;
     layout.width = r->out_width;
     layout.height = r->out_height;
     sp_meter_start(&m);
@@ -552,15 +517,15 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
         r->failed_path = job->out;
     opened = st == SP_OK;
     if (opened)
-        st = scale_and_write(job, &src, &out, fmt, r);
+        st = scale_and_write(job, &in, &out, fmt, r);
     /* A mapped or pread input is read until the last item is scaled: it
      * must still be the file the load saw, or the output is not
      * committed. */
     if (opened && st == SP_OK)
-        st = sp_image_check(&src);
+        st = sp_source_check(&in);
 
     sp_meter_start(&m);
-    rel = sp_image_release(&src);
+    rel = sp_source_release(&in);
     sp_meter_stop(&m, &r->phase[SP_RELEASE]);
     if (st == SP_OK && rel != SP_OK)
         st = rel;

@@ -40,8 +40,8 @@ struct sp_job {
                               refused (SP_E_LIMIT); 0: SP_MAX_PIXELS */
     size_t chunk_bytes;    /* output bytes an item (PNM); 0: SP_CHUNK */
     size_t drop_grain;     /* a mapped input is given back in blocks ending
-                              on multiples of this (see sp_image_drop_rows);
-                              0: a 64th of the input, up to SP_DROP_GRAIN */
+                              on multiples of this (sp_source_open's GRAIN);
+                              0: the mmap backend's default */
     /* A test seam: called, if set, between load and scale. */
     void (*after_load)(void *arg);
     void *after_load_arg;
@@ -51,13 +51,6 @@ struct sp_job {
  * (1 MiB here), so that the rows a thread has just scaled are still in a
  * cache when write() copies them, and small beside the peers' memory. */
 #define SP_CHUNK ((size_t)512 * 1024)
-
-/* The largest block a mapped input is given back in (see job.c): the
- * kernel maps a file's page cache in folios of up to 2 MiB, and each
- * madvise() costs a TLB flush on every CPU running the job (a 4 KiB grain
- * spent 70-90 ms of 1 s giving back the 360 MB input of an enlarge by 2; a
- * 2 MiB grain, 14 ms). */
-#define SP_DROP_GRAIN ((size_t)2 << 20)
 
 /* The default of --max-pixels: 2^31 pixels, 6 GiB as 8-bit RGB. */
 #define SP_MAX_PIXELS ((uint64_t)1 << 31)
