@@ -1,12 +1,9 @@
 #include "image.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -47,66 +44,6 @@ sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
     img->channels = channels;
     img->bytes = bytes;
     img->maxval = maxval;
-    return SP_OK;
-}
-
-void sp_image_drop_rows(struct sp_image *img, size_t rows, size_t grain)
-{
-    uintptr_t base = (uintptr_t)img->base, end;
-
-    if (img->backing != SP_BACKING_MMAP || rows == 0)
-        return;
-    end = (uintptr_t)img->pixels + rows * img->stride;
-    if (end > base + img->base_len)
-        end = base + img->base_len;
-    end &= ~(uintptr_t)(grain - 1);
-    if (end <= base + img->dropped)
-        return;
-    (void)sp_sys.madvise((unsigned char *)img->base + img->dropped,
-                         end - base - img->dropped, MADV_DONTNEED);
-    img->dropped = end - base;
-}
-
-/* READ_AHEAD: how much a read that finds its bytes not in the page cache
- * asks the kernel to read ahead (sp_image_read_rows). */
-#define READ_AHEAD ((off_t)8 << 20)
-
-/* read_at: up to LEN bytes of IMG's file at AT into BUF.  A reduce reads
- * rows far apart, which the kernel's readahead takes for random reads:
- * from a cold file it read the 1280x1024 image reduced by 4 in 11 ms,
- * against 5.3 ms for one read() of it all.  So the read first asks not to
- * wait (RWF_NOWAIT: free when the bytes are cached); when they are not,
- * the next READ_AHEAD bytes are asked for at once, as one large read
- * would get them. */
-static ssize_t read_at(const struct sp_image *img, unsigned char *buf,
-                       size_t len, off_t at)
-{
-    struct iovec v = {buf, len};
-    ssize_t n = sp_sys.preadv2(img->fd, &v, 1, at, RWF_NOWAIT);
-
-    if (n >= 0 || errno == EINTR)
-        return n;
-    if (errno == EAGAIN)
-        (void)posix_fadvise(img->fd, at, READ_AHEAD, POSIX_FADV_WILLNEED);
-    return sp_sys.pread(img->fd, buf, len, at);
-}
-
-sp_status sp_image_read_rows(const struct sp_image *img, size_t y0, size_t y1,
-                             unsigned char *buf)
-{
-    size_t len = (y1 - y0) * img->stride, done = 0;
-    off_t at = (off_t)img->offset + (off_t)(y0 * img->stride);
-
-    while (done < len) {
-        ssize_t n = read_at(img, buf + done, len - done, at + (off_t)done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return errno;
-        if (n == 0)
-            return SP_E_CHANGED;
-        done += (size_t)n;
-    }
     return SP_OK;
 }
 

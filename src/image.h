@@ -19,7 +19,7 @@ enum sp_backing {
     SP_BACKING_MMAP,      /* base came from mmap: madvise(DONTNEED) + munmap,
                              and FD closed unless it is -1 */
     SP_BACKING_FILE,      /* no raster in memory: rows are read from FD at
-                             OFFSET when wanted (sp_image_read_rows);
+                             OFFSET when wanted (source_pread.c);
                              released by close() */
 };
 
@@ -41,7 +41,7 @@ struct sp_image {
     enum sp_backing backing;
     void *base;
     size_t base_len;
-    size_t dropped;       /* bytes at base given back by sp_image_drop_rows */
+    size_t dropped;       /* bytes at base given back (source_mmap.c) */
     int fd;               /* SP_BACKING_FILE and _MMAP: the open file, kept
                              so that sp_image_check() can fstat it */
     struct sp_stamp stamp;  /* _FILE and _MMAP: the file when loaded */
@@ -77,23 +77,6 @@ sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
  * *SIZE.  Returns 0, or SP_E_TOOBIG when it does not fit in size_t. */
 sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
                                unsigned bytes, size_t *size);
-
-/* sp_image_drop_rows: the first ROWS rows of IMG will not be read again:
- * a mapped image gives back the memory wholly before row ROWS, in blocks
- * that end on a multiple of GRAIN bytes of address (a power of two, at
- * least the page size) (madvise MADV_DONTNEED: the process's resident set
- * shrinks, the page cache keeps the pages), so that streaming through a
- * large mapped file does not hold it all; a malloc'd image keeps its
- * buffer.  Advice only: nothing fails. */
-void sp_image_drop_rows(struct sp_image *img, size_t rows, size_t grain);
-
-/* sp_image_read_rows: rows [Y0, Y1) of a file-backed IMG into BUF (packed
- * rows of IMG's stride) with pread(), so that threads may read their rows
- * at once; rows not in the page cache start a readahead of what follows.
- * Returns 0, an errno value, or SP_E_CHANGED (the file ended before them:
- * it shrank after it was checked). */
-sp_status sp_image_read_rows(const struct sp_image *img, size_t y0, size_t y1,
-                             unsigned char *buf);
 
 /* sp_stamp_of: the stamp of the file SB describes, into *STAMP. */
 void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp);

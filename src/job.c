@@ -1,277 +1,181 @@
 #include "job.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#include "guard.h"
-#include "image.h"
+#include "item.h"
 #include "parallel.h"
+#include "plan.h"
+#include "source.h"
 
-/* A slot's own (see parallel.h): the chunk an item is scaled into (PNM),
- * and the scale phase its thread measured. */
+/* A slot's own: the chunk an item is scaled into (PNM), and the scale
+ * phase its thread measured. */
 struct lane {
     struct sp_image chunk;
-    unsigned char *band;       /* a pread source: the rows an item reads
-                                  (its thread's, shared by its slots) */
     struct sp_phase scale;
 };
 
-/* When an item was scaled, CLOCK_MONOTONIC ns. */
-struct span {
-    uint64_t t0, t1;
-};
-
-/* The job's output, made in items of ROWS output rows: each scaled by one
- * thread into its slot's chunk (or, for the stb formats, into its place in
- * WHOLE) and written, in order, by whichever thread finishes it.  An
- * enlarge by N into chunks makes each distinct row once (TIMES = N) and
- * has it written N times. */
-struct stream {
+/* The job's work: the plan's items, each scaled by one thread into its
+ * slot's chunk (or, for the stb formats, into its place in WHOLE) and
+ * written, in order, by whichever thread finishes it. */
+struct work {
     const struct sp_job *job;
-    struct sp_image *src;
+    struct sp_plan plan;
+    struct sp_source *src;
     struct sp_output *out;
     struct sp_report *report;
     struct sp_image whole;     /* stb: the whole output; else empty */
-    size_t rows, orow;
-    unsigned times;            /* each chunk row is written TIMES times */
-    size_t grain;              /* see sp_image_drop_rows */
+    size_t orow;
+    struct sp_lanes mem;       /* the chunks and the scratch */
     struct lane *lanes;        /* [slots] */
-    void *mem;                 /* the lanes' chunks and bands: one
-                                  anonymous mapping (map_lanes) */
-    size_t mem_len;
-    struct span *spans;        /* [items]: when each was scaled */
+    struct sp_span *spans;     /* [items]: when each was scaled */
     struct sp_phase release, write;  /* summed over the items' finishes */
 };
 
-static void item_span(const struct stream *s, size_t item, size_t *y0,
-                      size_t *y1)
-{
-    size_t oh = s->report->out_height;
-
-    *y0 = item * s->rows;
-    *y1 = oh - *y0 < s->rows ? oh : *y0 + s->rows;
-}
-
-static unsigned char *item_dest(const struct stream *s, unsigned slot,
-                                size_t y0)
-{
-    if (s->whole.pixels != NULL)
-        return s->whole.pixels + y0 * s->orow;
-    return s->lanes[slot].chunk.pixels;
-}
-
-struct scale_call {
-    const struct sp_image *src;
-    const struct sp_job *job;
-    size_t y0, y1;
-    unsigned times;            /* make one row of each TIMES */
-    size_t orow;
-    unsigned char *dest;
-};
-
-static sp_status run_scale(void *arg)
-{
-    const struct scale_call *c = arg;
-    unsigned char *d = c->dest;
-
-    if (c->times == 1)
-        sp_scale_rows(c->src, c->job->factor, c->job->filter, c->y0, c->y1,
-                      d);
-    else
-        for (size_t y = c->y0; y < c->y1; y += c->times, d += c->orow)
-            sp_scale_rows(c->src, c->job->factor, c->job->filter, y, y + 1,
-                          d);
-    return SP_OK;
-}
-
-/* first_source_row: the first source row that output row Y reads. */
-static size_t first_source_row(size_t y, int factor)
-{
-    if (factor > 1)
-        return y / (size_t)factor;
-    if (factor < -1)
-        return y * (size_t)-factor;
-    return y;
-}
-
-/* source_band: for an enlarge or a copy, the source rows [*SY0, *SY1)
- * that output rows [Y0, Y1) read; the band's first row is the first one
- * output row *FIRST reads.  (A reduce reads row by row: reduce_rows.) */
-static void source_band(const struct sp_job *job, size_t y0, size_t y1,
-                        size_t *sy0, size_t *sy1, size_t *first)
-{
-    *sy0 = first_source_row(y0, job->factor);
-    if (job->factor > 1) {
-        *sy1 = (y1 - 1) / (size_t)job->factor + 1;
-        *first = *sy0 * (size_t)job->factor;
-    } else {
-        *sy1 = y1;
-        *first = y0;
-    }
-}
-
-/* row_by_row: a reduce of a pread source goes an output row at a time,
- * reading only the source rows that row reads (see reduce_rows). */
-static int row_by_row(const struct sp_job *job)
-{
-    return job->factor < -1;
-}
-
-/* band_rows: the most source rows a pread source's buffer holds at once:
- * those an output row reads, for a reduce (reduce_rows); those an item of
- * ROWS output rows reads, for an enlarge or a copy. */
-static size_t band_rows(const struct sp_job *job, size_t rows, size_t h)
-{
-    size_t n = rows;
-
-    if (row_by_row(job))
-        n = job->filter == SP_FILTER_BOX ? (size_t)-(long long)job->factor
-                                         : 1;
-    else if (job->factor > 1)
-        n = rows / (size_t)job->factor + 2;
-    return n < h ? n : h;
-}
-
-/* read_band: for a pread source, read the rows C's output rows need into
- * BUF, and point C at them through BAND. */
-static sp_status read_band(struct scale_call *c, struct sp_image *band,
-                           unsigned char *buf)
-{
-    size_t sy0, sy1, first;
-    sp_status st;
-
-    source_band(c->job, c->y0, c->y1, &sy0, &sy1, &first);
-    st = sp_image_read_rows(c->src, sy0, sy1, buf);
-    *band = *c->src;
-    band->backing = SP_BACKING_NONE;
-    band->pixels = buf;
-    band->height = sy1 - sy0;
-    c->src = band;
-    c->y0 -= first;
-    c->y1 -= first;
-    return st;
-}
-
-/* reduce_rows: C's output rows from a pread source, one at a time: each
- * reads the rows it needs into BUF (one row of each N to sample, the N
- * rows of its blocks for box) and reduces them.  Only those rows are
- * copied, and BUF stays in the cache. */
-static sp_status reduce_rows(const struct scale_call *c, unsigned char *buf)
-{
-    size_t n = (size_t)-(long long)c->job->factor, h = c->src->height;
-    struct sp_image band = *c->src;
-    sp_status st;
-
-    band.backing = SP_BACKING_NONE;
-    band.pixels = buf;
-    for (size_t y = c->y0; y < c->y1; y++) {
-        size_t sy = y * n;
-
-        band.height = c->job->filter != SP_FILTER_BOX ? 1
-                      : h - sy < n                  ? h - sy
-                                                    : n;
-        st = sp_image_read_rows(c->src, sy, sy + band.height, buf);
-        if (st != SP_OK)
-            return st;
-        sp_scale_rows(&band, c->job->factor, c->job->filter, 0, 1,
-                      c->dest + (y - c->y0) * c->orow);
-    }
-    return SP_OK;
-}
-
-/* scale_item: an item's rows: from a band read for it (pread), from a
- * mapping under the SIGBUS guard, or from memory. */
+/* scale_item: item ITEM into SLOT's chunk, or its place in the whole. */
 static sp_status scale_item(void *arg, unsigned slot, size_t item)
 {
-    struct stream *s = arg;
-    struct scale_call c = {s->src, s->job, 0, 0, s->times, s->orow, NULL};
-    struct sp_image band;
+    struct work *w = arg;
+    struct sp_item it = {w->src, w->job->factor, w->job->filter, 0, 0,
+                         w->plan.times, w->orow, NULL,
+                         sp_lanes_scratch(&w->mem, slot)};
     struct sp_meter m;
-    sp_status st = SP_OK;
+    sp_status st;
 
-    item_span(s, item, &c.y0, &c.y1);
-    c.dest = item_dest(s, slot, c.y0);
+    sp_plan_item(&w->plan, item, &it.y0, &it.y1);
+    it.dest = w->whole.pixels != NULL ? w->whole.pixels + it.y0 * w->orow
+                                      : w->lanes[slot].chunk.pixels;
     sp_meter_start(&m);
-    s->spans[item].t0 = sp_now_ns();
-    if (s->src->backing == SP_BACKING_MMAP)
-        st = sp_guard_run(run_scale, &c);
-    else if (s->src->backing != SP_BACKING_FILE)
-        st = run_scale(&c);
-    else if (row_by_row(s->job))
-        st = reduce_rows(&c, s->lanes[slot].band);
-    else if ((st = read_band(&c, &band, s->lanes[slot].band)) == SP_OK)
-        st = run_scale(&c);
-    s->spans[item].t1 = sp_now_ns();
-    sp_meter_stop(&m, &s->lanes[slot].scale);
+    w->spans[item].t0 = sp_now_ns();
+    st = sp_item_scale(&it);
+    w->spans[item].t1 = sp_now_ns();
+    sp_meter_stop(&m, &w->lanes[slot].scale);
     return st;
 }
 
-/* write_item: with every earlier item written, give back the input rows
+/* write_item: with every earlier item written, tell the source which rows
  * no later item reads, and write this one's rows. */
 static sp_status write_item(void *arg, unsigned slot, size_t item)
 {
-    struct stream *s = arg;
-    struct lane *l = &s->lanes[slot];
+    struct work *w = arg;
+    struct lane *l = &w->lanes[slot];
     struct sp_meter m;
     sp_status st = SP_OK;
     size_t y0, y1;
 
-    item_span(s, item, &y0, &y1);
-    if (y1 < s->report->out_height) {
+    sp_plan_item(&w->plan, item, &y0, &y1);
+    if (y1 < w->plan.out_height) {
         sp_meter_start(&m);
-        sp_image_drop_rows(s->src, first_source_row(y1, s->job->factor),
-                           s->grain);
-        sp_meter_stop(&m, &s->release);
+        sp_source_done_before(w->src, sp_plan_first_row(&w->plan, y1));
+        sp_meter_stop(&m, &w->release);
     }
-    if (s->whole.pixels == NULL) {
+    if (w->whole.pixels == NULL) {
         sp_meter_start(&m);
-        l->chunk.height = (y1 - y0) / s->times;
-        st = sp_output_put_repeated(s->out, &l->chunk, s->times);
-        sp_meter_stop(&m, &s->write);
+        l->chunk.height = (y1 - y0) / w->plan.times;
+        st = sp_output_put_repeated(w->out, &l->chunk, w->plan.times);
+        sp_meter_stop(&m, &w->write);
         if (st != SP_OK)
-            s->report->failed_path = s->job->out;
+            w->report->failed_path = w->job->out;
     }
     return st;
 }
 
-/* drop_grain: how a mapped input of LEN bytes is given back: in blocks of
- * a 64th of it or so (a power of two), from a page to SP_DROP_GRAIN.  Each
- * madvise() costs tens of microseconds here (a TLB flush on every CPU
- * running the job), so a large input goes 2 MiB at a time; a small one in
- * smaller blocks, or it would stay mapped whole (on the 3.75 MB image an
- * enlarge peaked at 5.3 MB with 2 MiB blocks, 3.3 MB with 32 KiB). */
-static size_t drop_grain(size_t len)
+/* add: phase P's figures to the report's, its time too if WITH_NS. */
+static void add(struct sp_phase *to, const struct sp_phase *p, int with_ns)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), grain = SP_DROP_GRAIN;
-
-    while (grain / 2 >= page && grain > len / 64)
-        grain /= 2;
-    return grain;
+    if (with_ns)
+        to->ns += p->ns;
+    to->minflt += p->minflt;
+    to->majflt += p->majflt;
 }
 
-/* item_rows: how many output rows of OROW bytes make an item: about
- * BUDGET bytes; for an enlarge by N, whole source rows (N output rows)
- * where that costs at most 4 x BUDGET, so that each source row is expanded
- * once; and no more than an even share of the OH rows among THREADS. */
-static size_t item_rows(size_t budget, size_t orow, size_t oh,
-                        unsigned threads, int factor)
+/* gather: the work's figures into the report: the scale phase the time
+ * any thread was scaling (the threads scale side by side, and beside
+ * another's write), with the page faults of every slot; write and release
+ * summed over the items (one thread at a time does them). */
+static void gather(struct work *w, struct sp_report *r)
 {
-    size_t unit = factor > 1 ? (size_t)factor : 1;
-    size_t share = (oh + threads - 1) / threads;
-    size_t rows = budget / orow;
+    for (unsigned i = 0; i < w->plan.slots; i++)
+        add(&r->phase[SP_SCALE], &w->lanes[i].scale, 0);
+    r->phase[SP_SCALE].ns += sp_span_union(w->spans, w->plan.items);
+    add(&r->phase[SP_RELEASE], &w->release, 1);
+    add(&r->phase[SP_WRITE], &w->write, 1);
+}
 
-    share = (share + unit - 1) / unit * unit;
-    if (rows >= unit)
-        rows -= rows % unit;
-    else if (orow <= budget / unit * 4)
-        rows = unit;
-    else if (rows == 0)
-        rows = 1;
-    return rows < share ? rows : share;
+/* prepare: W's memory: the lanes, the spans, the whole output (stb) or
+ * the chunks (PNM), and the source's scratch. */
+static sp_status prepare(struct work *w, int chunked)
+{
+    const struct sp_image *src = &w->src->img;
+    const struct sp_plan *p = &w->plan;
+    size_t chunk = 0;
+    sp_status st = SP_OK;
+
+    w->lanes = calloc(p->slots, sizeof *w->lanes);
+    w->spans = calloc(p->items, sizeof *w->spans);
+    if (w->lanes == NULL || w->spans == NULL)
+        return ENOMEM;
+    if (!chunked)
+        st = sp_image_alloc(&w->whole, w->report->out_width, p->out_height,
+                            src->channels, src->bytes, src->maxval);
+    else
+        st = sp_image_raster_size(w->report->out_width, p->chunk_rows,
+                                  src->channels, src->bytes, &chunk);
+    if (st == SP_OK)
+        st = sp_lanes_map(&w->mem, p, chunk,
+                          sp_source_scratch(w->src, p->band_rows));
+    for (unsigned i = 0; st == SP_OK && chunked && i < p->slots; i++) {
+        struct sp_image *c = &w->lanes[i].chunk;
+
+        *c = *src;
+        c->backing = SP_BACKING_NONE;
+        c->base = NULL;
+        c->base_len = 0;
+        c->fd = -1;
+        c->pixels = sp_lanes_chunk(&w->mem, i);
+        c->width = w->report->out_width;
+        c->height = p->chunk_rows;
+        c->stride = w->orow;
+    }
+    return st;
+}
+
+/* scale_and_write: the output of SRC, item by item, into OUT. */
+static sp_status scale_and_write(const struct sp_job *job,
+                                 struct sp_source *src, struct sp_output *out,
+                                 enum sp_outfmt fmt, struct sp_report *r)
+{
+    struct work w = {.job = job, .src = src, .out = out, .report = r};
+    int chunked = fmt == SP_OUT_PNM;
+    struct sp_meter m;
+    sp_status st;
+
+    w.orow = r->out_width * sp_image_pixel_size(&src->img);
+    sp_plan_make(&w.plan, job, chunked, w.orow, r->out_height,
+                 src->img.height);
+    r->threads_used = w.plan.threads;
+    sp_meter_start(&m);
+    st = prepare(&w, chunked);
+    sp_meter_stop(&m, &r->phase[SP_SCALE]);
+    if (st == SP_OK) {
+        st = sp_run_ordered(w.plan.threads, w.plan.items, scale_item,
+                            write_item, &w, &r->threads_used);
+        if (st == SP_OK)
+            gather(&w, r);
+    }
+    if (st == SP_OK && !chunked) {
+        sp_meter_start(&m);
+        st = sp_output_put(out, &w.whole, r->why);
+        sp_meter_stop(&m, &r->phase[SP_WRITE]);
+        if (st != SP_OK)
+            r->failed_path = job->out;
+    }
+    sp_lanes_unmap(&w.mem);
+    free(w.lanes);
+    free(w.spans);
+    sp_image_release(&w.whole);
+    return st;
 }
 
 /* over_limit: a W x H image has more pixels than LIMIT allows; WHY
@@ -324,193 +228,10 @@ static sp_status fail(struct sp_report *r, const char *path, sp_status st)
     return st;
 }
 
-static int by_start(const void *a, const void *b)
-{
-    const struct span *x = a, *y = b;
-
-    return (x->t0 > y->t0) - (x->t0 < y->t0);
-}
-
-/* scaling_time: how long at least one thread was scaling: the union of
- * the N items' spans (sorted here). */
-static uint64_t scaling_time(struct span *spans, size_t n)
-{
-    uint64_t total = 0, t0 = 0, t1 = 0;
-
-    qsort(spans, n, sizeof *spans, by_start);
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || spans[i].t0 > t1) {
-            total += t1 - t0;
-            t0 = spans[i].t0;
-            t1 = spans[i].t1;
-        } else if (spans[i].t1 > t1) {
-            t1 = spans[i].t1;
-        }
-    }
-    return total + (t1 - t0);
-}
-
-/* add: phase P's figures to the report's, its time too if WITH_NS. */
-static void add(struct sp_phase *to, const struct sp_phase *p, int with_ns)
-{
-    if (with_ns)
-        to->ns += p->ns;
-    to->minflt += p->minflt;
-    to->majflt += p->majflt;
-}
-
-/* gather: the stream's figures into the report: the scale phase the time
- * any thread was scaling (the threads scale side by side, and beside
- * another's write), with the page faults of every slot; write and release
- * summed over the items (one thread at a time does them). */
-static void gather(const struct stream *s, unsigned slots, size_t items,
-                   struct sp_report *r)
-{
-    for (unsigned i = 0; i < slots; i++)
-        add(&r->phase[SP_SCALE], &s->lanes[i].scale, 0);
-    r->phase[SP_SCALE].ns += scaling_time(s->spans, items);
-    add(&r->phase[SP_RELEASE], &s->release, 1);
-    add(&r->phase[SP_WRITE], &s->write, 1);
-}
-
-/* HUGE_PAGE: the size of a transparent huge page on x86-64 and arm64
- * (4 KiB base pages); see map_lanes. */
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* map_lanes: S's lanes' memory, in one anonymous mapping: for a PNM
- * output a chunk of CHUNK_ROWS output rows for each of the SLOTS, and for
- * a pread source a band of BAND_ROWS source rows for each of their
- * threads (a thread scales one item at a time, so its slots share one).
- * A fresh 4 KiB page costs a fault and a clear: 1.2-1.5 us here, 190 us
- * for 512 KiB, with or without MAP_POPULATE.  A 2 MiB huge page took
- * 30-100 us in a loop, but 1-3 ms now and then in a fresh process (no
- * compaction was counted; the VM's host faulting the block back in is a
- * guess), a stall that swamped a 1 ms scale phase.  So only lanes of a
- * huge page or more are laid on huge pages, where the kernel allows them
- * (THP "madvise" or "always"; otherwise this is advice that changes
- * nothing). */
-static sp_status map_lanes(struct stream *s, unsigned slots,
-                           size_t chunk_rows, size_t band_rows, int chunks)
-{
-    const struct sp_image *src = s->src;
-    size_t chunk = 0, band, bands, total, len;
-    unsigned char *p;
-    sp_status st;
-
-    if (chunks) {
-        st = sp_image_raster_size(s->report->out_width, chunk_rows,
-                                  src->channels, src->bytes, &chunk);
-        if (st != SP_OK)
-            return st;
-    }
-    if (__builtin_mul_overflow(band_rows, src->stride, &band) ||
-        __builtin_mul_overflow(band, (size_t)(slots / SP_RUN_DEPTH), &bands) ||
-        __builtin_mul_overflow(chunk, (size_t)slots, &total) ||
-        __builtin_add_overflow(total, bands, &total) ||
-        total > SIZE_MAX - 2 * HUGE_PAGE)
-        return SP_E_TOOBIG;
-    if (total == 0)
-        return SP_OK;
-    len = total >= HUGE_PAGE
-              ? (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE
-              : total;
-    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-             -1, 0);
-    if (p == MAP_FAILED)
-        return ENOMEM;
-    s->mem = p;
-    s->mem_len = len;
-    if (len != total) {
-        p = (unsigned char *)(((uintptr_t)p + HUGE_PAGE - 1) &
-                              ~(uintptr_t)(HUGE_PAGE - 1));
-        (void)madvise(p, len - HUGE_PAGE, MADV_HUGEPAGE);
-    }
-    for (unsigned i = 0; i < slots; i++) {
-        struct lane *l = &s->lanes[i];
-
-        l->band = p + chunk * slots + band * (i / SP_RUN_DEPTH);
-        if (!chunks)
-            continue;
-        l->chunk.pixels = p + i * chunk;
-        l->chunk.width = s->report->out_width;
-        l->chunk.height = chunk_rows;
-        l->chunk.stride = l->chunk.width * sp_image_pixel_size(src);
-        l->chunk.channels = src->channels;
-        l->chunk.bytes = src->bytes;
-        l->chunk.maxval = src->maxval;
-    }
-    return SP_OK;
-}
-
-/* scale_and_write: the output of SRC, item by item, into OUT. */
-static sp_status scale_and_write(const struct sp_job *job,
-                                 struct sp_image *src, struct sp_output *out,
-                                 enum sp_outfmt fmt, struct sp_report *r)
-{
-    struct stream s = {.job = job, .src = src, .out = out, .report = r};
-    size_t oh = r->out_height, budget = job->chunk_bytes, items;
-    unsigned threads = job->threads, slots;
-    struct sp_meter m;
-    sp_status st = SP_OK;
-
-    s.orow = r->out_width * sp_image_pixel_size(src);
-    /* The stb encoders take the whole image at once. */
-    if (fmt != SP_OUT_PNM)
-        budget = (size_t)-1;
-    else if (budget == 0)
-        budget = SP_CHUNK;
-    s.rows = item_rows(budget, s.orow, oh, threads, job->factor);
-    s.times = fmt == SP_OUT_PNM && job->factor > 1 &&
-                      s.rows % (size_t)job->factor == 0
-                  ? (unsigned)job->factor
-                  : 1;
-    s.grain = job->drop_grain ? job->drop_grain : drop_grain(src->base_len);
-    items = (oh + s.rows - 1) / s.rows;
-    if (threads > items)
-        threads = (unsigned)items;
-    r->threads_used = threads;
-    slots = threads * SP_RUN_DEPTH;
-
-    sp_meter_start(&m);
-    s.lanes = calloc(slots, sizeof *s.lanes);
-    s.spans = calloc(items, sizeof *s.spans);
-    if (s.lanes == NULL || s.spans == NULL)
-        st = ENOMEM;
-    else if (fmt != SP_OUT_PNM)
-        st = sp_image_alloc(&s.whole, r->out_width, oh, src->channels,
-                            src->bytes, src->maxval);
-    if (st == SP_OK)
-        st = map_lanes(&s, slots, s.rows / s.times,
-                       src->backing == SP_BACKING_FILE
-                           ? band_rows(job, s.rows, src->height)
-                           : 0,
-                       fmt == SP_OUT_PNM);
-    sp_meter_stop(&m, &r->phase[SP_SCALE]);
-
-    if (st == SP_OK) {
-        st = sp_run_ordered(threads, items, scale_item, write_item, &s,
-                            &r->threads_used);
-        if (st == SP_OK)
-            gather(&s, slots, items, r);
-    }
-    if (st == SP_OK && s.whole.pixels != NULL) {
-        sp_meter_start(&m);
-        st = sp_output_put(out, &s.whole, r->why);
-        sp_meter_stop(&m, &r->phase[SP_WRITE]);
-        if (st != SP_OK)
-            r->failed_path = job->out;
-    }
-    if (s.mem != NULL)
-        (void)munmap(s.mem, s.mem_len);
-    free(s.lanes);
-    free(s.spans);
-    sp_image_release(&s.whole);
-    return st;
-}
-
 sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
 {
     struct sp_image src, layout;
+    struct sp_source in;
     struct sp_output out;
     int opened = 0;
     struct sp_meter m;
@@ -539,10 +260,11 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     r->channels = src.channels;
     r->bytes = src.bytes;
     r->maxval = src.maxval;
+    sp_source_open(&in, &src, job->drop_grain);
     if (job->after_load != NULL)
         job->after_load(job->after_load_arg);
 
-    layout = src;
+    layout = in.img;
     layout.width = r->out_width;
     layout.height = r->out_height;
     sp_meter_start(&m);
@@ -552,15 +274,15 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
         r->failed_path = job->out;
     opened = st == SP_OK;
     if (opened)
-        st = scale_and_write(job, &src, &out, fmt, r);
+        st = scale_and_write(job, &in, &out, fmt, r);
     /* A mapped or pread input is read until the last item is scaled: it
      * must still be the file the load saw, or the output is not
      * committed. */
     if (opened && st == SP_OK)
-        st = sp_image_check(&src);
+        st = sp_source_check(&in);
 
     sp_meter_start(&m);
-    rel = sp_image_release(&src);
+    rel = sp_source_release(&in);
     sp_meter_stop(&m, &r->phase[SP_RELEASE]);
     if (st == SP_OK && rel != SP_OK)
         st = rel;
@@ -580,27 +302,3 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     return SP_OK;
 }
 
-void sp_report_print(const struct sp_report *r, int json, FILE *f)
-{
-    static const char *names[SP_NPHASES] = {"load", "scale", "release",
-                                            "write"};
-    const char *io = sp_io_name(r->load.io_used);
-
-    if (json) {
-        fprintf(f, "{\"io\":\"%s\",\"threads\":%u", io, r->threads_used);
-        for (int i = 0; i < SP_NPHASES; i++)
-            fprintf(f, ",\"%s_ns\":%" PRIu64 ",\"%s_minflt\":%ld,"
-                    "\"%s_majflt\":%ld", names[i], r->phase[i].ns, names[i],
-                    r->phase[i].minflt, names[i], r->phase[i].majflt);
-        fprintf(f, ",\"in\":\"%zux%zu\",\"out\":\"%zux%zu\"}\n", r->in_width,
-                r->in_height, r->out_width, r->out_height);
-        return;
-    }
-    fprintf(f, "io=%s threads=%u", io, r->threads_used);
-    for (int i = 0; i < SP_NPHASES; i++)
-        fprintf(f, " %s_ns=%" PRIu64 " %s_minflt=%ld %s_majflt=%ld", names[i],
-                r->phase[i].ns, names[i], r->phase[i].minflt, names[i],
-                r->phase[i].majflt);
-    fprintf(f, " in=%zux%zu out=%zux%zu\n", r->in_width, r->in_height,
-            r->out_width, r->out_height);
-}

@@ -1,29 +1,21 @@
-/* job.h: one scaleppm run, phase by phase, as the Sun study timed it:
- *   load    open, parse, read() or mmap() the input
- *   scale   fill the output, rows split among the threads
- *   release free(), madvise(MADV_DONTNEED) + munmap(), or close() of the
- *           input
- *   write   encode and write the output (timed apart: not in the study)
+/* job.h: one scaleppm run: load the input, plan the work (plan.h), scale
+ * and write it, report (report.h).
  *
- * The output is made and written in items of rows, about SP_CHUNK bytes
- * each (see parallel.h): each thread scales an item into one of its two
- * chunks (a pread input: from a band of the rows it reads, read for it);
- * whichever thread finds the next item in order ready writes it, gives
- * back the pages of the mapped input rows no later item reads, and goes
- * on with the ready items after it.  So memory stays two chunks a thread
- * however large the output, and writes overlap the scaling.  The scale
- * figure is the wall time during which at least one thread was scaling;
- * items are written one at a time, so the write and release figures are
- * sums; scale and write overlap, so together they can exceed the run.
- * Page faults are counted for every thread. */
+ * The output is made and written in items of rows (plan.h): each thread
+ * scales an item into one of its slots, from the bands of source rows the
+ * row source (source.h) gives it; whichever thread finds the next item in
+ * order ready writes it, tells the source which rows no later item reads
+ * (a mapped input gives their pages back), and goes on with the ready
+ * items after it (parallel.h).  So memory stays two chunks a thread
+ * however large the output, and writes overlap the scaling. */
 #ifndef SP_JOB_H
 #define SP_JOB_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "load.h"
+#include "report.h"
 #include "scale.h"
 #include "status.h"
 #include "timing.h"
@@ -40,8 +32,8 @@ struct sp_job {
                               refused (SP_E_LIMIT); 0: SP_MAX_PIXELS */
     size_t chunk_bytes;    /* output bytes an item (PNM); 0: SP_CHUNK */
     size_t drop_grain;     /* a mapped input is given back in blocks ending
-                              on multiples of this (see sp_image_drop_rows);
-                              0: a 64th of the input, up to SP_DROP_GRAIN */
+                              on multiples of this (sp_source_open's GRAIN);
+                              0: the mmap backend's default */
     /* A test seam: called, if set, between load and scale. */
     void (*after_load)(void *arg);
     void *after_load_arg;
@@ -52,27 +44,8 @@ struct sp_job {
  * cache when write() copies them, and small beside the peers' memory. */
 #define SP_CHUNK ((size_t)512 * 1024)
 
-/* The largest block a mapped input is given back in (see job.c): the
- * kernel maps a file's page cache in folios of up to 2 MiB, and each
- * madvise() costs a TLB flush on every CPU running the job (a 4 KiB grain
- * spent 70-90 ms of 1 s giving back the 360 MB input of an enlarge by 2; a
- * 2 MiB grain, 14 ms). */
-#define SP_DROP_GRAIN ((size_t)2 << 20)
-
 /* The default of --max-pixels: 2^31 pixels, 6 GiB as 8-bit RGB. */
 #define SP_MAX_PIXELS ((uint64_t)1 << 31)
-
-enum sp_phase_id { SP_LOAD, SP_SCALE, SP_RELEASE, SP_WRITE, SP_NPHASES };
-
-struct sp_report {
-    struct sp_phase phase[SP_NPHASES];
-    struct sp_load_info load;  /* io path used, trailing data, ... */
-    unsigned threads_used;     /* the threads that ran the items */
-    size_t in_width, in_height, out_width, out_height;
-    unsigned channels, bytes, maxval;
-    const char *failed_path;   /* on error: the file the error is about */
-    char why[SP_WHY_MAX];      /* on error: a detail, possibly empty */
-};
 
 /* sp_job_run: load, scale, release and write as JOB says, measuring each
  * phase into REPORT.  The output format comes from JOB->out's extension.
@@ -83,9 +56,5 @@ struct sp_report {
  * the last item is scaled, or a mapped one shrinks under the scale: see
  * guard.h) gives SP_E_CHANGED, and its output is not committed. */
 sp_status sp_job_run(const struct sp_job *job, struct sp_report *report);
-
-/* sp_report_print: REPORT on F as key=value pairs on one line, or as one
- * JSON object when JSON is set; one line either way. */
-void sp_report_print(const struct sp_report *report, int json, FILE *f);
 
 #endif

@@ -113,15 +113,15 @@ static sp_status parse_file(int fd, const struct sp_stamp *stamp,
                             const struct accept *acc, struct sp_header *hdr,
                             struct sp_image *img, off_t *end, char *why)
 {
-    struct sp_source src = {.fd = fd, .file = 1, .end = stamp->size};
+    struct sp_reader rd = {.fd = fd, .file = 1, .end = stamp->size};
     sp_status st;
     FILE *f;
 
     /* Not 0 when stdin is a file read in part. */
-    src.pos = sp_sys.lseek(fd, 0, SEEK_CUR);
-    if (src.pos < 0)
+    rd.pos = sp_sys.lseek(fd, 0, SEEK_CUR);
+    if (rd.pos < 0)
         return errno;
-    f = sp_source_open(&src);
+    f = sp_reader_open(&rd);
     if (f == NULL)
         return errno;
     st = sp_header_parse(f, hdr, why);
@@ -132,8 +132,8 @@ static sp_status parse_file(int fd, const struct sp_stamp *stamp,
     if (st == SP_OK && hdr->plain)
         st = decode_plain(f, hdr, img, end, why);
     fclose(f);
-    if (src.error != 0 && st != SP_OK)
-        st = src.error;
+    if (rd.error != 0 && st != SP_OK)
+        st = rd.error;
     return st;
 }
 
@@ -199,7 +199,7 @@ static sp_status load_file(int fd, const struct sp_stamp *stamp,
 }
 
 /* Input buffered from a stream: LEN bytes of CAP; EOF once read() said so. */
-struct stream {
+struct inbuf {
     unsigned char *buf;
     size_t len, cap;
     int eof;
@@ -208,7 +208,7 @@ struct stream {
 /* fill_some: one read() from FD into S, the buffer grown by doubling up to
  * LIMIT bytes, so that memory follows the data that arrives and never
  * passes what a header claims. */
-static sp_status fill_some(int fd, struct stream *s, size_t limit)
+static sp_status fill_some(int fd, struct inbuf *s, size_t limit)
 {
     ssize_t n;
 
@@ -237,7 +237,7 @@ static sp_status fill_some(int fd, struct stream *s, size_t limit)
 }
 
 /* fill: read from FD until S holds WANT bytes or the stream ends. */
-static sp_status fill(int fd, struct stream *s, size_t want)
+static sp_status fill(int fd, struct inbuf *s, size_t want)
 {
     sp_status st = SP_OK;
 
@@ -247,7 +247,7 @@ static sp_status fill(int fd, struct stream *s, size_t want)
 }
 
 /* parse_buffered: parse the header at the start of S's bytes. */
-static sp_status parse_buffered(struct stream *s, struct sp_header *hdr,
+static sp_status parse_buffered(struct inbuf *s, struct sp_header *hdr,
                                 char *why)
 {
     FILE *f = fmemopen(s->buf, s->len, "rb");
@@ -265,7 +265,7 @@ static sp_status parse_buffered(struct stream *s, struct sp_header *hdr,
 #define STREAM_HEADER_MAX (1u << 20)
 
 /* stream_header: read from FD into S until a header parses into HDR. */
-static sp_status stream_header(int fd, struct stream *s,
+static sp_status stream_header(int fd, struct inbuf *s,
                                struct sp_header *hdr, char *why)
 {
     sp_status st;
@@ -317,7 +317,7 @@ static unsigned char *grow_row(void *arg, size_t y)
 /* stream_short: after a plain raster from a stream failed to decode, is
  * the stream too short for it, as check_length would say of a file?  Reads
  * on (into S's buffer, whose bytes are spent) only until that is known. */
-static sp_status stream_short(int fd, struct stream *s, size_t total,
+static sp_status stream_short(int fd, struct inbuf *s, size_t total,
                               const struct sp_header *hdr, int eof,
                               char *why)
 {
@@ -338,33 +338,33 @@ static sp_status stream_short(int fd, struct stream *s, size_t total,
 
 /* stream_plain: decode HDR's plain raster from what S holds and then FD,
  * stopping after its last sample. */
-static sp_status stream_plain(int fd, struct stream *s,
+static sp_status stream_plain(int fd, struct inbuf *s,
                               const struct sp_header *hdr,
                               struct sp_image *img, struct sp_load_info *info)
 {
-    struct sp_source src = {.fd = fd, .head = s->buf, .head_len = s->len,
+    struct sp_reader rd = {.fd = fd, .head = s->buf, .head_len = s->len,
                             .eof = s->eof};
     struct rows r = {NULL, 0, hdr->raster_bytes / hdr->height,
                      hdr->raster_bytes};
     off_t end = 0;
     int c0 = EOF, c1 = EOF;
     sp_status st;
-    FILE *f = sp_source_open(&src);
+    FILE *f = sp_reader_open(&rd);
 
     if (f == NULL)
         return errno;
     st = sp_header_decode_plain_rows(f, hdr, grow_row, &r, &end, info->why);
-    src.stop = 1;  /* what follows the image stays unread */
+    rd.stop = 1;  /* what follows the image stays unread */
     if (st == SP_OK) {
         c0 = getc(f);
         c1 = getc(f);
     }
     fclose(f);
-    if (src.error != 0) {
-        st = src.error;
+    if (rd.error != 0) {
+        st = rd.error;
     } else if (st == SP_E_BADRASTER || st == SP_E_BADHEADER) {
-        sp_status cut = stream_short(fd, s, s->len + src.taken, hdr,
-                                     src.eof, info->why);
+        sp_status cut = stream_short(fd, s, s->len + rd.taken, hdr,
+                                     rd.eof, info->why);
         if (cut != SP_OK)
             st = cut;
     }
@@ -373,14 +373,14 @@ static sp_status stream_plain(int fd, struct stream *s,
         return st;
     }
     sp_image_adopt(img, SP_BACKING_MALLOC, r.buf, r.cap, hdr, r.buf);
-    info->input_bytes = s->len + src.taken;
+    info->input_bytes = s->len + rd.taken;
     info->trailing_bytes = info->input_bytes - (size_t)end;
     info->trailing_image = c0 == 'P' && c1 >= '1' && c1 <= '7';
     return SP_OK;
 }
 
 /* stream_binary: HDR's binary raster: S filled to its end. */
-static sp_status stream_binary(int fd, struct stream *s,
+static sp_status stream_binary(int fd, struct inbuf *s,
                                const struct sp_header *hdr,
                                struct sp_image *img, struct sp_load_info *info)
 {
@@ -406,7 +406,7 @@ static sp_status stream_binary(int fd, struct stream *s,
 static sp_status load_stream(int fd, const struct accept *acc,
                              struct sp_image *img, struct sp_load_info *info)
 {
-    struct stream s = {NULL, 0, 0, 0};
+    struct inbuf s = {NULL, 0, 0, 0};
     struct sp_header hdr;
     sp_status st = stream_header(fd, &s, &hdr, info->why);
 

@@ -2,7 +2,8 @@
  * of its rows, behind one interface.
  *
  *   sp_load()          -> an sp_image whose pixels are the raster, or
- *                         whose rows sp_image_read_rows() reads (pread)
+ *                         whose rows the pread row source reads
+ *                         (source.h)
  *   sp_image_release() -> free(), madvise(MADV_DONTNEED) + munmap(), or
  *                         close()
  *
@@ -88,12 +89,12 @@ sp_status sp_load_mmap(int fd, size_t file_size, const struct sp_header *hdr,
 sp_status sp_load_pread(int fd, const struct sp_header *hdr,
                         struct sp_image *img);
 
-/* A source of the input's bytes for the header parser and the plain
- * decoder (load_source.c), for the loader only.  FILE: pread FD from POS,
+/* A reader of the input's bytes for the header parser and the plain
+ * decoder (load_reader.c), for the loader only.  FILE: pread FD from POS,
  * never at or past END, the first block read kept in BLOCK.  Otherwise:
  * the HEAD_LEN bytes at HEAD (read before), then read() from FD, until
  * STOP is set. */
-struct sp_source {
+struct sp_reader {
     int fd;
     int file;
     off_t pos;                  /* the next byte's offset */
@@ -110,9 +111,9 @@ struct sp_source {
     unsigned char block[8192];
 };
 
-/* sp_source_open: a FILE* that reads SRC (which must outlive it; fclose()
+/* sp_reader_open: a FILE* that reads RD (which must outlive it; fclose()
  * leaves FD open).  Returns NULL with errno set on failure. */
-FILE *sp_source_open(struct sp_source *src);
+FILE *sp_reader_open(struct sp_reader *src);
 
 /* sp_read_full: read LEN bytes from FD into BUF, looping on short reads and
  * EINTR.  *GOT gets the bytes read (less than LEN only at end of file).

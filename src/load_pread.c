@@ -1,6 +1,6 @@
 /* The pread() backend: keep the file open and the raster in it; the scale
  * reads each band of rows it needs into a buffer of its own
- * (sp_image_read_rows), so no copy of the raster is ever whole in memory
+ * (source_pread.c), so no copy of the raster is ever whole in memory
  * and nothing is mapped.  Released with close(). */
 #include <errno.h>
 #include <fcntl.h>

@@ -143,11 +143,10 @@ static void *worker_main(void *arg)
 }
 
 /* place: start worker THREAD on its own CPU in ATTR: the THREAD-th of the
- * allowed CPUs after the caller's, round.  Left to itself the scheduler
- * here put a new thread on its creator's CPU, with the other idle, and
- * ran it only when the creator blocked, 1-1.5 ms later.  The worker
- * lets go of the pin once through the gate (run_items): woken there while
- * unpinned, it was put back on its waker's CPU. */
+ * allowed CPUs after the caller's, round, so that a new thread does not
+ * wait on its creator's CPU for the creator to block (results/README.md,
+ * "design notes").  The worker lets go of the pin once through the gate
+ * (run_items), where it would otherwise be woken onto its waker's CPU. */
 static void place(struct run *r, pthread_attr_t *attr, unsigned thread)
 {
     int n = CPU_COUNT(&r->allowed), here = sched_getcpu(), k = 0, cpu;

@@ -1,5 +1,6 @@
 #include "timing.h"
 
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -37,4 +38,28 @@ void sp_meter_stop(const struct sp_meter *m, struct sp_phase *phase)
     faults(&minflt, &majflt);
     phase->minflt += minflt - m->minflt0;
     phase->majflt += majflt - m->majflt0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct sp_span *x = a, *y = b;
+
+    return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+uint64_t sp_span_union(struct sp_span *spans, size_t n)
+{
+    uint64_t total = 0, t0 = 0, t1 = 0;
+
+    qsort(spans, n, sizeof *spans, by_start);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || spans[i].t0 > t1) {
+            total += t1 - t0;
+            t0 = spans[i].t0;
+            t1 = spans[i].t1;
+        } else if (spans[i].t1 > t1) {
+            t1 = spans[i].t1;
+        }
+    }
+    return total + (t1 - t0);
 }

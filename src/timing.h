@@ -4,6 +4,7 @@
 #ifndef SP_TIMING_H
 #define SP_TIMING_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct sp_phase {
@@ -24,5 +25,14 @@ uint64_t sp_now_ns(void);
  * calls and add it to *PHASE (a phase done in several pieces sums them). */
 void sp_meter_start(struct sp_meter *m);
 void sp_meter_stop(const struct sp_meter *m, struct sp_phase *phase);
+
+/* When a piece of work ran: CLOCK_MONOTONIC ns. */
+struct sp_span {
+    uint64_t t0, t1;
+};
+
+/* sp_span_union: how long at least one of the N SPANS was running: the
+ * length of their union (SPANS is sorted here). */
+uint64_t sp_span_union(struct sp_span *spans, size_t n);
 
 #endif

@@ -1,5 +1,6 @@
-/* write.h: write an image as PNM (libnetpbm's header, our raster) or as
- * PNG, JPEG, BMP or TGA (stb_image_write, which enters scaleppm here).
+/* write.h: write an image as PNM (libnetpbm's header, our raster:
+ * write_pnm.c) or as PNG, JPEG, BMP or TGA (stb_image_write, which enters
+ * scaleppm in write_stb.c).
  *
  * A file appears whole or not at all (outfile.h): a failure leaves no
  * partial output and an existing target untouched, and the output may be
@@ -21,7 +22,7 @@ sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
 
 /* sp_outfmt_fits: whether a WIDTH x HEIGHT image of CHANNELS 8-bit
  * samples can be written as FMT.  stb_image_write takes the sizes as int
- * and computes sizes and offsets in int (the limits are in write.c), TGA
+ * and computes sizes and offsets in int (the limits are in write_stb.c), TGA
  * and JPEG hold each side in 16 bits and BMP its file size in 32; the
  * sums here are made in 128 bits, so no size wraps.  PNM has no such
  * limit (its header's own is sp_header_write's).  Returns 0;

@@ -1214,9 +1214,6 @@ static struct {
     size_t size[MAX_ADVICE];
     int advice[MAX_ADVICE];
     int hide;                    /* mprotect what is given back */
-    int unmaps;
-    void *unmap_addr;
-    size_t unmap_len;
 } seen;
 
 static char where[160];
@@ -1261,14 +1258,6 @@ static int recording_madvise(void *addr, size_t len, int advice)
         mprotect(addr, (len + page - 1) / page * page, PROT_NONE) != 0)
         return -1;
     return madvise(addr, len, advice);
-}
-
-static int recording_munmap(void *addr, size_t len)
-{
-    seen.unmaps++;
-    seen.unmap_addr = addr;
-    seen.unmap_len = len;
-    return munmap(addr, len);
 }
 
 /* check_advice: the calls seen are MADV_DONTNEED of page-aligned ranges,
@@ -1367,130 +1356,6 @@ START_TEST(test_drop_rows_job)
 }
 END_TEST
 
-/* sp_image_drop_rows on its own, on an image that looks mapped: a page
- * aligned range from what was given back before to the last whole page
- * before row ROWS; nothing when that does not advance; never past the
- * mapping's last whole page.  The release gives back the rest and unmaps
- * exactly base/base_len.  A malloc'd or unbacked image never calls. */
-START_TEST(test_drop_rows_unit)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t len = 10 * page + 123, off = 15, stride = 1000;
-    struct sp_image img;
-    unsigned char *base;
-    size_t height = (len - off) / stride;
-    static const struct {
-        size_t rows, end;   /* end: the bytes given back after it */
-    } steps[] = {
-        {0, 0}, {1, 0}, {4, 0},       /* before the first page ends */
-        {5, 4096}, {4, 4096},         /* 5015 bytes: one page; back: none */
-        {9, 8192}, {9, 8192}, {12, 8192}, {13, 12288},
-        {41, 40960},                  /* the last row: 41015 */
-        {1000, 40960},                /* past the end: whole pages only */
-    };
-
-    if (page != 4096) {
-        /* The steps are worked for 4 KiB pages: the same rows by page. */
-        len = 10 * page + 123;
-        stride = page / 4 - 24;
-        height = (len - off) / stride;
-    }
-    base = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ck_assert(base != MAP_FAILED);
-    /* A mapping with no file behind it: fd -1. */
-    img = (struct sp_image){.backing = SP_BACKING_MMAP, .fd = -1,
-                            .base = base, .base_len = len,
-                            .pixels = base + off, .width = stride / 4,
-                            .height = height, .stride = stride,
-                            .channels = 1, .bytes = 1, .maxval = 255};
-    memset(&seen, 0, sizeof seen);
-    seen.base = base;
-    seen.len = len;
-    seen.maps = 1;
-    sp_sys.madvise = recording_madvise;
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        size_t before = seen.n, from = img.dropped;
-        size_t end = off + steps[i].rows * stride;
-
-        end = end > len ? len : end;
-        end -= end % page;
-        end = end > from ? end : from;
-        ck_assert(page != 4096 || end == steps[i].end);
-        sp_image_drop_rows(&img, steps[i].rows, page);
-        ck_assert_msg(img.dropped == end, "rows %zu: dropped %zu, want %zu",
-                      steps[i].rows, img.dropped, end);
-        if (end == from) {
-            ck_assert_msg(seen.n == before, "rows %zu: a call that gives "
-                          "back nothing new", steps[i].rows);
-        } else {
-            ck_assert_uint_eq(seen.n, before + 1);
-            ck_assert_ptr_eq(seen.addr[before], base + from);
-            ck_assert_uint_eq(seen.size[before], end - from);
-        }
-    }
-    sp_sys.munmap = recording_munmap;
-    ck_assert_int_eq(sp_image_release(&img), SP_OK);
-    sp_sys_reset();
-    check_advice("unit");
-    ck_assert_int_eq(seen.unmaps, 1);
-    ck_assert_ptr_eq(seen.unmap_addr, base);
-    ck_assert_uint_eq(seen.unmap_len, len);
-    ck_assert_int_eq(img.backing, SP_BACKING_NONE);
-
-    /* malloc'd, and unbacked: nothing. */
-    memset(&seen, 0, sizeof seen);
-    sp_sys.madvise = recording_madvise;
-    fx_make_image(&img, 500, 100, 3, 1, 255, 1);
-    sp_image_drop_rows(&img, 50, page);
-    sp_image_drop_rows(&img, 100, page);
-    ck_assert_uint_eq(img.dropped, 0);
-    sp_image_release(&img);
-    memset(&img, 0, sizeof img);
-    sp_image_drop_rows(&img, 10, page);
-    sp_sys_reset();
-    ck_assert_uint_eq(seen.n, 0);
-}
-END_TEST
-
-/* A grain of 8 pages: what is given back ends on a multiple of 8 pages of
- * address, and nothing is given back until a whole block is passed. */
-START_TEST(test_drop_rows_grain)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), grain = 8 * page;
-    size_t len = 40 * page + 5;
-    unsigned char *map, *base;
-    struct sp_image img;
-    static const struct {
-        size_t rows, dropped;   /* in pages */
-    } steps[] = {{7, 0}, {8, 8}, {15, 8}, {17, 16}, {39, 32}, {1000, 40}};
-
-    map = mmap(NULL, 64 * page, PROT_READ | PROT_WRITE,
-               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ck_assert(map != MAP_FAILED);
-    base = (unsigned char *)(((uintptr_t)map + grain - 1) &
-                             ~(uintptr_t)(grain - 1));
-    memset(&img, 0, sizeof img);
-    img.backing = SP_BACKING_MMAP;
-    img.base = base;
-    img.base_len = len;
-    img.pixels = base;
-    img.stride = page;         /* a row a page */
-    img.width = page;
-    img.height = 40;
-    img.channels = 1;
-    img.bytes = 1;
-    img.maxval = 255;
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        sp_image_drop_rows(&img, steps[i].rows, grain);
-        ck_assert_msg(img.dropped == steps[i].dropped * page, "rows %zu: "
-                      "dropped %zu pages, want %zu", steps[i].rows,
-                      img.dropped / page, steps[i].dropped);
-    }
-    munmap(map, 64 * page);
-}
-END_TEST
-
 static Suite *job_suite(void)
 {
     Suite *s = suite_create("job");
@@ -1519,8 +1384,6 @@ static Suite *job_suite(void)
     tcase_add_test(tc, test_chunks_large);
     tcase_add_test(tc, test_chunks_stb);
     tcase_add_test(tc, test_drop_rows_job);
-    tcase_add_test(tc, test_drop_rows_unit);
-    tcase_add_test(tc, test_drop_rows_grain);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,28 @@
+/* encode.h: the two encoders behind write.h's sp_output, for write.c
+ * only.  Each returns 0, an errno value, or (stb) SP_E_TOOBIG or
+ * SP_E_ENCODE with a detail in WHY (SP_WHY_MAX). */
+#ifndef SP_ENCODE_H
+#define SP_ENCODE_H
+
+#include <stdio.h>
+
+#include "image.h"
+#include "status.h"
+#include "write.h"
+
+/* sp_pnm_put_rows: IMG's rows, as a PNM raster, to F; a packed raster
+ * goes out in one call, so large rasters bypass stdio's buffer. */
+sp_status sp_pnm_put_rows(const struct sp_image *img, FILE *f);
+
+/* sp_pnm_put_repeated: IMG's rows to F, each TIMES times, with writev()
+ * on F's descriptor after what stdio holds is flushed. */
+sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
+                              FILE *f);
+
+/* sp_stb_put: IMG whole, as FMT (not PNM), to F: checked against
+ * sp_outfmt_fits() first, samples rescaled to 8 bits where they are not,
+ * every write of the encoder checked. */
+sp_status sp_stb_put(const struct sp_image *img, FILE *f, enum sp_outfmt fmt,
+                     char *why);
+
+#endif

@@ -1,0 +1,144 @@
+#include "plan.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "parallel.h"
+
+/* item_rows: how many output rows of OROW bytes make an item: about
+ * BUDGET bytes; for an enlarge by N, whole source rows (N output rows)
+ * where that costs at most 4 x BUDGET, so that each source row is expanded
+ * once; and no more than an even share of the OH rows among THREADS. */
+static size_t item_rows(size_t budget, size_t orow, size_t oh,
+                        unsigned threads, int factor)
+{
+    size_t unit = factor > 1 ? (size_t)factor : 1;
+    size_t share = (oh + threads - 1) / threads;
+    size_t rows = budget / orow;
+
+    share = (share + unit - 1) / unit * unit;
+    if (rows >= unit)
+        rows -= rows % unit;
+    else if (orow <= budget / unit * 4)
+        rows = unit;
+    else if (rows == 0)
+        rows = 1;
+    return rows < share ? rows : share;
+}
+
+/* band_rows: the most source rows one request reads: those an output row
+ * reads, for a reduce (item.c reduces row by row); those an item of ROWS
+ * output rows reads, for an enlarge or a copy; never more than H. */
+static size_t band_rows(const struct sp_job *job, size_t rows, size_t h)
+{
+    size_t n = rows;
+
+    if (job->factor < -1)
+        n = job->filter == SP_FILTER_BOX ? (size_t)-(long long)job->factor
+                                         : 1;
+    else if (job->factor > 1)
+        n = rows / (size_t)job->factor + 2;
+    return n < h ? n : h;
+}
+
+void sp_plan_make(struct sp_plan *p, const struct sp_job *job, int chunked,
+                  size_t orow, size_t out_height, size_t in_height)
+{
+    size_t budget = job->chunk_bytes ? job->chunk_bytes : SP_CHUNK;
+
+    if (!chunked)
+        budget = (size_t)-1;
+    memset(p, 0, sizeof *p);
+    p->factor = job->factor;
+    p->out_height = out_height;
+    p->rows = item_rows(budget, orow, out_height, job->threads, job->factor);
+    p->times = chunked && job->factor > 1 &&
+                       p->rows % (size_t)job->factor == 0
+                   ? (unsigned)job->factor
+                   : 1;
+    p->chunk_rows = p->rows / p->times;
+    p->items = (out_height + p->rows - 1) / p->rows;
+    p->threads = job->threads > p->items ? (unsigned)p->items : job->threads;
+    p->slots = p->threads * SP_RUN_DEPTH;
+    p->band_rows = band_rows(job, p->rows, in_height);
+}
+
+void sp_plan_item(const struct sp_plan *p, size_t item, size_t *y0,
+                  size_t *y1)
+{
+    *y0 = item * p->rows;
+    *y1 = p->out_height - *y0 < p->rows ? p->out_height : *y0 + p->rows;
+}
+
+size_t sp_plan_first_row(const struct sp_plan *p, size_t y)
+{
+    if (p->factor > 1)
+        return y / (size_t)p->factor;
+    if (p->factor < -1)
+        return y * (size_t)-p->factor;
+    return y;
+}
+
+/* HUGE_PAGE: the size of a transparent huge page on x86-64 and arm64
+ * (4 KiB base pages). */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* A huge page costs one fault where 512 small pages cost 512, but now and
+ * then a stall of its own (results/README.md, "design notes"): only a
+ * mapping of a huge page or more is laid on huge pages, where the kernel
+ * allows them (THP "madvise" or "always"; otherwise the advice changes
+ * nothing). */
+sp_status sp_lanes_map(struct sp_lanes *l, const struct sp_plan *p,
+                       size_t chunk, size_t scratch)
+{
+    size_t scratches, total, len;
+    unsigned char *m;
+
+    memset(l, 0, sizeof *l);
+    if (__builtin_mul_overflow(scratch, (size_t)p->threads, &scratches) ||
+        __builtin_mul_overflow(chunk, (size_t)p->slots, &total) ||
+        __builtin_add_overflow(total, scratches, &total) ||
+        total > SIZE_MAX - 2 * HUGE_PAGE)
+        return SP_E_TOOBIG;
+    if (total == 0)
+        return SP_OK;
+    len = total >= HUGE_PAGE
+              ? (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE
+              : total;
+    m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+             -1, 0);
+    if (m == MAP_FAILED)
+        return ENOMEM;
+    l->base = m;
+    l->len = len;
+    if (len != total) {
+        m = (unsigned char *)(((uintptr_t)m + HUGE_PAGE - 1) &
+                              ~(uintptr_t)(HUGE_PAGE - 1));
+        (void)madvise(m, len - HUGE_PAGE, MADV_HUGEPAGE);
+    }
+    l->chunks = m;
+    l->scratch = m + chunk * p->slots;
+    l->chunk = chunk;
+    l->scratch_len = scratch;
+    return SP_OK;
+}
+
+unsigned char *sp_lanes_chunk(const struct sp_lanes *l, unsigned slot)
+{
+    return l->chunk ? l->chunks + l->chunk * slot : NULL;
+}
+
+unsigned char *sp_lanes_scratch(const struct sp_lanes *l, unsigned slot)
+{
+    return l->scratch_len ? l->scratch + l->scratch_len * (slot / SP_RUN_DEPTH)
+                          : NULL;
+}
+
+void sp_lanes_unmap(struct sp_lanes *l)
+{
+    if (l->base != NULL)
+        (void)munmap(l->base, l->len);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,79 @@
+/* plan.h: how a job's output is cut into work, and the memory the work
+ * needs.  The units, here and in every module that uses them:
+ *
+ *   item     output rows [y0, y1) that one thread scales and that are
+ *            written, in order, by whichever thread finishes them
+ *            (parallel.h calls them items too);
+ *   slot     one of a thread's SP_RUN_DEPTH places for an item: one is
+ *            scaled into while another waits to be written (parallel.h);
+ *   chunk    a slot's buffer: a PNM item's distinct output rows;
+ *   band     the source rows one request to the row source reads
+ *            (source.h);
+ *   scratch  a thread's buffer that a row source copies a band into,
+ *            when it copies (the pread backend).
+ *
+ * A PNM output goes in items of about a budget of bytes each, so memory
+ * stays two chunks a thread however large the output; the stb formats
+ * take the whole image at once. */
+#ifndef SP_PLAN_H
+#define SP_PLAN_H
+
+#include <stddef.h>
+
+#include "job.h"
+#include "status.h"
+
+struct sp_plan {
+    int factor;          /* the job's (scale.h) */
+    size_t out_height;
+    size_t rows;         /* output rows an item (the last may have fewer) */
+    unsigned times;      /* each chunk row is written TIMES times: an
+                            enlarge by N into chunks makes each distinct
+                            row once */
+    size_t chunk_rows;   /* rows / times: the rows a chunk holds */
+    size_t items;
+    unsigned threads;    /* the job's, no more than the items */
+    unsigned slots;      /* threads * SP_RUN_DEPTH */
+    size_t band_rows;    /* the most source rows one request reads */
+};
+
+/* sp_plan_make: the plan of JOB for an output of OUT_HEIGHT rows of OROW
+ * bytes from IN_HEIGHT source rows; CHUNKED for a PNM output (made and
+ * written item by item), 0 for one scaled whole and written at the end. */
+void sp_plan_make(struct sp_plan *p, const struct sp_job *job, int chunked,
+                  size_t orow, size_t out_height, size_t in_height);
+
+/* sp_plan_item: item ITEM's output rows, [*Y0, *Y1). */
+void sp_plan_item(const struct sp_plan *p, size_t item, size_t *y0,
+                  size_t *y1);
+
+/* sp_plan_first_row: the first source row that output row Y reads. */
+size_t sp_plan_first_row(const struct sp_plan *p, size_t y);
+
+/* The work's memory: SLOTS chunks of CHUNK bytes, then THREADS scratch
+ * buffers of SCRATCH bytes, in one anonymous mapping. */
+struct sp_lanes {
+    unsigned char *base;  /* as mapped: what sp_lanes_unmap gives back */
+    size_t len;
+    unsigned char *chunks;
+    unsigned char *scratch;
+    size_t chunk, scratch_len;
+};
+
+/* sp_lanes_map: map P's memory: a chunk of CHUNK bytes a slot and a
+ * scratch of SCRATCH bytes a thread (its slots share it: a thread scales
+ * one item at a time); a mapping of a huge page or more is laid on huge
+ * pages where the kernel allows them.  L is empty when both are 0.
+ * Returns 0, SP_E_TOOBIG or ENOMEM. */
+sp_status sp_lanes_map(struct sp_lanes *l, const struct sp_plan *p,
+                       size_t chunk, size_t scratch);
+
+/* sp_lanes_chunk / sp_lanes_scratch: SLOT's chunk, and its thread's
+ * scratch. */
+unsigned char *sp_lanes_chunk(const struct sp_lanes *l, unsigned slot);
+unsigned char *sp_lanes_scratch(const struct sp_lanes *l, unsigned slot);
+
+/* sp_lanes_unmap: give L's mapping back; safe on an empty L. */
+void sp_lanes_unmap(struct sp_lanes *l);
+
+#endif

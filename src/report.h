@@ -1,0 +1,38 @@
+/* report.h: what a job measured and found, and its one-line form.
+ * The phases, as the Sun study timed them:
+ *   load    open, parse, read() or mmap() the input
+ *   scale   fill the output, rows split among the threads
+ *   release free(), madvise(MADV_DONTNEED) + munmap(), or close() of the
+ *           input
+ *   write   encode and write the output (timed apart: not in the study)
+ * The scale figure is the wall time during which at least one thread was
+ * scaling; items are written one at a time, so the write and release
+ * figures are sums; scale and write overlap, so together they can exceed
+ * the run.  Page faults are counted for every thread. */
+#ifndef SP_REPORT_H
+#define SP_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "load.h"
+#include "status.h"
+#include "timing.h"
+
+enum sp_phase_id { SP_LOAD, SP_SCALE, SP_RELEASE, SP_WRITE, SP_NPHASES };
+
+struct sp_report {
+    struct sp_phase phase[SP_NPHASES];
+    struct sp_load_info load;  /* io path used, trailing data, ... */
+    unsigned threads_used;     /* the threads that ran the items */
+    size_t in_width, in_height, out_width, out_height;
+    unsigned channels, bytes, maxval;
+    const char *failed_path;   /* on error: the file the error is about */
+    char why[SP_WHY_MAX];      /* on error: a detail, possibly empty */
+};
+
+/* sp_report_print: REPORT on F as key=value pairs on one line, or as one
+ * JSON object when JSON is set; one line either way. */
+void sp_report_print(const struct sp_report *report, int json, FILE *f);
+
+#endif
