@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sys.h"
+
 #define COPY_BYTES ((size_t)256 << 20)
 #define COPY_RUNS 5
 
@@ -126,7 +128,8 @@ int main(int argc, char **argv)
     struct rusage ru;
     long long t0, wall;
     pid_t pid;
-    ssize_t n;
+    size_t got;
+    sp_status st;
 
     if (argc == 2 && strcmp(argv[1], "--memcpy") == 0)
         return memcpy_rate();
@@ -204,11 +207,9 @@ int main(int argc, char **argv)
     wall = now_ns() - t0;
     alarm(0);
 
-    do
-        n = read(report[0], &err, sizeof err);
-    while (n < 0 && errno == EINTR);
+    st = sp_sys_read_full(report[0], &err, sizeof err, &got);
     close(report[0]);
-    if (n == (ssize_t)sizeof err) {
+    if (st == SP_OK && got == sizeof err) {
         fprintf(stderr, "sprun: %s: %s\n", cmd[0], strerror(err));
         return 1;
     }
