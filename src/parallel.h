@@ -22,7 +22,6 @@
 #include "status.h"
 
 #define SP_THREADS_MAX 1024
-#define SP_THREADS_STUDY 10  /* the Sun study's */
 
 /* The slots a thread owns: one being worked into while another waits to
  * be finished. */
