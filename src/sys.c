@@ -1,6 +1,8 @@
 #include "sys.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -9,9 +11,9 @@
 #define REAL_CALLS                                                           \
     {                                                                        \
         .open = open, .close = close, .fstat = fstat, .read = read,          \
-        .pread = pread, .preadv2 = preadv2, .lseek = lseek, .mmap = mmap,    \
-        .munmap = munmap, .madvise = madvise, .writev = writev,              \
-        .openat = openat, .fsync = fsync,                                    \
+        .write = write, .pread = pread, .preadv2 = preadv2, .lseek = lseek,  \
+        .mmap = mmap, .munmap = munmap, .madvise = madvise,                  \
+        .writev = writev, .openat = openat, .fsync = fsync,                  \
     }
 
 static const struct sp_sys real = REAL_CALLS;
@@ -20,4 +22,93 @@ struct sp_sys sp_sys = REAL_CALLS;
 void sp_sys_reset(void)
 {
     sp_sys = real;
+}
+
+/* read_in: the loop of both full reads; OFF < 0 reads at the descriptor's
+ * offset (read), else from OFF on (pread). */
+static sp_status read_in(int fd, unsigned char *buf, size_t len, off_t off,
+                         size_t *got)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        ssize_t n = off < 0
+                        ? sp_sys.read(fd, buf + done, len - done)
+                        : sp_sys.pread(fd, buf + done, len - done,
+                                       off + (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            *got = done;
+            return errno;
+        }
+        if (n == 0)
+            break;
+        done += (size_t)n;
+    }
+    *got = done;
+    return SP_OK;
+}
+
+sp_status sp_sys_read_full(int fd, void *buf, size_t len, size_t *got)
+{
+    return read_in(fd, buf, len, -1, got);
+}
+
+sp_status sp_sys_pread_full(int fd, void *buf, size_t len, off_t off,
+                            size_t *got)
+{
+    if (off < 0) {
+        *got = 0;
+        return EINVAL;
+    }
+    return read_in(fd, buf, len, off, got);
+}
+
+sp_status sp_sys_write_full(int fd, const void *buf, size_t len)
+{
+    const unsigned char *p = buf;
+
+    while (len > 0) {
+        ssize_t n = sp_sys.write(fd, p, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno;
+        if (n == 0)
+            return EIO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return SP_OK;
+}
+
+sp_status sp_sys_writev_full(int fd, struct iovec *iov, size_t n)
+{
+    for (;;) {
+        ssize_t w;
+        size_t done;
+
+        /* empty buffers would make a call that writes nothing look like
+         * a failure */
+        for (; n > 0 && iov->iov_len == 0; iov++)
+            n--;
+        if (n == 0)
+            return SP_OK;
+        w = sp_sys.writev(fd, iov, n > IOV_MAX ? IOV_MAX : (int)n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return errno;
+        if (w == 0)
+            return EIO;
+        /* skip the buffers written whole, then trim the one cut short */
+        for (done = (size_t)w; n > 0 && done >= iov->iov_len; iov++, n--)
+            done -= iov->iov_len;
+        if (n > 0) {
+            iov->iov_base = (unsigned char *)iov->iov_base + done;
+            iov->iov_len -= done;
+        }
+    }
 }

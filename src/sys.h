@@ -1,5 +1,5 @@
 /* sys.h: the system calls the loaders and the output file make, through
- * one table.
+ * one table, and the loops that transfer a whole buffer through it.
  *
  * Production code calls sp_sys.read(...) instead of read(...); a test swaps
  * an entry to force EINTR, short reads or an mmap failure, and puts the
@@ -13,11 +13,14 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "status.h"
+
 struct sp_sys {
     int (*open)(const char *path, int flags, ...);
     int (*close)(int fd);
     int (*fstat)(int fd, struct stat *st);
     ssize_t (*read)(int fd, void *buf, size_t len);
+    ssize_t (*write)(int fd, const void *buf, size_t len);
     ssize_t (*pread)(int fd, void *buf, size_t len, off_t off);
     ssize_t (*preadv2)(int fd, const struct iovec *iov, int n, off_t off,
                        int flags);
@@ -35,5 +38,27 @@ extern struct sp_sys sp_sys;
 
 /* sp_sys_reset: put every entry of sp_sys back to the real call. */
 void sp_sys_reset(void);
+
+/* The full transfers: each calls its entry of sp_sys again after a short
+ * transfer or EINTR until the whole buffer is done, and returns SP_OK or
+ * the errno value of the call that failed. */
+
+/* sp_sys_read_full: read LEN bytes from FD into BUF.  *GOT gets the bytes
+ * read: less than LEN at end of file (SP_OK) or on an error. */
+sp_status sp_sys_read_full(int fd, void *buf, size_t len, size_t *got);
+
+/* sp_sys_pread_full: sp_sys_read_full from offset OFF of FD, with pread. */
+sp_status sp_sys_pread_full(int fd, void *buf, size_t len, off_t off,
+                            size_t *got);
+
+/* sp_sys_write_full: write the LEN bytes of BUF to FD.  Returns SP_OK, the
+ * errno value of the call that failed, or EIO for a call that wrote
+ * nothing. */
+sp_status sp_sys_write_full(int fd, const void *buf, size_t len);
+
+/* sp_sys_writev_full: write the N buffers of IOV to FD, in as many writev
+ * calls as it takes (at most IOV_MAX buffers a call).  IOV is used up: its
+ * entries are changed.  Returns as sp_sys_write_full. */
+sp_status sp_sys_writev_full(int fd, struct iovec *iov, size_t n);
 
 #endif

@@ -606,7 +606,9 @@ START_TEST(test_report_print)
 END_TEST
 
 /* The phases were measured: time passes in the load and the scale of a
- * non-trivial image. */
+ * non-trivial image, and page faults are counted in the phase that made
+ * them: the load reads the raster into fresh memory, the scale writes
+ * fresh output buffers. */
 START_TEST(test_report_timings)
 {
     const char *in = fx_path("in.ppm");
@@ -620,10 +622,8 @@ START_TEST(test_report_timings)
     ck_assert_uint_gt(r.phase[SP_LOAD].ns, 0);
     ck_assert_uint_gt(r.phase[SP_SCALE].ns, 0);
     ck_assert_uint_gt(r.phase[SP_WRITE].ns, 0);
-    for (int i = 0; i < SP_NPHASES; i++) {
-        ck_assert_int_ge(r.phase[i].minflt, 0);
-        ck_assert_int_ge(r.phase[i].majflt, 0);
-    }
+    ck_assert_int_gt(r.phase[SP_LOAD].minflt, 0);
+    ck_assert_int_gt(r.phase[SP_SCALE].minflt, 0);
     sp_image_release(&src);
 }
 END_TEST
@@ -786,7 +786,8 @@ START_TEST(test_input_changed)
 END_TEST
 
 /* A SIGBUS outside a guarded read still kills the process: the handler
- * is not a blanket. */
+ * is not a blanket.  The handler must be there first, or the SIGBUS would
+ * kill the process just the same and prove nothing. */
 START_TEST(test_sigbus_unguarded)
 {
     struct sp_image img;
@@ -794,11 +795,15 @@ START_TEST(test_sigbus_unguarded)
     const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
     struct sp_job job = {.in = in, .out = out, .io = SP_IO_MMAP, .factor = 2,
                          .threads = 2};
+    struct sigaction now;
 
     fx_make_image(&img, 64, 48, 3, 1, 255, 1);
     fx_write_image(in, &img);
     sp_image_release(&img);
     ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);  /* installs the handler */
+    ck_assert_int_eq(sigaction(SIGBUS, NULL, &now), 0);
+    ck_assert_msg((now.sa_flags & SA_SIGINFO) && now.sa_sigaction != NULL,
+                  "no SIGBUS handler after a mapped run");
     raise(SIGBUS);
 }
 END_TEST

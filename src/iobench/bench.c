@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "load.h"
+#include "sys.h"
 
 void bench_print(FILE *out, const struct bench_row *r)
 {
@@ -46,13 +46,7 @@ int bench_file(const char *path, uint64_t size, uint64_t seed)
         size_t n = size - done < chunk ? (size_t)(size - done) : chunk;
         for (size_t i = 0; i < chunk / 8; i++)
             buf[i] = bench_random(&state);
-        for (size_t off = 0; off < n && err == 0;) {
-            ssize_t w = write(fd, (char *)buf + off, n - off);
-            if (w < 0 && errno != EINTR)
-                err = errno;
-            else if (w > 0)
-                off += (size_t)w;
-        }
+        err = sp_sys_write_full(fd, buf, n);
         done += n;
     }
     if (err == 0 && fsync(fd) != 0)
@@ -94,7 +88,7 @@ int bench_file_sum(const char *path, uint64_t *sum)
         /* whole chunks keep the 8-byte words aligned with bench_sum over
          * one buffer */
         do {
-            err = sp_read_full(fd, buf, chunk, &got);
+            err = sp_sys_read_full(fd, buf, chunk, &got);
             *sum = bench_sum(*sum, buf, got);
         } while (err == 0 && got == chunk);
     }

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "load.h"
+#include "sys.h"
 #include "timing.h"
 
 #define DEFAULT_SIZE (1ull << 30)
@@ -61,19 +61,18 @@ static int fail(const char *call, const char *path, int err)
     return 1;
 }
 
+/* write_all: LEN bytes of P to FD in write()s of CHUNK bytes. */
 static int write_all(int fd, const unsigned char *p, size_t len,
                      size_t chunk, const char *path)
 {
     while (len > 0) {
-        ssize_t w = write(fd, p, len < chunk ? len : chunk);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return fail("write", path, errno);
-        if (w == 0)
-            return fail("write", path, EIO);
-        p += w;
-        len -= (size_t)w;
+        size_t n = len < chunk ? len : chunk;
+        int err = sp_sys_write_full(fd, p, n);
+
+        if (err != 0)
+            return fail("write", path, err);
+        p += n;
+        len -= n;
     }
     return 0;
 }
@@ -153,7 +152,7 @@ static int m_read_write(const struct job *j)
         return 1;
     }
     do {
-        err = sp_read_full(in, j->buf, j->bufsize, &got);
+        err = sp_sys_read_full(in, j->buf, j->bufsize, &got);
         if (err != 0)
             rc = fail("read", j->src, err);
         else

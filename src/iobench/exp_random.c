@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "timing.h"
 
 #define EXP "random-access"
@@ -66,12 +67,10 @@ static uint64_t value_at(uint64_t off, enum tag tag)
 
 static int pread8(int fd, uint64_t off, uint64_t *v)
 {
-    ssize_t r;
+    size_t got;
+    int err = sp_sys_pread_full(fd, v, 8, (off_t)off, &got);
 
-    do
-        r = pread(fd, v, 8, (off_t)off);
-    while (r < 0 && errno == EINTR);
-    return r == 8 ? 0 : r < 0 ? errno : EIO;
+    return err != 0 ? err : got == 8 ? 0 : EIO;
 }
 
 static int pwrite8(int fd, uint64_t off, uint64_t v)

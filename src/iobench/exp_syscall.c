@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "timing.h"
 
 #define EXP "syscall-vs-mmap"
@@ -70,20 +71,12 @@ static uint64_t fingerprint(const unsigned char *b, size_t len)
 
 static int pread_full(int fd, unsigned char *buf, size_t len, uint64_t off)
 {
-    while (len > 0) {
-        ssize_t r = pread(fd, buf, len, (off_t)off);
+    size_t got;
+    int err = sp_sys_pread_full(fd, buf, len, (off_t)off, &got);
 
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return errno;
-        if (r == 0)
-            return EIO;  /* the file shrank under us */
-        buf += r;
-        len -= (size_t)r;
-        off += (uint64_t)r;
-    }
-    return 0;
+    if (err == 0 && got < len)
+        err = EIO;  /* the file shrank under us */
+    return err;
 }
 
 /* reference: REF[b][i], the fingerprint of block i of size block_sizes[b],

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sys.h"
+
 #define COPY_BYTES ((size_t)256 << 20)
 #define COPY_RUNS 5
 
@@ -118,43 +120,109 @@ static void on_alarm(int sig)
         kill((pid_t)child, SIGKILL);
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct opts {
+    const char *in, *out;  /* the child's stdin and stdout, or NULL */
+    unsigned limit;        /* seconds before SIGKILL; 0: none */
+    char **cmd;            /* the command after "--" */
+};
+
+/* parse: ARGV into *O; 0, or usage()'s 2 after its line on stderr. */
+static int parse(int argc, char **argv, struct opts *o)
 {
-    const char *in = NULL, *out = NULL;
-    unsigned limit = 0;
-    int i = 1, in_fd = -1, out_fd = -1, status, err, report[2];
+    int c;
+
+    opterr = 0;  /* the usage line is the only message */
+    /* "+": options end at the first word that is not one */
+    while ((c = getopt(argc, argv, "+i:o:t:")) != -1) {
+        switch (c) {
+        case 'i':
+            o->in = optarg;
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 't':
+            o->limit = (unsigned)strtoul(optarg, NULL, 10);
+            if (o->limit == 0)
+                return usage();
+            break;
+        default:
+            return usage();
+        }
+    }
+    /* the command comes only after "--", and there must be one */
+    if (optind <= 1 || optind >= argc || strcmp(argv[optind - 1], "--") != 0)
+        return usage();
+    o->cmd = argv + optind;
+    return 0;
+}
+
+/* start: fork, and in the child move IN_FD and OUT_FD (either -1) to
+ * stdin and stdout and exec O's command; an exec that fails writes its
+ * errno to REPORT.  The child's pid, or -1 with the reason printed. */
+static pid_t start(const struct opts *o, int in_fd, int out_fd, int report)
+{
+    pid_t pid = fork();
+    int err;
+
+    if (pid < 0)
+        fprintf(stderr, "sprun: fork: %s\n", strerror(errno));
+    if (pid != 0)
+        return pid;
+    if ((in_fd >= 0 && move_fd(in_fd, STDIN_FILENO) != 0) ||
+        (out_fd >= 0 && move_fd(out_fd, STDOUT_FILENO) != 0)) {
+        err = errno;
+    } else {
+        execvp(o->cmd[0], o->cmd);
+        err = errno;
+    }
+    if (write(report, &err, sizeof err) < 0) {
+        /* Nothing left to tell it with: the exit status says 127. */
+    }
+    _exit(127);
+}
+
+/* finish: print the figures of a child that ran (wall clock WALL, STATUS,
+ * RU) and say what went wrong with it; the exit status of sprun. */
+static int finish(const struct opts *o, long long wall, int status,
+                  const struct rusage *ru)
+{
+    int code = WIFEXITED(status) ? WEXITSTATUS(status)
+               : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 255;
+
+    printf("%lld %ld %d\n", wall, ru->ru_maxrss, code);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "sprun: stdout: %s\n", strerror(errno));
+        return 1;
+    }
+    if (timed_out) {
+        fprintf(stderr, "sprun: %s: still running after %u s: killed\n",
+                o->cmd[0], o->limit);
+        return 1;
+    }
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "sprun: %s: killed by signal %d (%s)\n", o->cmd[0],
+                WTERMSIG(status), strsignal(WTERMSIG(status)));
+        return 1;
+    }
+    if (code != 0) {
+        fprintf(stderr, "sprun: %s: exit status %d\n", o->cmd[0], code);
+        return 1;
+    }
+    return 0;
+}
+
+/* run: O's command with its redirections, timed; the exit status. */
+static int run(const struct opts *o, int in_fd, int out_fd)
+{
+    int status, err, report[2];
     struct rusage ru;
     long long t0, wall;
     pid_t pid;
-    ssize_t n;
+    size_t got;
+    sp_status st;
 
-    if (argc == 2 && strcmp(argv[1], "--memcpy") == 0)
-        return memcpy_rate();
-    for (; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
-        if (i + 1 >= argc)
-            return usage();
-        if (strcmp(argv[i], "-i") == 0)
-            in = argv[i + 1];
-        else if (strcmp(argv[i], "-o") == 0)
-            out = argv[i + 1];
-        else if (strcmp(argv[i], "-t") != 0 ||
-                 (limit = (unsigned)strtoul(argv[i + 1], NULL, 10)) == 0)
-            return usage();
-    }
-    if (i + 1 >= argc)
-        return usage();
-    char **cmd = argv + i + 1;
-
-    /* Opened before the clock starts: the redirections are the runner's
-     * cost, not the command's. */
-    if (in != NULL && (in_fd = open_redirect(in, 0)) < 0)
-        return 1;
-    if (out != NULL && (out_fd = open_redirect(out, 1)) < 0)
-        return 1;
-    /* Without -o the command's stdout is not ours: it must not mix with
-     * the figures this prints. */
-    if (out == NULL && (out_fd = open_redirect("/dev/null", 1)) < 0)
-        return 1;
     /* A close-on-exec pipe carries the child's errno when exec fails. */
     if (pipe2(report, O_CLOEXEC) != 0) {
         fprintf(stderr, "sprun: pipe: %s\n", strerror(errno));
@@ -163,33 +231,18 @@ int main(int argc, char **argv)
     fflush(NULL);
 
     t0 = now_ns();
-    pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "sprun: fork: %s\n", strerror(errno));
+    pid = start(o, in_fd, out_fd, report[1]);
+    if (pid < 0)
         return 1;
-    }
-    if (pid == 0) {
-        if ((in_fd >= 0 && move_fd(in_fd, STDIN_FILENO) != 0) ||
-            (out_fd >= 0 && move_fd(out_fd, STDOUT_FILENO) != 0)) {
-            err = errno;
-        } else {
-            execvp(cmd[0], cmd);
-            err = errno;
-        }
-        if (write(report[1], &err, sizeof err) < 0) {
-            /* Nothing left to tell it with: the exit status says 127. */
-        }
-        _exit(127);
-    }
     close(report[1]);
-    if (limit > 0) {
+    if (o->limit > 0) {
         struct sigaction sa;
 
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_alarm;
         sigaction(SIGALRM, &sa, NULL);
         child = pid;
-        alarm(limit);
+        alarm(o->limit);
     }
     if (in_fd >= 0)
         close(in_fd);
@@ -204,35 +257,33 @@ int main(int argc, char **argv)
     wall = now_ns() - t0;
     alarm(0);
 
-    do
-        n = read(report[0], &err, sizeof err);
-    while (n < 0 && errno == EINTR);
+    st = sp_sys_read_full(report[0], &err, sizeof err, &got);
     close(report[0]);
-    if (n == (ssize_t)sizeof err) {
-        fprintf(stderr, "sprun: %s: %s\n", cmd[0], strerror(err));
+    if (st == SP_OK && got == sizeof err) {
+        fprintf(stderr, "sprun: %s: %s\n", o->cmd[0], strerror(err));
         return 1;
     }
+    return finish(o, wall, status, &ru);
+}
 
-    int code = WIFEXITED(status) ? WEXITSTATUS(status)
-               : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 255;
-    printf("%lld %ld %d\n", wall, ru.ru_maxrss, code);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "sprun: stdout: %s\n", strerror(errno));
+int main(int argc, char **argv)
+{
+    struct opts o = {0};
+    int in_fd = -1, out_fd = -1;
+
+    if (argc == 2 && strcmp(argv[1], "--memcpy") == 0)
+        return memcpy_rate();
+    if (parse(argc, argv, &o) != 0)
+        return 2;
+    /* Opened before the clock starts: the redirections are the runner's
+     * cost, not the command's. */
+    if (o.in != NULL && (in_fd = open_redirect(o.in, 0)) < 0)
         return 1;
-    }
-    if (timed_out) {
-        fprintf(stderr, "sprun: %s: still running after %u s: killed\n",
-                cmd[0], limit);
+    if (o.out != NULL && (out_fd = open_redirect(o.out, 1)) < 0)
         return 1;
-    }
-    if (WIFSIGNALED(status)) {
-        fprintf(stderr, "sprun: %s: killed by signal %d (%s)\n", cmd[0],
-                WTERMSIG(status), strsignal(WTERMSIG(status)));
+    /* Without -o the command's stdout is not ours: it must not mix with
+     * the figures this prints. */
+    if (o.out == NULL && (out_fd = open_redirect("/dev/null", 1)) < 0)
         return 1;
-    }
-    if (code != 0) {
-        fprintf(stderr, "sprun: %s: exit status %d\n", cmd[0], code);
-        return 1;
-    }
-    return 0;
+    return run(&o, in_fd, out_fd);
 }

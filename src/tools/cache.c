@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "load.h"
+#include "sys.h"
 
 sp_status sp_cache_evict(const char *path)
 {
@@ -94,16 +94,11 @@ sp_status sp_cache_copy(const char *src, const char *dst, size_t block)
     if (st == SP_OK && buf == NULL)
         st = ENOMEM;
     while (st == SP_OK) {
-        size_t got, done = 0;
+        size_t got;
 
-        st = sp_read_full(in, buf, block, &got);
-        while (st == SP_OK && done < got) {
-            ssize_t n = write(out, buf + done, got - done);
-            if (n < 0 && errno != EINTR)
-                st = errno;
-            else if (n > 0)
-                done += (size_t)n;
-        }
+        st = sp_sys_read_full(in, buf, block, &got);
+        if (st == SP_OK)
+            st = sp_sys_write_full(out, buf, got);
         if (got < block)
             break;
     }

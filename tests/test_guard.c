@@ -1,0 +1,173 @@
+/* The SIGBUS guard: a read of a mapping whose file was truncated under it
+ * is SP_E_CHANGED from sp_guard_run, in the calling thread and in another
+ * one, again and again, with SIGBUS unblocked afterwards; a guarded call
+ * that does not fault returns its function's status; and a SIGBUS outside
+ * a guarded call, with the handler installed, still kills the process. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "guard.h"
+
+/* A two-page file, mapped whole, then truncated to nothing: every byte of
+ * the mapping faults. */
+struct cut_map {
+    volatile unsigned char *p;
+    size_t len;
+};
+
+static void cut_map_make(struct cut_map *m)
+{
+    const char *path = fx_path("f");
+    unsigned char buf[2 * 4096] = {1};
+    void *p;
+    int fd;
+
+    m->len = 2 * (size_t)sysconf(_SC_PAGESIZE);
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ck_assert_int_ge(fd, 0);
+    for (size_t done = 0; done < m->len; done += sizeof buf)  /* pages */
+        ck_assert_int_eq(write(fd, buf, sizeof buf), (ssize_t)sizeof buf);
+    p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0);
+    ck_assert(p != MAP_FAILED);
+    ck_assert_int_eq(ftruncate(fd, 0), 0);
+    close(fd);
+    m->p = p;
+}
+
+static void cut_map_free(struct cut_map *m)
+{
+    munmap((void *)m->p, m->len);
+}
+
+/* touch: read the byte at ARG. */
+static sp_status touch(void *arg)
+{
+    volatile unsigned char *b = arg;
+
+    return *b == 255 ? 1 : SP_OK;
+}
+
+static sp_status answer(void *arg)
+{
+    return *(const sp_status *)arg;
+}
+
+static void expect_sigbus_unblocked(void)
+{
+    sigset_t now;
+
+    ck_assert_int_eq(pthread_sigmask(SIG_SETMASK, NULL, &now), 0);
+    ck_assert(!sigismember(&now, SIGBUS));
+}
+
+/* guarded_faults: sp_guard_run over every page of M, twice, then a call
+ * that does not fault; the SP_E_CHANGED count, or -1 on a surprise. */
+static void *guarded_faults(void *arg)
+{
+    struct cut_map *m = arg;
+    sp_status want = 42;
+    intptr_t changed = 0;
+
+    for (int round = 0; round < 2; round++)
+        for (size_t off = 0; off < m->len; off += m->len / 2)
+            changed += sp_guard_run(touch, (void *)(m->p + off)) ==
+                       SP_E_CHANGED;
+    if (sp_guard_run(answer, &want) != 42)
+        return (void *)(intptr_t)-1;
+    return (void *)changed;
+}
+
+START_TEST(test_calling_thread)
+{
+    struct cut_map m;
+
+    cut_map_make(&m);
+    ck_assert_int_eq((intptr_t)guarded_faults(&m), 4);
+    expect_sigbus_unblocked();
+    cut_map_free(&m);
+}
+END_TEST
+
+START_TEST(test_other_thread)
+{
+    struct cut_map m;
+    pthread_t t[3];
+    void *got;
+
+    cut_map_make(&m);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, guarded_faults, &m), 0);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(pthread_join(t[i], &got), 0);
+        ck_assert_int_eq((intptr_t)got, 4);
+    }
+    /* and this thread, which never ran a guarded call, still can */
+    ck_assert_int_eq((intptr_t)guarded_faults(&m), 4);
+    cut_map_free(&m);
+}
+END_TEST
+
+START_TEST(test_status_passed)
+{
+    sp_status want;
+
+    for (want = -3; want <= 3; want++)
+        ck_assert_int_eq(sp_guard_run(answer, &want), want);
+}
+END_TEST
+
+/* In a child: install the handler with a guarded call, check that it is
+ * there, then read the cut mapping unguarded.  The child must die of
+ * SIGBUS; exit 2 says the handler was missing, 0 that the read survived. */
+START_TEST(test_unguarded_kills)
+{
+    struct cut_map m;
+    int status;
+    pid_t pid;
+
+    cut_map_make(&m);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        struct sigaction now;
+        sp_status zero = SP_OK;
+
+        if (sp_guard_run(answer, &zero) != SP_OK ||
+            sigaction(SIGBUS, NULL, &now) != 0 ||
+            !(now.sa_flags & SA_SIGINFO) || now.sa_sigaction == NULL)
+            _exit(2);
+        (void)touch((void *)m.p);
+        _exit(0);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(!WIFEXITED(status) || WEXITSTATUS(status) != 2,
+                  "the guard installed no SIGBUS handler");
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS,
+                  "the child did not die of SIGBUS (status %#x)", status);
+    cut_map_free(&m);
+}
+END_TEST
+
+static Suite *guard_suite(void)
+{
+    Suite *s = suite_create("guard");
+    TCase *tc = fx_tcase("guard");
+
+    tcase_add_test(tc, test_calling_thread);
+    tcase_add_test(tc, test_other_thread);
+    tcase_add_test(tc, test_status_passed);
+    tcase_add_test(tc, test_unguarded_kills);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return fx_run(guard_suite());
+}
