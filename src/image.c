@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "header.h"
 #include "sys.h"
 
 sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
@@ -103,4 +104,21 @@ sp_status sp_image_release(struct sp_image *img)
     }
     memset(img, 0, sizeof *img);
     return st;
+}
+
+void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
+                    size_t base_len, const struct sp_header *hdr,
+                    unsigned char *raster)
+{
+    img->backing = backing;
+    img->base = base;
+    img->base_len = base_len;
+    img->pixels = raster;
+    img->width = hdr->width;
+    img->height = hdr->height;
+    img->channels = hdr->channels;
+    img->bytes = hdr->bytes;
+    img->maxval = hdr->maxval;
+    img->stride = hdr->width * hdr->channels * hdr->bytes;
+    img->fd = -1;
 }

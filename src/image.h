@@ -13,6 +13,8 @@
 
 #include "status.h"
 
+struct sp_header;
+
 enum sp_backing {
     SP_BACKING_NONE = 0,  /* nothing to release */
     SP_BACKING_MALLOC,    /* base came from malloc: released by free() */
@@ -92,6 +94,12 @@ sp_status sp_stamp_check(int fd, const struct sp_stamp *was);
  * was checked when it was read: 0.  Returns 0, SP_E_CHANGED or an errno
  * value. */
 sp_status sp_image_check(const struct sp_image *img);
+
+/* sp_image_adopt: make IMG own BASE (BASE_LEN bytes, released by its
+ * BACKING) and view the raster at RASTER inside it, laid out as HDR says. */
+void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
+                    size_t base_len, const struct sp_header *hdr,
+                    unsigned char *raster);
 
 /* sp_image_release: release IMG by its backing (free, madvise+munmap of
  * exactly base/base_len and close, or close) and reset it to empty.  Safe

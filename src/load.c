@@ -1,6 +1,7 @@
 /* The loader: open, take the size and stamp, parse and check the header,
  * ask the caller, pick the backend; and the stream path. */
 #include "load.h"
+#include "load_backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,23 +18,6 @@ const char *sp_io_name(enum sp_io io)
     static const char *const names[] = {"read", "mmap", "pread", "auto"};
 
     return io >= SP_IO_READ && io <= SP_IO_AUTO ? names[io] : "read";
-}
-
-void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
-                    size_t base_len, const struct sp_header *hdr,
-                    unsigned char *raster)
-{
-    img->backing = backing;
-    img->base = base;
-    img->base_len = base_len;
-    img->pixels = raster;
-    img->width = hdr->width;
-    img->height = hdr->height;
-    img->channels = hdr->channels;
-    img->bytes = hdr->bytes;
-    img->maxval = hdr->maxval;
-    img->stride = hdr->width * hdr->channels * hdr->bytes;
-    img->fd = -1;
 }
 
 /* raster_end: the least input length (from the start of the file or the

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "load.h"
+#include "load_backend.h"
 #include "sys.h"
 
 sp_status sp_load_mmap(int fd, size_t file_size, const struct sp_header *hdr,

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 
-#include "load.h"
+#include "load_backend.h"
 
 sp_status sp_load_pread(int fd, const struct sp_header *hdr,
                         struct sp_image *img)

@@ -5,29 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "load.h"
+#include "load_backend.h"
 #include "sys.h"
-
-sp_status sp_read_full(int fd, void *buf, size_t len, size_t *got)
-{
-    unsigned char *p = buf;
-    size_t done = 0;
-
-    while (done < len) {
-        ssize_t n = sp_sys.read(fd, p + done, len - done);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            *got = done;
-            return errno;
-        }
-        if (n == 0)
-            break;
-        done += (size_t)n;
-    }
-    *got = done;
-    return SP_OK;
-}
 
 sp_status sp_load_read(int fd, const struct sp_header *hdr,
                        struct sp_image *img)
@@ -41,7 +20,7 @@ sp_status sp_load_read(int fd, const struct sp_header *hdr,
     buf = malloc(hdr->raster_bytes);
     if (buf == NULL)
         return ENOMEM;
-    st = sp_read_full(fd, buf, hdr->raster_bytes, &got);
+    st = sp_sys_read_full(fd, buf, hdr->raster_bytes, &got);
     if (st == SP_OK && got < hdr->raster_bytes)
         st = SP_E_CHANGED;  /* the length was checked: the file shrank */
     if (st != SP_OK)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "load.h"
+#include "load_backend.h"
 #include "sys.h"
 
 static ssize_t pread_some(struct sp_reader *rd, void *buf, size_t len)

@@ -25,30 +25,6 @@ sp_status sp_pnm_put_rows(const struct sp_image *img, FILE *f)
     return SP_OK;
 }
 
-/* writev_all: the N buffers of IOV to FD, whatever the calls take at a
- * time; IOV is used up. */
-static sp_status writev_all(int fd, struct iovec *iov, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = sp_sys.writev(fd, iov, (int)n);
-        size_t done;
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return errno;
-        if (w == 0)
-            return EIO;
-        for (done = (size_t)w; n > 0 && done >= iov->iov_len; iov++, n--)
-            done -= iov->iov_len;
-        if (n > 0) {
-            iov->iov_base = (unsigned char *)iov->iov_base + done;
-            iov->iov_len -= done;
-        }
-    }
-    return SP_OK;
-}
-
 /* PUT_BATCH: the rows a writev() call takes (Linux allows 1024). */
 #define PUT_BATCH 256
 
@@ -70,12 +46,12 @@ sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
             iov[n].iov_base = img->pixels + y * img->stride;
             iov[n].iov_len = row;
             if (++n == PUT_BATCH) {
-                st = writev_all(fileno(f), iov, n);
+                st = sp_sys_writev_full(fileno(f), iov, n);
                 if (st != SP_OK)
                     return st;
                 n = 0;
             }
         }
     }
-    return writev_all(fileno(f), iov, n);
+    return sp_sys_writev_full(fileno(f), iov, n);
 }

@@ -767,33 +767,6 @@ START_TEST(test_seam_eintr_short_reads)
 }
 END_TEST
 
-/* sp_read_full on its own: EOF before LEN, and an error part way. */
-START_TEST(test_read_full)
-{
-    const char *path = fx_path("ten");
-    unsigned char buf[32];
-    size_t got = 99;
-    int fd;
-
-    fx_write_text(path, "0123456789");
-    fd = open(path, O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    read_calls = 0;
-    eintr_every = 3;
-    sp_sys.read = flaky_read;
-    ck_assert_int_eq(sp_read_full(fd, buf, sizeof buf, &got), SP_OK);
-    ck_assert_uint_eq(got, 10);
-    ck_assert_mem_eq(buf, "0123456789", 10);
-    ck_assert_int_eq(sp_read_full(fd, buf, 0, &got), SP_OK);
-    ck_assert_uint_eq(got, 0);
-    sp_sys.read = failing_read;
-    ck_assert_int_eq(sp_read_full(fd, buf, 4, &got), EIO);
-    ck_assert_uint_eq(got, 0);
-    sp_sys_reset();
-    close(fd);
-}
-END_TEST
-
 /* mmap refused: the file is read instead, and io_used says so. */
 START_TEST(test_seam_mmap_fails)
 {
@@ -1293,7 +1266,6 @@ static Suite *load_suite(void)
 
     tc = fx_tcase("seam");
     tcase_add_test(tc, test_seam_eintr_short_reads);
-    tcase_add_test(tc, test_read_full);
     tcase_add_test(tc, test_seam_mmap_fails);
     tcase_add_test(tc, test_seam_errors);
     tcase_add_test(tc, test_shrink_read);

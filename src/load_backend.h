@@ -1,0 +1,49 @@
+/* load_backend.h: what the loader's files share, apart from the public
+ * load.h: the three backends and the reader of a header's bytes. */
+#ifndef SP_LOAD_BACKEND_H
+#define SP_LOAD_BACKEND_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "header.h"
+#include "image.h"
+#include "status.h"
+
+/* The three backends, for the loader only: FD is open on a regular file
+ * of FILE_SIZE bytes (the size taken at open) whose header HDR is already
+ * checked against it; the loader compares the file's stamp afterwards. */
+sp_status sp_load_read(int fd, const struct sp_header *hdr,
+                       struct sp_image *img);
+sp_status sp_load_mmap(int fd, size_t file_size, const struct sp_header *hdr,
+                       struct sp_image *img);
+sp_status sp_load_pread(int fd, const struct sp_header *hdr,
+                        struct sp_image *img);
+
+/* A reader of the input's bytes for the header parser and the plain
+ * decoder (load_reader.c), for the loader only.  FILE: pread FD from POS,
+ * never at or past END, the first block read kept in BLOCK.  Otherwise:
+ * the HEAD_LEN bytes at HEAD (read before), then read() from FD, until
+ * STOP is set. */
+struct sp_reader {
+    int fd;
+    int file;
+    off_t pos;                  /* the next byte's offset */
+    off_t end;                  /* FILE: the size taken at open */
+    const unsigned char *head;
+    size_t head_len;
+    size_t taken;               /* bytes read() from FD */
+    int eof;                    /* read() said end of file */
+    int stop;                   /* read() no more */
+    int error;                  /* the errno of a failed read, or 0 */
+    int kept;                   /* FILE: BLOCK holds BLOCK_LEN bytes of */
+    off_t block_at;             /* the file from BLOCK_AT */
+    size_t block_len;
+    unsigned char block[8192];
+};
+
+/* sp_reader_open: a FILE* that reads RD (which must outlive it; fclose()
+ * leaves FD open).  Returns NULL with errno set on failure. */
+FILE *sp_reader_open(struct sp_reader *src);
+
+#endif
