@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "header.h"
+#include "load.h"
 #include "image.h"
 #include "status.h"
 
@@ -45,5 +46,40 @@ struct sp_reader {
 /* sp_reader_open: a FILE* that reads RD (which must outlive it; fclose()
  * leaves FD open).  Returns NULL with errno set on failure. */
 FILE *sp_reader_open(struct sp_reader *src);
+
+/* What sp_load_checked asks about a header, and of whom. */
+struct sp_accept {
+    sp_accept_fn *fn;
+    void *arg;
+};
+
+/* sp_load_ask: ACC's verdict on HDR (0 when there is no ACC->fn). */
+sp_status sp_load_ask(const struct sp_accept *acc,
+                      const struct sp_header *hdr, char *why);
+
+/* sp_load_raster_end: the least input length (from the start of the file
+ * or the stream) that can hold the raster HDR promises, saturating at
+ * SIZE_MAX (a plain raster: a digit and a separator a sample). */
+size_t sp_load_raster_end(const struct sp_header *hdr);
+
+/* sp_load_check_length: is an input of INPUT_BYTES long enough for the
+ * raster HDR promises?  SP_E_TRUNCATED, with a detail in WHY, if not. */
+sp_status sp_load_check_length(const struct sp_header *hdr,
+                               size_t input_bytes, char *why);
+
+/* sp_load_is_magic: do the N bytes at P start with a PNM magic number? */
+int sp_load_is_magic(const unsigned char *p, size_t n);
+
+/* sp_load_decode_plain: decode F's plain raster into a fresh malloc'd
+ * IMG; *END gets the offset just past its last sample. */
+sp_status sp_load_decode_plain(FILE *f, const struct sp_header *hdr,
+                               struct sp_image *img, off_t *end, char *why);
+
+/* sp_load_stream: anything that is not a regular file with a size: a
+ * pipe, FIFO, terminal, device, open on FD (load_stream.c).  Reads the
+ * header first, and after ACC accepts it, exactly the raster it announces
+ * (plain: up to its last sample). */
+sp_status sp_load_stream(int fd, const struct sp_accept *acc,
+                         struct sp_image *img, struct sp_load_info *info);
 
 #endif

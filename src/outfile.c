@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -35,8 +34,8 @@ int sp_outfile_discard_pending(void)
     return 1;
 }
 
-/* hold_signals / release_signals: no handler runs in this thread in
- * between, so a temporary is never named without being registered.  The
+/* hold_signals: no handler runs in this thread until the mask OLD is put
+ * back, so a temporary is never named without being registered.  The
  * output is opened before the job's threads start and committed after
  * they are joined, so no other thread is there to take a signal. */
 static void hold_signals(sigset_t *old)
@@ -45,11 +44,6 @@ static void hold_signals(sigset_t *old)
 
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, old);
-}
-
-static void release_signals(const sigset_t *old)
-{
-    pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 /* held_fd: the descriptor PATH names, when it names one the process holds
@@ -139,13 +133,11 @@ static sp_status at_dir(struct sp_outfile *o, const char *path)
  * cut short to fit. */
 static void temp_name(char *buf, const char *name)
 {
+    static uint32_t seq;
     uint32_t r;
-    struct timespec ts;
 
-    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        r = (uint32_t)ts.tv_nsec ^ (uint32_t)getpid() << 8;
-    }
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+        r = (uint32_t)getpid() * 2654435761u + seq++;
     snprintf(buf, NAME_MAX + 1, ".%.*s.%06" PRIx32, NAME_MAX - 8, name,
              r & 0xffffff);
 }
@@ -223,7 +215,7 @@ static sp_status create(struct sp_outfile *o, char *why)
         pending_tmp = o->tmp;
         pending = 1;
     }
-    release_signals(&old);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 out:
     if (st != SP_OK)
         snprintf(why, SP_WHY_MAX, "cannot create a file in its directory");
@@ -391,7 +383,7 @@ sp_status sp_outfile_commit(struct sp_outfile *o)
     pending_tmp = NULL;
     if (st == SP_OK)
         pending = 0;
-    release_signals(&old);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (st == SP_OK && o->replace)
         sync_dir(o);
     return st;
@@ -408,7 +400,7 @@ void sp_outfile_close(struct sp_outfile *o)
         pending = 0;
         pending_tmp = NULL;
     }
-    release_signals(&old);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     free(o->tmp);
     free(o->name);
     if (o->dir >= 0)
