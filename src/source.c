@@ -29,13 +29,13 @@ sp_status sp_source_rows(struct sp_source *s, size_t y0, size_t y1,
 
     if (p == NULL)
         return st;
-    *band = s->img;
-    band->backing = SP_BACKING_NONE;
-    band->base = NULL;
-    band->base_len = 0;
-    band->fd = -1;
-    band->pixels = (unsigned char *)p;
-    band->height = y1 - y0;
+    /* The view's fields alone: the bookkeeping (DROPPED) is the finishing
+     * thread's to write while others ask for rows. */
+    *band = (struct sp_image){
+        .backing = SP_BACKING_NONE, .fd = -1, .pixels = (unsigned char *)p,
+        .width = s->img.width, .height = y1 - y0, .stride = s->img.stride,
+        .channels = s->img.channels, .bytes = s->img.bytes,
+        .maxval = s->img.maxval};
     return SP_OK;
 }
 
