@@ -210,9 +210,81 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
                 li->trailing_image ? " (another image)" : "");
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct options {
+    struct sp_job job;
+    int have_scale, timings, json, verbose;
+};
+
+enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS };
+
+/* parse_choice: OPTARG as one of NAMES (N of them) into *OUT, its index. */
+static int parse_choice(const char *arg, const char *const *names, int n,
+                        int *out)
 {
-    enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS };
+    for (int i = 0; i < n; i++) {
+        if (strcmp(arg, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* parse_value: the option C with the argument ARG into O: 0, or the exit
+ * status of a usage error (already printed). */
+static int parse_value(int c, const char *arg, struct options *o)
+{
+    static const char *const ios[] = {"read", "mmap", "pread", "auto"};
+    static const char *const filters[] = {"sample", "box"};
+    int v;
+    char *end;
+
+    switch (c) {
+    case OPT_IO:
+        if (parse_choice(arg, ios, 4, &v))
+            return usage_error("--io '%s': expected auto, read, mmap or "
+                               "pread", arg);
+        o->job.io = (enum sp_io)v;
+        return 0;
+    case 's':
+        if (parse_int(arg, -SP_SCALE_MAX, SP_SCALE_MAX, &o->job.factor) ||
+            o->job.factor == 0)
+            return usage_error("-s '%s': expected a non-zero integer "
+                               "from -65536 to 65536", arg);
+        o->have_scale = 1;
+        return 0;
+    case 't':
+        if (parse_int(arg, 1, SP_THREADS_MAX, &v))
+            return usage_error("-t '%s': expected 1 to 1024 threads", arg);
+        o->job.threads = (unsigned)v;
+        return 0;
+    case OPT_FILTER:
+        if (parse_choice(arg, filters, 2, &v))
+            return usage_error("--filter '%s': expected sample or box", arg);
+        o->job.filter = v == 0 ? SP_FILTER_SAMPLE : SP_FILTER_BOX;
+        return 0;
+    case OPT_TIMINGS:
+        if (arg != NULL && strcmp(arg, "json") != 0)
+            return usage_error("--timings='%s': expected json", arg);
+        o->timings = 1;
+        o->json = arg != NULL;
+        return 0;
+    default:  /* OPT_MAX_PIXELS */
+        errno = 0;
+        o->job.max_pixels = strtoull(arg, &end, 10);
+        if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 ||
+            o->job.max_pixels == 0)
+            return usage_error("--max-pixels '%s': expected a positive "
+                               "number", arg);
+        return 0;
+    }
+}
+
+/* parse_options: ARGV into O: -1 to run, or the exit status to end with
+ * (help, version, a usage error). */
+static int parse_options(int argc, char **argv, struct options *o)
+{
     static const struct option longopts[] = {
         {"io", required_argument, NULL, OPT_IO},
         {"scale", required_argument, NULL, 's'},
@@ -225,68 +297,13 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    struct sp_job job = {.io = SP_IO_AUTO, .filter = SP_FILTER_SAMPLE,
-                         .threads = default_threads()};
-    struct sp_report report;
-    int have_scale = 0, timings = 0, json = 0, verbose = 0, threads, c;
-    sp_status st;
+    int c, rc;
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":s:t:vhV", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_IO:
-            if (strcmp(optarg, "auto") == 0)
-                job.io = SP_IO_AUTO;
-            else if (strcmp(optarg, "read") == 0)
-                job.io = SP_IO_READ;
-            else if (strcmp(optarg, "mmap") == 0)
-                job.io = SP_IO_MMAP;
-            else if (strcmp(optarg, "pread") == 0)
-                job.io = SP_IO_PREAD;
-            else
-                return usage_error("--io '%s': expected auto, read, mmap or "
-                                   "pread", optarg);
-            break;
-        case 's':
-            if (parse_int(optarg, -SP_SCALE_MAX, SP_SCALE_MAX, &job.factor) ||
-                job.factor == 0)
-                return usage_error("-s '%s': expected a non-zero integer "
-                                   "from -65536 to 65536", optarg);
-            have_scale = 1;
-            break;
-        case 't':
-            if (parse_int(optarg, 1, SP_THREADS_MAX, &threads))
-                return usage_error("-t '%s': expected 1 to 1024 threads",
-                                   optarg);
-            job.threads = (unsigned)threads;
-            break;
-        case OPT_FILTER:
-            if (strcmp(optarg, "sample") == 0)
-                job.filter = SP_FILTER_SAMPLE;
-            else if (strcmp(optarg, "box") == 0)
-                job.filter = SP_FILTER_BOX;
-            else
-                return usage_error("--filter '%s': expected sample or box",
-                                   optarg);
-            break;
-        case OPT_TIMINGS:
-            timings = 1;
-            if (optarg != NULL && strcmp(optarg, "json") != 0)
-                return usage_error("--timings='%s': expected json", optarg);
-            json = optarg != NULL;
-            break;
-        case OPT_MAX_PIXELS: {
-            char *end;
-            errno = 0;
-            job.max_pixels = strtoull(optarg, &end, 10);
-            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' ||
-                errno != 0 || job.max_pixels == 0)
-                return usage_error("--max-pixels '%s': expected a positive "
-                                   "number", optarg);
-            break;
-        }
         case 'v':
-            verbose = 1;
+            o->verbose = 1;
             break;
         case 'h':
             usage(stdout);
@@ -298,6 +315,11 @@ int main(int argc, char **argv)
             if (optopt != 0 && optopt < OPT_IO)
                 return usage_error("-%c needs an argument", optopt);
             return usage_error("%s needs an argument", argv[optind - 1]);
+        case 's': case 't': case OPT_IO: case OPT_FILTER: case OPT_TIMINGS:
+        case OPT_MAX_PIXELS:
+            if ((rc = parse_value(c, optarg, o)) != 0)
+                return rc;
+            break;
         default:
             /* optopt names a bad short option even inside a cluster. */
             if (optopt != 0)
@@ -305,31 +327,43 @@ int main(int argc, char **argv)
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (!have_scale)
+    if (!o->have_scale)
         return usage_error("%s", "missing -s N");
     if (argc - optind != 2)
         return usage_error("%s", "expected two files, IN and OUT");
-    job.in = argv[optind];
-    job.out = argv[optind + 1];
-    show_name(job.out, shown_out, sizeof shown_out);
+    o->job.in = argv[optind];
+    o->job.out = argv[optind + 1];
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o = {.job = {.io = SP_IO_AUTO, .filter = SP_FILTER_SAMPLE,
+                                .threads = default_threads()}};
+    struct sp_report report;
+    int rc = parse_options(argc, argv, &o);
+    sp_status st;
+
+    if (rc >= 0)
+        return rc;
+    show_name(o.job.out, shown_out, sizeof shown_out);
     st = catch_signals();
     if (st != SP_OK) {
-        print_error(job.out, st, "");
+        print_error(o.job.out, st, "");
         return EXIT_FAILURE;
     }
-
-    st = sp_job_run(&job, &report);
+    st = sp_job_run(&o.job, &report);
     if (st != SP_OK) {
         print_error(report.failed_path, st, report.why);
         return EXIT_FAILURE;
     }
-    if (strcmp(job.out, "-") == 0 && fclose(stdout) != 0) {
+    if (strcmp(o.job.out, "-") == 0 && fclose(stdout) != 0) {
         print_error("-", errno, "");
         return EXIT_FAILURE;
     }
-    if (verbose)
-        print_verbose(&job, &report);
-    if (timings)
-        sp_report_print(&report, json, stderr);
+    if (o.verbose)
+        print_verbose(&o.job, &report);
+    if (o.timings)
+        sp_report_print(&report, o.json, stderr);
     return 0;
 }

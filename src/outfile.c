@@ -50,25 +50,17 @@ static void hold_signals(sigset_t *old)
  * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N); else -1. */
 static int held_fd(const char *path)
 {
-    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/"};
+    char n[10];
+    int end = 0;
 
     if (strcmp(path, "/dev/stdout") == 0)
         return STDOUT_FILENO;
     if (strcmp(path, "/dev/stderr") == 0)
         return STDERR_FILENO;
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        size_t n = strlen(dirs[i]);
-        const char *p = path + n;
-        char *end;
-        long v;
-
-        if (strncmp(path, dirs[i], n) != 0 || *p < '0' || *p > '9')
-            continue;
-        errno = 0;
-        v = strtol(p, &end, 10);
-        if (*end == '\0' && errno == 0 && v <= INT_MAX)
-            return (int)v;
-    }
+    if ((sscanf(path, "/dev/fd/%9[0-9]%n", n, &end) == 1 ||
+         sscanf(path, "/proc/self/fd/%9[0-9]%n", n, &end) == 1) &&
+        path[end] == '\0')
+        return atoi(n);
     return -1;
 }
 
@@ -344,8 +336,7 @@ sp_status sp_outfile_open(struct sp_outfile *o, const char *path, char *why)
     if (st != SP_OK) {
         if (o->fd >= 0)
             close(o->fd);
-        o->fd = -1;
-        sp_outfile_close(o);
+        sp_outfile_close(o);  /* which forgets O->fd */
     }
     return st;
 }
