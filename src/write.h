@@ -75,8 +75,4 @@ sp_status sp_output_put_repeated(struct sp_output *o,
  * value of the failure. */
 sp_status sp_output_close(struct sp_output *o, sp_status st);
 
-/* sp_write: IMG written whole to PATH as FMT: open, put, close. */
-sp_status sp_write(const struct sp_image *img, const char *path,
-                   enum sp_outfmt fmt, char *why);
-
 #endif

@@ -22,7 +22,7 @@
 #include "job.h"
 #include "parallel.h"
 #include "sys.h"
-#include "write.h"
+#include "write_whole.h"
 
 /* expect: ck_assert_msg for loops over many runs: Check records the place
  * of every assertion that passes (a write() to its pipe in fork mode), so

@@ -20,7 +20,7 @@
 #include "fixtures.h"
 #include "load.h"
 #include "sys.h"
-#include "write.h"
+#include "write_whole.h"
 
 START_TEST(test_outfmt_for)
 {

@@ -32,7 +32,7 @@
 
 #include "fuzz.h"
 #include "image.h"
-#include "write.h"
+#include "../write_whole.h"
 
 /* Accepted images of up to this many pixels are written and read back:
  * 65535x1, the 16-bit limit, among them. */
