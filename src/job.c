@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "item.h"
+#include "policy.h"
 #include "parallel.h"
 #include "plan.h"
 #include "source.h"
@@ -81,15 +82,6 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
     return st;
 }
 
-/* add: phase P's figures to the report's, its time too if WITH_NS. */
-static void add(struct sp_phase *to, const struct sp_phase *p, int with_ns)
-{
-    if (with_ns)
-        to->ns += p->ns;
-    to->minflt += p->minflt;
-    to->majflt += p->majflt;
-}
-
 /* gather: the work's figures into the report: the scale phase the time
  * any thread was scaling (the threads scale side by side, and beside
  * another's write), with the page faults of every slot; write and release
@@ -97,10 +89,10 @@ static void add(struct sp_phase *to, const struct sp_phase *p, int with_ns)
 static void gather(struct work *w, struct sp_report *r)
 {
     for (unsigned i = 0; i < w->plan.slots; i++)
-        add(&r->phase[SP_SCALE], &w->lanes[i].scale, 0);
+        sp_phase_add(&r->phase[SP_SCALE], &w->lanes[i].scale, 0);
     r->phase[SP_SCALE].ns += sp_span_union(w->spans, w->plan.items);
-    add(&r->phase[SP_RELEASE], &w->release, 1);
-    add(&r->phase[SP_WRITE], &w->write, 1);
+    sp_phase_add(&r->phase[SP_RELEASE], &w->release, 1);
+    sp_phase_add(&r->phase[SP_WRITE], &w->write, 1);
 }
 
 /* prepare: W's memory: the lanes, the spans, the whole output (stb) or
@@ -178,50 +170,6 @@ static sp_status scale_and_write(const struct sp_job *job,
     return st;
 }
 
-/* over_limit: a W x H image has more pixels than LIMIT allows; WHY
- * (SP_WHY_MAX bytes) says so. */
-static int over_limit(char *why, const char *what, size_t w, size_t h,
-                      uint64_t limit)
-{
-    unsigned __int128 px = (unsigned __int128)w * h;
-
-    if (px <= limit)
-        return 0;
-    snprintf(why, SP_WHY_MAX, "%s is %zux%zu, over the limit of "
-             "%llu pixels (raise it with --max-pixels)", what, w, h,
-             (unsigned long long)limit);
-    return 1;
-}
-
-/* The job's policy on an input, which the loader asks about its header
- * before it reads, maps or buffers the raster (sp_accept_fn): the output
- * size must be computable (into the report), and neither the input nor
- * the output may have more pixels than LIMIT. */
-struct policy {
-    const struct sp_job *job;
-    struct sp_report *report;
-    uint64_t limit;
-};
-
-static sp_status accept_header(const struct sp_header *hdr, void *arg,
-                               char *why)
-{
-    const struct policy *p = arg;
-    struct sp_report *r = p->report;
-    sp_status st = sp_scale_size(hdr->width, hdr->height, p->job->factor,
-                                 &r->out_width, &r->out_height);
-
-    if (st == SP_E_TOOBIG)
-        snprintf(why, SP_WHY_MAX, "scaled by %d it would be larger than "
-                 "memory can address", p->job->factor);
-    if (st == SP_OK &&
-        (over_limit(why, "the input", hdr->width, hdr->height, p->limit) ||
-         over_limit(why, "the output", r->out_width, r->out_height,
-                    p->limit)))
-        st = SP_E_LIMIT;
-    return st;
-}
-
 static sp_status fail(struct sp_report *r, const char *path, sp_status st)
 {
     r->failed_path = path;
@@ -237,8 +185,9 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     struct sp_meter m;
     enum sp_outfmt fmt;
     sp_status st, rel;
-    struct policy policy = {
-        job, r, job->max_pixels ? job->max_pixels : SP_MAX_PIXELS};
+    struct sp_policy policy = {
+        job->factor, job->max_pixels ? job->max_pixels : SP_MAX_PIXELS,
+        &r->out_width, &r->out_height};
 
     memset(r, 0, sizeof *r);
     if (job->threads < 1 || job->threads > SP_THREADS_MAX)
@@ -248,7 +197,7 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
         return fail(r, job->out, st);
 
     sp_meter_start(&m);
-    st = sp_load_checked(job->in, job->io, accept_header, &policy, &src,
+    st = sp_load_checked(job->in, job->io, sp_policy_accept, &policy, &src,
                          &r->load);
     sp_meter_stop(&m, &r->phase[SP_LOAD]);
     if (st != SP_OK) {

@@ -63,3 +63,11 @@ uint64_t sp_span_union(struct sp_span *spans, size_t n)
     }
     return total + (t1 - t0);
 }
+
+void sp_phase_add(struct sp_phase *to, const struct sp_phase *p, int with_ns)
+{
+    if (with_ns)
+        to->ns += p->ns;
+    to->minflt += p->minflt;
+    to->majflt += p->majflt;
+}

@@ -26,6 +26,11 @@ uint64_t sp_now_ns(void);
 void sp_meter_start(struct sp_meter *m);
 void sp_meter_stop(const struct sp_meter *m, struct sp_phase *phase);
 
+/* sp_phase_add: P's page faults added to TO's, and its time too if
+ * WITH_NS (phases that run one at a time add up; those side by side do
+ * not). */
+void sp_phase_add(struct sp_phase *to, const struct sp_phase *p, int with_ns);
+
 /* When a piece of work ran: CLOCK_MONOTONIC ns. */
 struct sp_span {
     uint64_t t0, t1;
