@@ -35,6 +35,31 @@ sp_fuzz_fail(const char *file, int line, const char *cond)
     __builtin_trap();
 }
 
+/* sp_fuzz_read_all: the whole of PATH in a malloc'd buffer of *LEN
+ * bytes. */
+__attribute__((unused)) static unsigned char *
+sp_fuzz_read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    size_t cap = 0, n;
+
+    *len = 0;
+    SP_FUZZ_CHECK(f != NULL);
+    do {
+        if (*len == cap) {
+            cap = cap ? 2 * cap : 4096;
+            buf = realloc(buf, cap);
+            SP_FUZZ_CHECK(buf != NULL);
+        }
+        n = fread(buf + *len, 1, cap - *len, f);
+        *len += n;
+    } while (n > 0);
+    SP_FUZZ_CHECK(!ferror(f));
+    fclose(f);
+    return buf;
+}
+
 /* sp_fuzz_outdir: a private directory for the harness's output files,
  * PREFIX.XXXXXX on tmpfs where there is one, made on the first call and
  * removed at exit; its path. */

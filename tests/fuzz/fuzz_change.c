@@ -243,29 +243,6 @@ static void reset_file(int fd)
     SP_FUZZ_CHECK(futimens(fd, t) == 0);
 }
 
-/* read_all: the whole of PATH in a malloc'd buffer of *LEN bytes. */
-static unsigned char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    size_t cap = 0, n;
-
-    *len = 0;
-    SP_FUZZ_CHECK(f != NULL);
-    do {
-        if (*len == cap) {
-            cap = cap ? 2 * cap : 4096;
-            buf = realloc(buf, cap);
-            SP_FUZZ_CHECK(buf != NULL);
-        }
-        n = fread(buf + *len, 1, cap - *len, f);
-        *len += n;
-    } while (n > 0);
-    SP_FUZZ_CHECK(!ferror(f));
-    fclose(f);
-    return buf;
-}
-
 /* run_job: the plan's job from IN to OUT by IO; on success *BYTES (LEN)
  * gets the output, which is removed. */
 static sp_status run_job(const char *in, const char *out, enum sp_io io,
@@ -288,7 +265,7 @@ static sp_status run_job(const char *in, const char *out, enum sp_io io,
     *bytes = NULL;
     *len = 0;
     if (st == SP_OK) {
-        *bytes = read_all(out, len);
+        *bytes = sp_fuzz_read_all(out, len);
         SP_FUZZ_CHECK(unlink(out) == 0);
     }
     return st;

@@ -106,29 +106,6 @@ static int too_big(const uint8_t *data, size_t size, int factor)
     return big;
 }
 
-/* read_all: the whole of PATH in a malloc'd buffer of *LEN bytes. */
-static unsigned char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    size_t cap = 0, n;
-
-    *len = 0;
-    SP_FUZZ_CHECK(f != NULL);
-    do {
-        if (*len == cap) {
-            cap = cap ? 2 * cap : 4096;
-            buf = realloc(buf, cap);
-            SP_FUZZ_CHECK(buf != NULL);
-        }
-        n = fread(buf + *len, 1, cap - *len, f);
-        *len += n;
-    } while (n > 0);
-    SP_FUZZ_CHECK(!ferror(f));
-    fclose(f);
-    return buf;
-}
-
 static unsigned get(const struct sp_image *img, size_t x, size_t y,
                     unsigned c)
 {
@@ -295,7 +272,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  sp_io_name(ios[i]), p.ext);
         st[i] = run_job(in, out[i], ios[i], &p, p.threads[i], &r[i]);
         if (st[i] == SP_OK) {
-            bytes[i] = read_all(out[i], &len[i]);
+            bytes[i] = sp_fuzz_read_all(out[i], &len[i]);
             SP_FUZZ_CHECK(unlink(out[i]) == 0);
         }
     }
