@@ -133,10 +133,10 @@ sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why)
     hdr->height = (size_t)pam.height;
     hdr->channels = (hdr->magic == '3' || hdr->magic == '6') ? 3 : 1;
     hdr->maxval = (unsigned)pam.maxval;
-    hdr->bytes = hdr->maxval > 255 ? 2 : 1;
+    hdr->sample_size = hdr->maxval > 255 ? 2 : 1;
     hdr->raster_offset = off;
     st = sp_image_raster_size(hdr->width, hdr->height, hdr->channels,
-                              hdr->bytes, &hdr->raster_bytes);
+                              hdr->sample_size, &hdr->raster_bytes);
     if (st != SP_OK)
         snprintf(why, SP_WHY_MAX, "%zu x %zu pixels", hdr->width, hdr->height);
     return st;
@@ -198,7 +198,7 @@ sp_status sp_header_decode_plain_rows(FILE *f, const struct sp_header *hdr,
     }
     if ((size_t)pam.width != hdr->width || (size_t)pam.height != hdr->height)
         return SP_E_BADHEADER;
-    rc = read_rows(&pam, row, arg, hdr->bytes);
+    rc = read_rows(&pam, row, arg, hdr->sample_size);
     if (rc == -2)
         return ENOMEM;
     if (rc != 0) {

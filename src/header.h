@@ -19,12 +19,13 @@ struct sp_header {
     size_t width;
     size_t height;
     unsigned channels;    /* 1 for P2/P5, 3 for P3/P6 */
-    unsigned bytes;       /* 1 when maxval <= 255, else 2 */
+    unsigned sample_size; /* bytes a sample: 1 when maxval <= 255, else 2 */
     unsigned maxval;      /* 1..65535 */
     off_t start;          /* file offset of the magic number */
     off_t raster_offset;  /* file offset of the first raster byte */
-    size_t raster_bytes;  /* width*height*channels*bytes: the binary raster,
-                             and the size of a decoded plain one */
+    size_t raster_bytes;  /* width * height * channels * sample_size: the
+                             binary raster, and the size of a decoded plain
+                             one */
 };
 
 /* sp_header_parse: parse and validate the PNM header at the start of F,

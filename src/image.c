@@ -10,11 +10,11 @@
 #include "sys.h"
 
 sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
-                               unsigned bytes, size_t *size)
+                               unsigned sample_size, size_t *size)
 {
     size_t row, total;
 
-    if (__builtin_mul_overflow(width, (size_t)channels * bytes, &row) ||
+    if (__builtin_mul_overflow(width, (size_t)channels * sample_size, &row) ||
         __builtin_mul_overflow(row, height, &total))
         return SP_E_TOOBIG;
     *size = total;
@@ -22,13 +22,14 @@ sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
 }
 
 sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
-                         unsigned channels, unsigned bytes, unsigned maxval)
+                         unsigned channels, unsigned sample_size,
+                         unsigned maxval)
 {
     size_t size;
     sp_status st;
 
     memset(img, 0, sizeof *img);
-    st = sp_image_raster_size(width, height, channels, bytes, &size);
+    st = sp_image_raster_size(width, height, channels, sample_size, &size);
     if (st != SP_OK)
         return st;
     /* malloc(0) may return NULL; a zero-pixel image never reaches here,
@@ -41,9 +42,9 @@ sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
     img->pixels = img->base;
     img->width = width;
     img->height = height;
-    img->stride = width * channels * bytes;
+    img->stride = width * channels * sample_size;
     img->channels = channels;
-    img->bytes = bytes;
+    img->sample_size = sample_size;
     img->maxval = maxval;
     return SP_OK;
 }
@@ -117,8 +118,8 @@ void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
     img->width = hdr->width;
     img->height = hdr->height;
     img->channels = hdr->channels;
-    img->bytes = hdr->bytes;
+    img->sample_size = hdr->sample_size;
     img->maxval = hdr->maxval;
-    img->stride = hdr->width * hdr->channels * hdr->bytes;
+    img->stride = hdr->width * hdr->channels * hdr->sample_size;
     img->fd = -1;
 }

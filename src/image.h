@@ -49,7 +49,7 @@ struct sp_image {
     struct sp_stamp stamp;  /* _FILE and _MMAP: the file when loaded */
     long long offset;     /* SP_BACKING_FILE: where its raster starts */
 
-    /* view: rows of width * channels samples, each sample `bytes` bytes,
+    /* view: rows of width * channels samples of sample_size bytes each,
      * 16-bit samples big-endian as in the PNM raster.  A loaded input may
      * be mapped PROT_READ: treat its pixels as read-only. */
     unsigned char *pixels;
@@ -57,28 +57,29 @@ struct sp_image {
     size_t height;
     size_t stride;        /* bytes from one row to the next */
     unsigned channels;    /* 1 (gray) or 3 (RGB) */
-    unsigned bytes;       /* bytes per sample: 1 or 2 */
+    unsigned sample_size; /* bytes a sample: 1 or 2 */
     unsigned maxval;      /* 1..65535 */
 };
 
-/* sp_image_pixel_size: bytes per pixel, channels * bytes. */
+/* sp_image_pixel_size: bytes per pixel, channels * sample_size. */
 static inline size_t sp_image_pixel_size(const struct sp_image *img)
 {
-    return (size_t)img->channels * img->bytes;
+    return (size_t)img->channels * img->sample_size;
 }
 
 /* sp_image_alloc: give IMG a fresh malloc'd raster of WIDTH x HEIGHT pixels
- * of the given layout, rows packed (stride = width * channels * bytes).
+ * of the given layout, rows packed (stride = width * channels * sample_size).
  * The sizes are overflow-checked.  On success the caller owns the raster
  * and frees it with sp_image_release().  Returns 0, SP_E_TOOBIG, or ENOMEM;
  * on failure IMG is left empty. */
 sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
-                         unsigned channels, unsigned bytes, unsigned maxval);
+                         unsigned channels, unsigned sample_size,
+                         unsigned maxval);
 
 /* sp_image_raster_size: the bytes of a packed raster of the given layout in
  * *SIZE.  Returns 0, or SP_E_TOOBIG when it does not fit in size_t. */
 sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
-                               unsigned bytes, size_t *size);
+                               unsigned sample_size, size_t *size);
 
 /* sp_stamp_of: the stamp of the file SB describes, into *STAMP. */
 void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp);

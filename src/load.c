@@ -28,7 +28,7 @@ size_t sp_load_raster_end(const struct sp_header *hdr)
     size_t need = hdr->raster_bytes, end;
 
     if (hdr->plain) {
-        size_t samples = hdr->raster_bytes / hdr->bytes;
+        size_t samples = hdr->raster_bytes / hdr->sample_size;
         need = samples > (SIZE_MAX - 1) / 2 ? SIZE_MAX : 2 * samples - 1;
     }
     if (__builtin_add_overflow((size_t)hdr->raster_offset, need, &end))

@@ -9,9 +9,9 @@
 sp_thread_create_fn sp_run_thread_create = pthread_create;
 
 /* The run's shared state, under MU.  Every item taken and not finished
- * holds one of the RING = threads * SP_RUN_DEPTH slots, so such items
- * have distinct numbers modulo RING: item i's slot and readiness are kept
- * at i % RING.  That holds however few of the threads started: the items
+ * holds one of the SLOTS = threads * SP_RUN_DEPTH slots, so such items
+ * have distinct numbers modulo SLOTS: item i's slot and readiness are
+ * kept at i % SLOTS.  That holds however few of the threads started: the items
  * taken and not finished are always consecutive, and no more than the
  * slots in use.  Whenever MU is free, either a thread is finishing or the
  * first unfinished item is not ready: whoever makes an item ready with
@@ -28,10 +28,10 @@ struct run {
     sp_status failed;          /* its status, or 0 */
     sp_item_fn work, finish;
     void *arg;
-    unsigned threads, ring;
-    unsigned *slot_of;         /* [ring]: the slot of item i at i % ring */
-    unsigned char *ready;      /* [ring]: item i worked, not finished */
-    unsigned char *busy;       /* [ring]: the slot holds an unfinished item */
+    unsigned threads, slots;
+    unsigned *slot_of;         /* [slots]: the slot of item i at i % slots */
+    unsigned char *ready;      /* [slots]: item i worked, not finished */
+    unsigned char *busy;       /* [slots]: the slot holds an unfinished item */
     pthread_cond_t *freed;     /* [threads]: a slot of the thread's came
                                   free, or the run stopped */
     int placed;                /* the threads started on CPUs of ALLOWED */
@@ -57,7 +57,7 @@ static void fail(struct run *r, size_t i, sp_status st)
 }
 
 /* free_slot: a slot of THREAD's that holds nothing unfinished, or
- * r->ring if there is none. */
+ * r->slots if there is none. */
 static unsigned free_slot(const struct run *r, unsigned thread)
 {
     for (unsigned k = 0; k < SP_RUN_DEPTH; k++) {
@@ -65,7 +65,7 @@ static unsigned free_slot(const struct run *r, unsigned thread)
         if (!r->busy[s])
             return s;
     }
-    return r->ring;
+    return r->slots;
 }
 
 /* finish_ready: finish the ready items from the first unfinished one on,
@@ -75,15 +75,15 @@ static void finish_ready(struct run *r)
 {
     r->finishing = 1;
     while (r->failed == SP_OK && r->next_finish < r->count &&
-           r->ready[r->next_finish % r->ring]) {
+           r->ready[r->next_finish % r->slots]) {
         size_t i = r->next_finish;
-        unsigned slot = r->slot_of[i % r->ring];
+        unsigned slot = r->slot_of[i % r->slots];
         sp_status st;
 
         pthread_mutex_unlock(&r->mu);
         st = r->finish(r->arg, slot, i);
         pthread_mutex_lock(&r->mu);
-        r->ready[i % r->ring] = 0;
+        r->ready[i % r->slots] = 0;
         if (st != SP_OK) {
             fail(r, i, st);
             break;
@@ -113,13 +113,13 @@ static void run_items(struct run *r, unsigned thread)
         size_t i;
         sp_status st;
 
-        if (slot == r->ring) {
+        if (slot == r->slots) {
             pthread_cond_wait(&r->freed[thread], &r->mu);
             continue;
         }
         i = r->next_take++;
         r->busy[slot] = 1;
-        r->slot_of[i % r->ring] = slot;
+        r->slot_of[i % r->slots] = slot;
         pthread_mutex_unlock(&r->mu);
         st = r->work(r->arg, slot, i);
         pthread_mutex_lock(&r->mu);
@@ -127,7 +127,7 @@ static void run_items(struct run *r, unsigned thread)
             fail(r, i, st);
             break;
         }
-        r->ready[i % r->ring] = 1;
+        r->ready[i % r->slots] = 1;
         if (!r->finishing)
             finish_ready(r);
     }
@@ -190,10 +190,10 @@ sp_status sp_run_ordered(unsigned threads, size_t count, sp_item_fn work,
     if (threads > count)
         threads = count > 0 ? (unsigned)count : 1;
     r.threads = threads;
-    r.ring = threads * SP_RUN_DEPTH;
-    r.slot_of = malloc(r.ring * sizeof *r.slot_of);
-    r.ready = calloc(r.ring, 1);
-    r.busy = calloc(r.ring, 1);
+    r.slots = threads * SP_RUN_DEPTH;
+    r.slot_of = malloc(r.slots * sizeof *r.slot_of);
+    r.ready = calloc(r.slots, 1);
+    r.busy = calloc(r.slots, 1);
     r.freed = malloc(threads * sizeof *r.freed);
     w = malloc(threads * sizeof *w);
     if (r.slot_of == NULL || r.ready == NULL || r.busy == NULL ||

@@ -90,7 +90,7 @@ size_t sp_plan_first_row(const struct sp_plan *p, size_t y)
  * mapping of a huge page or more is laid on huge pages, where the kernel
  * allows them (THP "madvise" or "always"; otherwise the advice changes
  * nothing). */
-sp_status sp_lanes_map(struct sp_lanes *l, const struct sp_plan *p,
+sp_status sp_buffers_map(struct sp_buffers *l, const struct sp_plan *p,
                        size_t chunk, size_t scratch)
 {
     size_t scratches, total, len;
@@ -125,18 +125,18 @@ sp_status sp_lanes_map(struct sp_lanes *l, const struct sp_plan *p,
     return SP_OK;
 }
 
-unsigned char *sp_lanes_chunk(const struct sp_lanes *l, unsigned slot)
+unsigned char *sp_buffers_chunk(const struct sp_buffers *l, unsigned slot)
 {
     return l->chunk ? l->chunks + l->chunk * slot : NULL;
 }
 
-unsigned char *sp_lanes_scratch(const struct sp_lanes *l, unsigned slot)
+unsigned char *sp_buffers_scratch(const struct sp_buffers *l, unsigned slot)
 {
     return l->scratch_len ? l->scratch + l->scratch_len * (slot / SP_RUN_DEPTH)
                           : NULL;
 }
 
-void sp_lanes_unmap(struct sp_lanes *l)
+void sp_buffers_unmap(struct sp_buffers *l)
 {
     if (l->base != NULL)
         (void)munmap(l->base, l->len);

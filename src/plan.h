@@ -52,28 +52,28 @@ size_t sp_plan_first_row(const struct sp_plan *p, size_t y);
 
 /* The work's memory: SLOTS chunks of CHUNK bytes, then THREADS scratch
  * buffers of SCRATCH bytes, in one anonymous mapping. */
-struct sp_lanes {
-    unsigned char *base;  /* as mapped: what sp_lanes_unmap gives back */
+struct sp_buffers {
+    unsigned char *base;  /* as mapped: what sp_buffers_unmap gives back */
     size_t len;
     unsigned char *chunks;
     unsigned char *scratch;
     size_t chunk, scratch_len;
 };
 
-/* sp_lanes_map: map P's memory: a chunk of CHUNK bytes a slot and a
+/* sp_buffers_map: map P's memory: a chunk of CHUNK bytes a slot and a
  * scratch of SCRATCH bytes a thread (its slots share it: a thread scales
  * one item at a time); a mapping of a huge page or more is laid on huge
  * pages where the kernel allows them.  L is empty when both are 0.
  * Returns 0, SP_E_TOOBIG or ENOMEM. */
-sp_status sp_lanes_map(struct sp_lanes *l, const struct sp_plan *p,
+sp_status sp_buffers_map(struct sp_buffers *l, const struct sp_plan *p,
                        size_t chunk, size_t scratch);
 
-/* sp_lanes_chunk / sp_lanes_scratch: SLOT's chunk, and its thread's
+/* sp_buffers_chunk / sp_buffers_scratch: SLOT's chunk, and its thread's
  * scratch. */
-unsigned char *sp_lanes_chunk(const struct sp_lanes *l, unsigned slot);
-unsigned char *sp_lanes_scratch(const struct sp_lanes *l, unsigned slot);
+unsigned char *sp_buffers_chunk(const struct sp_buffers *l, unsigned slot);
+unsigned char *sp_buffers_scratch(const struct sp_buffers *l, unsigned slot);
 
-/* sp_lanes_unmap: give L's mapping back; safe on an empty L. */
-void sp_lanes_unmap(struct sp_lanes *l);
+/* sp_buffers_unmap: give L's mapping back; safe on an empty L. */
+void sp_buffers_unmap(struct sp_buffers *l);
 
 #endif

@@ -26,7 +26,7 @@ struct sp_report {
     struct sp_load_info load;  /* io path used, trailing data, ... */
     unsigned threads_used;     /* the threads that ran the items */
     size_t in_width, in_height, out_width, out_height;
-    unsigned channels, bytes, maxval;
+    unsigned channels, sample_size, maxval;
     const char *failed_path;   /* on error: the file the error is about */
     char why[SP_WHY_MAX];      /* on error: a detail, possibly empty */
 };

@@ -228,9 +228,9 @@ static void box_rows(const struct sp_image *src, size_t n, size_t ow,
         const unsigned char *s = src->pixels + sy * src->stride;
         unsigned char *d = out;
 
-        if (src->channels == 3 && src->bytes == 1) {
+        if (src->channels == 3 && src->sample_size == 1) {
             BOX_LOOP(3, 1)
-        } else if (src->channels == 1 && src->bytes == 1) {
+        } else if (src->channels == 1 && src->sample_size == 1) {
             BOX_LOOP(1, 1)
         } else if (src->channels == 3) {
             BOX_LOOP(3, 2)

@@ -34,7 +34,7 @@ sp_status sp_source_rows(struct sp_source *s, size_t y0, size_t y1,
     *band = (struct sp_image){
         .backing = SP_BACKING_NONE, .fd = -1, .pixels = (unsigned char *)p,
         .width = s->img.width, .height = y1 - y0, .stride = s->img.stride,
-        .channels = s->img.channels, .bytes = s->img.bytes,
+        .channels = s->img.channels, .sample_size = s->img.sample_size,
         .maxval = s->img.maxval};
     return SP_OK;
 }

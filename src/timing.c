@@ -42,23 +42,23 @@ void sp_meter_stop(const struct sp_meter *m, struct sp_phase *phase)
 
 static int by_start(const void *a, const void *b)
 {
-    const struct sp_span *x = a, *y = b;
+    const struct sp_interval *x = a, *y = b;
 
     return (x->t0 > y->t0) - (x->t0 < y->t0);
 }
 
-uint64_t sp_span_union(struct sp_span *spans, size_t n)
+uint64_t sp_interval_union(struct sp_interval *intervals, size_t n)
 {
     uint64_t total = 0, t0 = 0, t1 = 0;
 
-    qsort(spans, n, sizeof *spans, by_start);
+    qsort(intervals, n, sizeof *intervals, by_start);
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || spans[i].t0 > t1) {
+        if (i == 0 || intervals[i].t0 > t1) {
             total += t1 - t0;
-            t0 = spans[i].t0;
-            t1 = spans[i].t1;
-        } else if (spans[i].t1 > t1) {
-            t1 = spans[i].t1;
+            t0 = intervals[i].t0;
+            t1 = intervals[i].t1;
+        } else if (intervals[i].t1 > t1) {
+            t1 = intervals[i].t1;
         }
     }
     return total + (t1 - t0);

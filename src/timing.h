@@ -32,12 +32,12 @@ void sp_meter_stop(const struct sp_meter *m, struct sp_phase *phase);
 void sp_phase_add(struct sp_phase *to, const struct sp_phase *p, int with_ns);
 
 /* When a piece of work ran: CLOCK_MONOTONIC ns. */
-struct sp_span {
+struct sp_interval {
     uint64_t t0, t1;
 };
 
-/* sp_span_union: how long at least one of the N SPANS was running: the
- * length of their union (SPANS is sorted here). */
-uint64_t sp_span_union(struct sp_span *spans, size_t n);
+/* sp_interval_union: how long at least one of the N INTERVALS was running: the
+ * length of their union (INTERVALS is sorted here). */
+uint64_t sp_interval_union(struct sp_interval *intervals, size_t n);
 
 #endif

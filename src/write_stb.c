@@ -172,10 +172,10 @@ static unsigned char *to_8bit(const struct sp_image *img)
     if (out == NULL)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        unsigned v = img->bytes == 2 ? (unsigned)s[0] << 8 | s[1] : s[0];
+        unsigned v = img->sample_size == 2 ? (unsigned)s[0] << 8 | s[1] : s[0];
         unsigned long w = ((unsigned long)v * 255 + m / 2) / m;
         out[i] = (unsigned char)(w > 255 ? 255 : w);
-        s += img->bytes;
+        s += img->sample_size;
     }
     return out;
 }
@@ -194,7 +194,7 @@ sp_status sp_stb_put(const struct sp_image *img, FILE *f,
         return st;
     w = (int)img->width;
     h = (int)img->height;
-    if (img->bytes != 1 || img->maxval != 255) {
+    if (img->sample_size != 1 || img->maxval != 255) {
         conv = to_8bit(img);
         if (conv == NULL)
             return ENOMEM;

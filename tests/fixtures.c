@@ -167,18 +167,18 @@ unsigned fx_sample(const struct sp_image *img, size_t x, size_t y,
                    unsigned c)
 {
     const unsigned char *p = img->pixels + y * img->stride +
-                             (x * img->channels + c) * img->bytes;
+                             (x * img->channels + c) * img->sample_size;
 
-    return img->bytes == 2 ? (unsigned)p[0] << 8 | p[1] : p[0];
+    return img->sample_size == 2 ? (unsigned)p[0] << 8 | p[1] : p[0];
 }
 
 void fx_set_sample(struct sp_image *img, size_t x, size_t y, unsigned c,
                    unsigned v)
 {
     unsigned char *p = img->pixels + y * img->stride +
-                       (x * img->channels + c) * img->bytes;
+                       (x * img->channels + c) * img->sample_size;
 
-    if (img->bytes == 2)
+    if (img->sample_size == 2)
         *p++ = (unsigned char)(v >> 8);
     *p = (unsigned char)v;
 }
@@ -186,7 +186,7 @@ void fx_set_sample(struct sp_image *img, size_t x, size_t y, unsigned c,
 unsigned char *fx_pnm_bytes(const struct sp_image *img, size_t *len)
 {
     char hdr[64];
-    size_t row = img->width * img->channels * img->bytes;
+    size_t row = img->width * img->channels * img->sample_size;
     int hl = snprintf(hdr, sizeof hdr, "P%c\n%zu %zu\n%u\n",
                       img->channels == 3 ? '6' : '5', img->width,
                       img->height, img->maxval);
@@ -303,10 +303,10 @@ void fx_limit_as(size_t extra)
 
 int fx_images_equal(const struct sp_image *a, const struct sp_image *b)
 {
-    size_t row = a->width * a->channels * a->bytes;
+    size_t row = a->width * a->channels * a->sample_size;
 
     if (a->width != b->width || a->height != b->height ||
-        a->channels != b->channels || a->bytes != b->bytes ||
+        a->channels != b->channels || a->sample_size != b->sample_size ||
         a->maxval != b->maxval)
         return 0;
     for (size_t y = 0; y < a->height; y++)
@@ -325,8 +325,8 @@ void fx_ref_scale(const struct sp_image *src, int factor,
     size_t ow = factor > 0 ? src->width * n : (src->width + n - 1) / n;
     size_t oh = factor > 0 ? src->height * n : (src->height + n - 1) / n;
 
-    ck_assert_int_eq(sp_image_alloc(dst, ow, oh, src->channels, src->bytes,
-                                    src->maxval), SP_OK);
+    ck_assert_int_eq(sp_image_alloc(dst, ow, oh, src->channels,
+                                    src->sample_size, src->maxval), SP_OK);
     for (size_t y = 0; y < oh; y++) {
         for (size_t x = 0; x < ow; x++) {
             for (unsigned c = 0; c < src->channels; c++) {

@@ -63,7 +63,7 @@ struct good {
     const char *text;      /* the whole header */
     char magic;
     size_t w, h;
-    unsigned channels, bytes, maxval;
+    unsigned channels, sample_size, maxval;
 };
 
 static const struct good goods[] = {
@@ -114,12 +114,12 @@ START_TEST(test_good_headers)
     ck_assert_uint_eq(hdr.width, g->w);
     ck_assert_uint_eq(hdr.height, g->h);
     ck_assert_uint_eq(hdr.channels, g->channels);
-    ck_assert_uint_eq(hdr.bytes, g->bytes);
+    ck_assert_uint_eq(hdr.sample_size, g->sample_size);
     ck_assert_uint_eq(hdr.maxval, g->maxval);
     /* Exactly one whitespace character follows maxval. */
     ck_assert_int_eq(hdr.raster_offset, (off_t)strlen(g->text));
     ck_assert_uint_eq(hdr.raster_bytes,
-                      g->w * g->h * g->channels * g->bytes);
+                      g->w * g->h * g->channels * g->sample_size);
 }
 END_TEST
 
@@ -130,7 +130,8 @@ START_TEST(test_good_headers_load)
 {
     static const unsigned char first[] = {'\n', '#', ' ', '7'};
     const struct good *g = &goods[_i];
-    size_t hl = strlen(g->text), n = g->w * g->h * g->channels * g->bytes;
+    size_t hl = strlen(g->text);
+    size_t n = g->w * g->h * g->channels * g->sample_size;
     unsigned char *file;
     struct sp_image img;
     struct sp_load_info info;
@@ -143,7 +144,7 @@ START_TEST(test_good_headers_load)
     memcpy(file, g->text, hl);
     for (size_t i = 0; i < n; i++)
         file[hl + i] = i < sizeof first ? first[i] : (unsigned char)(i * 7);
-    if (g->bytes == 2)  /* keep every sample <= maxval */
+    if (g->sample_size == 2)  /* keep every sample <= maxval */
         for (size_t i = 0; i < n; i += 2)
             file[hl + i] = 0;
     fx_write_file(path, file, hl + n);
@@ -492,7 +493,7 @@ START_TEST(test_header_round_trip)
             ck_assert_uint_eq(hdr.height, 7);
             ck_assert_uint_eq(hdr.channels, c);
             ck_assert_uint_eq(hdr.maxval, maxvals[i]);
-            ck_assert_uint_eq(hdr.bytes, maxvals[i] > 255 ? 2 : 1);
+            ck_assert_uint_eq(hdr.sample_size, maxvals[i] > 255 ? 2 : 1);
             ck_assert_int_eq(hdr.raster_offset, (off_t)len);
             free(buf);
         }

@@ -175,7 +175,7 @@ START_TEST(test_report_fields)
     ck_assert_uint_eq(r.out_height, 6);
     ck_assert_uint_eq(r.threads_used, 6);
     ck_assert_uint_eq(r.channels, 3);
-    ck_assert_uint_eq(r.bytes, 1);
+    ck_assert_uint_eq(r.sample_size, 1);
     ck_assert_uint_eq(r.maxval, 255);
     ck_assert_uint_eq(r.load.trailing_bytes, 4);
     ck_assert_int_eq(r.load.trailing_image, 0);

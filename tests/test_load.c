@@ -44,7 +44,7 @@ static void write_plain(const char *path, const struct sp_image *img)
 
 struct format {
     size_t w, h;
-    unsigned channels, bytes, maxval;
+    unsigned channels, sample_size, maxval;
     int plain;
 };
 
@@ -68,7 +68,7 @@ static const struct format formats[] = {
 static void make_file(const struct format *fm, const char *path,
                       struct sp_image *img, unsigned seed)
 {
-    fx_make_image(img, fm->w, fm->h, fm->channels, fm->bytes, fm->maxval,
+    fx_make_image(img, fm->w, fm->h, fm->channels, fm->sample_size, fm->maxval,
                   seed);
     if (fm->plain)
         write_plain(path, img);
@@ -93,9 +93,9 @@ START_TEST(test_read_mmap_identical)
         ck_assert_int_eq(sp_load(path, (enum sp_io)io, img, &info), SP_OK);
         ck_assert_msg(fx_images_equal(img, &want), "%zux%zu c%u b%u m%u "
                       "plain %d by %s: pixels differ", fm->w, fm->h,
-                      fm->channels, fm->bytes, fm->maxval, fm->plain,
+                      fm->channels, fm->sample_size, fm->maxval, fm->plain,
                       sp_io_name((enum sp_io)io));
-        ck_assert_uint_eq(img->stride, fm->w * fm->channels * fm->bytes);
+        ck_assert_uint_eq(img->stride, fm->w * fm->channels * fm->sample_size);
         ck_assert_int_eq(info.magic, fm->plain ? (fm->channels == 3 ? '3'
                                                                    : '2')
                                                : (fm->channels == 3 ? '6'

@@ -30,8 +30,8 @@ static void scale_all(const struct sp_image *src, int factor,
 
     ck_assert_int_eq(sp_scale_size(src->width, src->height, factor, &ow, &oh),
                      SP_OK);
-    ck_assert_int_eq(sp_image_alloc(dst, ow, oh, src->channels, src->bytes,
-                                    src->maxval), SP_OK);
+    ck_assert_int_eq(sp_image_alloc(dst, ow, oh, src->channels,
+                                    src->sample_size, src->maxval), SP_OK);
     /* Garbage in the output shows rows the kernel forgot. */
     memset(dst->pixels, 0xa5, dst->base_len);
     sp_scale_rows(src, factor, filter, 0, oh, dst->pixels);
@@ -524,7 +524,7 @@ END_TEST
  * D/2 + 1 (maxval - 1), and with values near the top at random. */
 struct box_case {
     size_t w, h;
-    unsigned bytes, maxval;
+    unsigned sample_size, maxval;
 };
 
 static const struct box_case box_edges[] = {
@@ -556,7 +556,7 @@ static void one_box(const struct sp_image *img, const char *what)
             sum += fx_sample(img, x, y, 0);
     want = (sum + d / 2) / d;
     sp_scale_rows(img, -(int)n, SP_FILTER_BOX, 0, 1, out);
-    got = img->bytes == 2 ? (unsigned)out[0] << 8 | out[1] : out[0];
+    got = img->sample_size == 2 ? (unsigned)out[0] << 8 | out[1] : out[0];
     ck_assert_msg(got == want, "%zux%zu maxval %u (D %llu, sum %llu) %s: "
                   "%u, want %llu", img->width, img->height, img->maxval,
                   (unsigned long long)d, (unsigned long long)sum, what, got,
@@ -571,7 +571,7 @@ START_TEST(test_box_divisor_edges)
     struct sp_image img;
     size_t k;
 
-    ck_assert_int_eq(sp_image_alloc(&img, c->w, c->h, 1, c->bytes,
+    ck_assert_int_eq(sp_image_alloc(&img, c->w, c->h, 1, c->sample_size,
                                     c->maxval), SP_OK);
     for (size_t y = 0; y < c->h; y++)
         for (size_t x = 0; x < c->w; x++)

@@ -288,7 +288,7 @@ static void mapped(struct sp_source *s, unsigned char *base, size_t len,
     struct sp_image img = {
         .backing = SP_BACKING_MMAP, .fd = -1, .base = base, .base_len = len,
         .pixels = base + off, .width = stride, .height = (len - off) / stride,
-        .stride = stride, .channels = 1, .bytes = 1, .maxval = 255};
+        .stride = stride, .channels = 1, .sample_size = 1, .maxval = 255};
 
     sp_source_open(s, &img, grain);
     ck_assert_int_eq(img.backing, SP_BACKING_NONE);

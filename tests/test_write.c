@@ -226,8 +226,9 @@ START_TEST(test_stb_formats)
                                               img.maxval),
                                           "%s (%u ch, %u bytes, maxval %u): "
                                           "(%zu,%zu,%u) is %u, want %u",
-                                          name, c, img.bytes, img.maxval, x,
-                                          y, k, px[(y * 23 + x) * c + k],
+                                          name, c, img.sample_size,
+                                          img.maxval, x, y, k,
+                                          px[(y * 23 + x) * c + k],
                                           to8(fx_sample(&img, x, y, k),
                                               img.maxval));
             }
@@ -1201,7 +1202,7 @@ START_TEST(test_too_large_refused)
         huge.width = cases[i].w;
         huge.height = cases[i].h;
         huge.channels = 3;
-        huge.bytes = 1;
+        huge.sample_size = 1;
         huge.maxval = 255;
         huge.stride = huge.width * 3;
         memset(&o, 0x5a, sizeof o);

@@ -108,15 +108,19 @@ int bench_evict(const char *path)
     return resident * 100 > total ? -1 : 0;
 }
 
+static uint64_t tv_ns(struct timeval tv)
+{
+    return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
 void bench_cpu(uint64_t *user_ns, uint64_t *sys_ns)
 {
-    struct rusage ru;
+    struct rusage self, children;
 
-    getrusage(RUSAGE_SELF, &ru);
-    *user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
-               (uint64_t)ru.ru_utime.tv_usec * 1000u;
-    *sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
-              (uint64_t)ru.ru_stime.tv_usec * 1000u;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    *user_ns = tv_ns(self.ru_utime) + tv_ns(children.ru_utime);
+    *sys_ns = tv_ns(self.ru_stime) + tv_ns(children.ru_stime);
 }
 
 void bench_path(char *buf, const struct bench_opts *o, const char *name)

@@ -63,7 +63,8 @@ int bench_evict(const char *path);
 /* bench_random: splitmix64, the one generator of every experiment. */
 uint64_t bench_random(uint64_t *state);
 
-/* bench_cpu: user and system CPU time of the process so far, in ns. */
+/* bench_cpu: user and system CPU time so far of the process and of its
+ * waited-for children (exp_copy.c's cp), in ns. */
 void bench_cpu(uint64_t *user_ns, uint64_t *sys_ns);
 
 /* bench_path: DIR/NAME into BUF (PATH_MAX). */

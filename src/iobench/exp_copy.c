@@ -10,21 +10,17 @@
  * which copies inside the kernel and never brings the bytes to user space.
  *
  * Every method copies the same source (o->size bytes, default 1 GiB) to a
- * new destination file and ends with fsync() of the destination inside the
- * timed span.  The seed timed whole processes and mentions no fsync, so
- * its times hold whatever writeback happened to run during the copy and
- * none of what was still dirty at the end; fsync in every method makes
- * each pay for the same complete writeback (cp's fsync is ours, after it
- * exits).  The source is evicted from the page cache before every method
- * (the seed's disk had to be read too, and a warm source would favour
- * whichever ran later); where eviction fails, stderr says so and that
- * method reads it warm.  The destination is verified against the source's
- * checksum, then deleted.
+ * new destination and ends with fsync() of it inside the timed span (cp's
+ * after it exits).  The seed timed whole processes with no fsync, so its
+ * times hold whatever writeback happened to run; fsync makes each method
+ * pay for the same complete writeback.  The source is evicted before every
+ * method (the seed's disk had to be read too, and a warm source would
+ * favour whichever ran later); where eviction fails, stderr says so.  The
+ * destination is checked against the source's checksum, then deleted.
  *
- * real is CLOCK_MONOTONIC around the method; user and sys are the CPU of
- * this process plus that of waited-for children (cp) over the same span.
- * Each method runs REPS times (once with --quick), in whole rounds of all
- * methods, and the run with the median real time gives the three rows. */
+ * real is CLOCK_MONOTONIC around the method, user and sys bench_cpu() over
+ * the same span.  Each method runs REPS times (once with --quick), in whole
+ * rounds of all methods; the run with the median real time gives the rows. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,10 +75,8 @@ static int write_all(int fd, const unsigned char *p, size_t len,
 /* fsync and close FD (open on PATH); returns 0 or 1 after a message. */
 static int finish(int fd, const char *path)
 {
-    int rc = 0;
+    int rc = fsync(fd) != 0 ? fail("fsync", path, errno) : 0;
 
-    if (fsync(fd) != 0)
-        rc = fail("fsync", path, errno);
     if (close(fd) != 0 && rc == 0)
         rc = fail("close", path, errno);
     return rc;
@@ -266,20 +259,6 @@ static const struct method {
 #define NMETHODS (sizeof methods / sizeof methods[0])
 #define RW 1  /* methods[RW] is read_write, the ratios' reference */
 
-/* CPU of this process and its waited-for children, in ns. */
-static void cpu_now(uint64_t *user, uint64_t *sys)
-{
-    struct rusage ru;
-
-    bench_cpu(user, sys);
-    if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
-        *user += (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
-                 (uint64_t)ru.ru_utime.tv_usec * 1000u;
-        *sys += (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
-                (uint64_t)ru.ru_stime.tv_usec * 1000u;
-    }
-}
-
 static void row(FILE *out, const char *method, double param,
                 const char *metric, double value, const char *unit,
                 double seed)
@@ -308,11 +287,11 @@ static int run_one(const struct method *m, struct job *j, uint64_t want,
         fprintf(stderr, "iobench: copy: cannot evict %s; %s reads it "
                 "warm\n", j->src, m->name);
     j->advice = m->advice;
-    cpu_now(&u0, &s0);
+    bench_cpu(&u0, &s0);
     t0 = sp_now_ns();
     rc = m->run(j);
     c->real = (double)(sp_now_ns() - t0) / 1e9;
-    cpu_now(&u1, &s1);
+    bench_cpu(&u1, &s1);
     c->user = (double)(u1 - u0) / 1e9;
     c->sys = (double)(s1 - s0) / 1e9;
     if (rc != 0)

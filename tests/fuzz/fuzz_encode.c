@@ -336,7 +336,7 @@ static int check_fits(const struct pick *p, const char *path)
 {
     struct verdict v = stb_verdict(p->fmt, p->w, p->h, p->c);
     struct sp_image layout = {.width = p->w, .height = p->h,
-                              .channels = p->c, .bytes = 1, .maxval = 255};
+                              .channels = p->c, .sample_size = 1, .maxval = 255};
     struct sp_output o;
     char why[SP_WHY_MAX], head[96];
     sp_status st = sp_outfmt_fits(p->fmt, p->w, p->h, p->c, why);
@@ -503,8 +503,8 @@ static void check_decoded(const unsigned char *f, size_t len,
     SP_FUZZ_CHECK(px != NULL);
     SP_FUZZ_CHECK((size_t)x == img->width && (size_t)y == img->height);
     for (size_t i = 0; i < n; i++) {
-        const unsigned char *s = img->pixels + i * img->bytes;
-        unsigned v = img->bytes == 2 ? (unsigned)s[0] << 8 | s[1] : s[0];
+        const unsigned char *s = img->pixels + i * img->sample_size;
+        unsigned v = img->sample_size == 2 ? (unsigned)s[0] << 8 | s[1] : s[0];
 
         SP_FUZZ_CHECK(px[i] == to8(v, img->maxval));
     }

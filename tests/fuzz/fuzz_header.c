@@ -36,13 +36,13 @@ static void check_header(const struct sp_header *h, size_t size)
     SP_FUZZ_CHECK(h->width >= 1 && h->width <= INT_MAX);
     SP_FUZZ_CHECK(h->height >= 1 && h->height <= INT_MAX);
     SP_FUZZ_CHECK(h->maxval >= 1 && h->maxval <= 65535);
-    SP_FUZZ_CHECK(h->bytes == (h->maxval > 255 ? 2u : 1u));
+    SP_FUZZ_CHECK(h->sample_size == (h->maxval > 255 ? 2u : 1u));
     SP_FUZZ_CHECK(h->start == 0);
     SP_FUZZ_CHECK(h->raster_offset > 0 && (size_t)h->raster_offset <= size);
     /* raster_bytes is the product, and the product did not overflow */
-    samples = h->raster_bytes / h->bytes / h->channels;
+    samples = h->raster_bytes / h->sample_size / h->channels;
     SP_FUZZ_CHECK(samples % h->width == 0 && samples / h->width == h->height);
-    SP_FUZZ_CHECK(h->raster_bytes % ((size_t)h->bytes * h->channels) == 0);
+    SP_FUZZ_CHECK(h->raster_bytes % ((size_t)h->sample_size * h->channels) == 0);
 }
 
 /* round_trip: write H's header as libnetpbm would and parse it back. */
@@ -89,8 +89,8 @@ static void decode(FILE *f, const struct sp_header *h, size_t size)
                   st == SP_E_BADHEADER);
     if (st == SP_OK) {
         SP_FUZZ_CHECK(end >= h->raster_offset && (size_t)end <= size);
-        for (size_t i = 0; i < h->raster_bytes; i += h->bytes) {
-            unsigned v = h->bytes == 2
+        for (size_t i = 0; i < h->raster_bytes; i += h->sample_size) {
+            unsigned v = h->sample_size == 2
                              ? (unsigned)raster[i] << 8 | raster[i + 1]
                              : raster[i];
             SP_FUZZ_CHECK(v <= h->maxval);

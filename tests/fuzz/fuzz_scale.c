@@ -110,9 +110,9 @@ static unsigned get(const struct sp_image *img, size_t x, size_t y,
                     unsigned c)
 {
     const unsigned char *p = img->pixels + y * img->stride +
-                             (x * img->channels + c) * img->bytes;
+                             (x * img->channels + c) * img->sample_size;
 
-    return img->bytes == 2 ? (unsigned)p[0] << 8 | p[1] : p[0];
+    return img->sample_size == 2 ? (unsigned)p[0] << 8 | p[1] : p[0];
 }
 
 /* ref_sample: sample C of output pixel (X, Y) as scale.h defines it,
@@ -161,17 +161,17 @@ static void check_pnm(const char *in_path, const struct params *p,
                                 &oh) == SP_OK);
     SP_FUZZ_CHECK(!hdr.plain && hdr.channels == src.channels);
     SP_FUZZ_CHECK(hdr.width == ow && hdr.height == oh);
-    SP_FUZZ_CHECK(hdr.maxval == src.maxval && hdr.bytes == src.bytes);
+    SP_FUZZ_CHECK(hdr.maxval == src.maxval && hdr.sample_size == src.sample_size);
     SP_FUZZ_CHECK((size_t)hdr.raster_offset + hdr.raster_bytes == len);
     px = out + hdr.raster_offset;
     for (size_t y = 0; y < oh; y++) {
         for (size_t x = 0; x < ow; x++) {
             for (unsigned c = 0; c < src.channels; c++) {
-                unsigned v = src.bytes == 2 ? (unsigned)px[0] << 8 | px[1]
+                unsigned v = src.sample_size == 2 ? (unsigned)px[0] << 8 | px[1]
                                             : px[0];
                 SP_FUZZ_CHECK(v == ref_sample(&src, p->factor, p->filter, x,
                                               y, c));
-                px += src.bytes;
+                px += src.sample_size;
             }
         }
     }
@@ -183,7 +183,7 @@ static int same_pixels(const struct sp_image *a, const struct sp_image *b)
     size_t row = a->width * sp_image_pixel_size(a);
 
     if (a->width != b->width || a->height != b->height ||
-        a->channels != b->channels || a->bytes != b->bytes ||
+        a->channels != b->channels || a->sample_size != b->sample_size ||
         a->maxval != b->maxval)
         return 0;
     for (size_t y = 0; y < a->height; y++)

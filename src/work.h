@@ -1,0 +1,23 @@
+/* work.h: the run of a job's plan (plan.h): each item scaled by one of
+ * the threads (parallel.h) from the row source, and written in order
+ * into the output, the source told after each which rows no later item
+ * reads.  The scale, release and write phases of the report are measured
+ * here. */
+#ifndef SP_WORK_H
+#define SP_WORK_H
+
+#include "job.h"
+#include "report.h"
+#include "source.h"
+#include "status.h"
+#include "write.h"
+
+/* sp_work_run: JOB's output, scaled from SRC, into OUT (opened for FMT):
+ * item by item for a PNM output, into one whole image written at the end
+ * for the stb formats.  Sets R's threads_used and phases; on a write
+ * error R->failed_path is JOB->out.  Returns 0 or the first error. */
+sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
+                      struct sp_output *out, enum sp_outfmt fmt,
+                      struct sp_report *r);
+
+#endif
