@@ -5,7 +5,8 @@
 # The packages the build, the tests and the experiments need.
 SP_PACKAGES=(build-essential cmake pkg-config libnetpbm-dev libstb-dev check
     netpbm libvips-tools graphicsmagick imagemagick gnuplot-nox shellcheck
-    python3 git valgrind strace clang libclang-rt-14-dev)
+    python3 python3-numpy python3-matplotlib git valgrind strace clang
+    libclang-rt-14-dev)
 
 # sp_install: install what is missing of SP_PACKAGES; as a non-root user,
 # print the command to run and exit 2.
