@@ -213,8 +213,7 @@ sun_study() {
         done
     done
 
-    "$spstats" "$out/runs.csv" "$out/summary.csv" "$out/table1.md"
-    sp_plot_figure1 "$out/summary.csv" "$out/figure1.png"
+    sp_sun_report "$out"
     cat "$out/table1.md"
 }
 

@@ -18,6 +18,14 @@ csv_columns() {
           print line }' "$file"
 }
 
+# sp_sun_report DIR: DIR's summary.csv, table1.md and figure1.png from its
+# runs.csv.
+sp_sun_report() {
+    local dir=$1
+    "$spstats" "$dir/runs.csv" "$dir/summary.csv" "$dir/table1.md"
+    sp_plot_figure1 "$dir/summary.csv" "$dir/figure1.png"
+}
+
 # sp_plot_figure1 SUMMARY PNG: Figure 1, read/mmap against the scale
 # factor with the 95% interval, for reduce (beside the 2002 curve) and for
 # enlarge.
