@@ -12,6 +12,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/peers.sh"
 # shellcheck source=scripts/durable.sh
 . "$ROOT/scripts/durable.sh"
+# shellcheck source=scripts/sun.sh
+. "$ROOT/scripts/sun.sh"
 
 usage() {
     cat <<'USAGE'
@@ -37,6 +39,8 @@ runs.csv, summary.csv, table1.md, figure1.png and env.txt.
                       4 KiB writes (small pages) or 8 MiB writes (large
                       folios, the default); see results/README.md
   --out DIR           output folder (default results/DATE-HOST)
+  --seed N            the seed of the order the factors run in (default:
+                      drawn from the clock; env.txt records it)
   --quick             2 runs, a 320x256 image, scales -2,-4,2: for tests
   --bin DIR           use the scaleppm build in DIR as it is: no package
                       install, no build (the tests use this)
@@ -76,7 +80,7 @@ die() {
 }
 
 image="" size="" threads=10 runs="" cache=warm page_cache=large out="" bin=""
-suite=sun file_size="" quick=0
+suite=sun file_size="" quick=0 order_seed=""
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
     case $1 in
@@ -92,6 +96,7 @@ while (($#)); do
     --suite) suite=${2:?--suite needs a name}; shift 2 ;;
     --file-size) file_size=${2:?--file-size needs bytes}; shift 2 ;;
     --bin) bin=${2:?--bin needs a build folder}; shift 2 ;;
+    --seed) order_seed=${2:?--seed needs a number}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -109,6 +114,8 @@ fi
 [[ -z $size || $size =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "--size: WxH"
 [[ -z $image || -z $size ]] || die "--image and --size exclude each other"
 [[ -z $file_size || $file_size =~ ^[1-9][0-9]*$ ]] || die "--file-size: bytes"
+order_seed=${order_seed:-$(($(date +%s) % 1000000))}
+[[ $order_seed =~ ^[0-9]+$ ]] || die "--seed: a number"
 iobench_suites=(syscall-vs-mmap zero-page random-access copy)
 case $suite in
 sun | all | syscall-vs-mmap | zero-page | random-access | copy | peers | durable) ;;
@@ -125,97 +132,6 @@ out=${out:-$ROOT/results/$(date +%Y-%m-%d)-$(hostname -s)}
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-exp.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-
-# sun_study: the Sun 2002 study on one image, into $out.
-sun_study() {
-    # The input: a given file, or a generated one (kept in images/, git-ignored).
-    if [[ -z $image ]]; then
-        size=${size:-1280x1024}
-        image=$ROOT/images/gen$size.ppm
-        [[ $size == 1280x1024 ]] && image=$ROOT/images/sun1280x1024.ppm
-        if [[ ! -s $image ]]; then
-            printf 'generating %s\n' "$image" >&2
-            "$bin/images/genimage" -o "$image" "${size%x*}" "${size#*x}"
-        fi
-    fi
-    [[ -r $image ]] || die "$image: cannot read"
-
-    # The input as the page cache will hold it: written by 4 KiB or 8 MiB
-    # writes, then written back so that no dirty pages are left to flush.
-    input=$work/input.ppm
-    block=8388608
-    [[ $page_cache == small ]] && block=4096
-    "$spcache" copy "$block" "$image" "$input"
-    sync "$input"
-    outfile=$work/out.ppm
-
-    fields=(load_ns scale_ns release_ns write_ns load_minflt load_majflt
-        scale_minflt scale_majflt release_minflt release_majflt write_minflt
-        write_majflt io threads)
-    header="scale,method,order,run"
-    for f in "${fields[@]}"; do header+=",$f"; done
-    header+=",cache,page_cache,cached_pages,total_pages,image"
-    printf '%s\n' "$header" >"$out/runs.csv"
-
-    # run_one METHOD SCALE RUN ORDER: one scaleppm process; RUN 0 is the
-    # warm-up, not recorded.
-    run_one() {
-        local method=$1 scale=$2 run=$3 order=$4 line pair row f cached total
-        local -A kv=()
-        if [[ $cache == cold ]]; then
-            "$spcache" evict "$input"
-        fi
-        read -r cached total < <("$spcache" resident "$input")
-        if [[ $cache == warm ]] && ((cached < total)); then
-            # Memory pressure took a page (a parallel build, the kernel's
-            # reclaim): read the file back in before timing a warm run.
-            cat -- "$input" >/dev/null
-            read -r cached total < <("$spcache" resident "$input")
-        fi
-        if [[ $cache == cold ]] && ((cached * 100 > total)); then
-            die "eviction failed: $cached of $total pages still cached"
-        fi
-        # A new output each run: replacing one would add its fsyncs (see
-        # --suite durable) to the write phase.
-        rm -f -- "$outfile"
-        line=$("$scaleppm" --io "$method" -s "$scale" -t "$threads" --timings \
-            "$input" "$outfile" 2>&1 >/dev/null) ||
-            die "scaleppm -s $scale --io $method failed: $line"
-        ((run > 0)) || return 0
-        for pair in $line; do kv[${pair%%=*}]=${pair#*=}; done
-        row="$scale,$method,$order,$run"
-        for f in "${fields[@]}"; do
-            [[ -n ${kv[$f]:-} ]] || die "no $f in scaleppm's timings: $line"
-            row+=",${kv[$f]}"
-        done
-        printf '%s,%s,%s,%s,%s,%s\n' "$row" "$cache" "$page_cache" "$cached" \
-            "$total" "$(basename "$image")" >>"$out/runs.csv"
-    }
-
-    IFS=, read -r -a scale_list <<<"$scales"
-    n=${#scale_list[@]} i=0 start=$SECONDS
-    for scale in "${scale_list[@]}"; do
-        i=$((i + 1))
-        left=""
-        ((i > 1)) && left=", about $(((SECONDS - start) * (n - i + 1) / (i - 1))) s left"
-        printf 'case %d of %d: scale %s, %d runs per method%s\n' "$i" "$n" \
-            "$scale" "$runs" "$left" >&2
-        run_one read "$scale" 0 warmup
-        run_one mmap "$scale" 0 warmup
-        for ((r = 1; r <= runs; r++)); do
-            if ((r % 2)); then
-                run_one read "$scale" "$r" read_first
-                run_one mmap "$scale" "$r" read_first
-            else
-                run_one mmap "$scale" "$r" mmap_first
-                run_one read "$scale" "$r" mmap_first
-            fi
-        done
-    done
-
-    sp_sun_report "$out"
-    cat "$out/table1.md"
-}
 
 # iobench_suite NAME: one of the other four experiments, into $out.
 iobench_suite() {
@@ -252,6 +168,8 @@ done
 settings="suite=$suite quick=$quick"
 if [[ $suite == sun || $suite == all ]]; then
     settings+=" threads=$threads runs=$runs scales=$scales cache=$cache page_cache=$page_cache"
+    settings+=" order_seed=$order_seed order=$(IFS=,; echo "${order[*]}")"
+    settings+=" fault_around_pages=$fault_around folios=${folios// /,}"
 fi
 if [[ $suite != sun ]]; then
     settings+=" file_size=${file_size:-default}"

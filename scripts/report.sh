@@ -22,6 +22,7 @@ csv_columns() {
 # runs.csv.
 sp_sun_report() {
     local dir=$1
+    # shellcheck disable=SC2154  # run_experiments.sh sets spstats
     "$spstats" "$dir/runs.csv" "$dir/summary.csv" "$dir/table1.md"
     sp_plot_figure1 "$dir/summary.csv" "$dir/figure1.png"
 }
@@ -64,6 +65,29 @@ GNUPLOT
     rm -f "$dat"
 }
 
+# sp_read_ahead_kb PATH: the read_ahead_kb of the block device holding
+# PATH (a partition's is its disk's), or "n/a".
+sp_read_ahead_kb() {
+    local dev sys
+    dev=$(stat -c '%d' "$1")
+    sys=/sys/dev/block/$((dev >> 8)):$((dev & 255))
+    if [[ -r $sys/queue/read_ahead_kb ]]; then
+        cat "$sys/queue/read_ahead_kb"
+    elif [[ -r $sys/../queue/read_ahead_kb ]]; then
+        cat "$sys/../queue/read_ahead_kb"
+    else
+        echo n/a
+    fi
+}
+
+# sp_tree_state: "clean", or "dirty: N files differ from the commit" (the
+# figures then come from code no commit holds).
+sp_tree_state() {
+    local n
+    n=$(git -C "$ROOT" status --porcelain 2>/dev/null | wc -l) || n='?'
+    if [[ $n == 0 ]]; then echo clean; else echo "dirty: $n files differ from the commit"; fi
+}
+
 # sp_write_env FILE IMAGE BUILD_DIR SETTINGS: what the figures depend on.
 sp_write_env() {
     local file=$1 image=$2 build=$3 settings=$4
@@ -86,13 +110,17 @@ sp_write_env() {
         fi
         printf 'filesystem of the working copy: %s\n' \
             "$(df -PT "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
+        printf 'read_ahead_kb of the working copy'"'"'s device: %s\n' \
+            "$(sp_read_ahead_kb "${TMPDIR:-/tmp}")"
         printf 'compiler: %s\n' "$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt") ($(cc --version | head -n 1))"
         printf 'build type: %s, flags: %s %s\n' \
             "$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")" \
             "$(sed -n 's/^CMAKE_C_FLAGS:[A-Z]*=//p' "$build/CMakeCache.txt")" \
             "$(sed -n 's/^CMAKE_C_FLAGS_RELEASE:[A-Z]*=//p' "$build/CMakeCache.txt")"
-        printf 'scaleppm: %s\n' "$("$build/src/scaleppm" --version)"
-        printf 'commit: %s\n' "$(git -C "$(dirname "$build")" rev-parse HEAD 2>/dev/null || echo unknown)"
+        printf 'scaleppm: %s, sha256 %s\n' "$("$build/src/scaleppm" --version)" \
+            "$(sha256sum <"$build/src/scaleppm" | cut -d' ' -f1)"
+        printf 'commit: %s\n' "$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+        printf 'tree: %s\n' "$(sp_tree_state)"
         printf 'settings: %s\n' "$settings"
     } >"$file"
 }

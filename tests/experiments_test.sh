@@ -43,7 +43,7 @@ for cache in warm cold; do
     result "$cache: figure1.png is a PNG" \
         "$(head -c 4 "$out/figure1.png" | od -An -c | grep -q 'P   N   G' ||
             echo 'no PNG signature')"
-    want="scale,method,order,run,load_ns,scale_ns,release_ns,write_ns,load_minflt,load_majflt,scale_minflt,scale_majflt,release_minflt,release_majflt,write_minflt,write_majflt,io,threads,cache,page_cache,cached_pages,total_pages,image"
+    want="scale,method,order,run,load_ns,scale_ns,release_ns,write_ns,load_minflt,load_majflt,scale_minflt,scale_majflt,release_minflt,release_majflt,write_minflt,write_majflt,io,threads,cache,page_cache,cached_pages,total_pages,retries,folio_kib,image"
     result "$cache: runs.csv columns" \
         "$([[ $(head -n 1 "$out/runs.csv") == "$want" ]] || echo 'header differs')"
     rows=$(($(wc -l <"$out/runs.csv") - 1))
@@ -69,6 +69,25 @@ result "cold: no input page cached before any run" \
     "$(awk -F, 'NR > 1 && $21 * 100 > $22 { print "row " NR ": " $21 " of " $22 " pages cached"; exit }' "$work/cold/runs.csv" 2>/dev/null)"
 result "warm: every input page cached before every run" \
     "$(awk -F, 'NR > 1 && $21 != $22 { print "row " NR ": " $21 " of " $22; exit }' "$work/warm/runs.csv" 2>/dev/null)"
+result "warm: re-reads counted, folio size measured (4 KiB writes: 4)" \
+    "$(awk -F, 'NR > 1 && ($23 !~ /^[0-5]$/ || ($24 != 4 && $24 != "?")) { print "row " NR ": " $23 ", " $24; exit }' "$work/warm/runs.csv" 2>/dev/null)"
+result "env.txt records the order's seed, the order and fault-around" \
+    "$(grep -qE 'order_seed=[0-9]+ order=-?[0-9]+(,-?[0-9]+)* fault_around_pages=' "$work/warm/env.txt" || echo 'not found')"
+
+# The factors run in an order drawn from --seed: the same seed, the same
+# order; the orders of other seeds are not all the same.
+orders=""
+for seed in 1 1 2 3 4; do
+    "$root/run_experiments.sh" --quick --bin "$build" --runs 1 \
+        --scales -2,-3,-4,2,3 --seed "$seed" --out "$work/seed" \
+        >/dev/null 2>&1 || true
+    orders+="$(sed -n 's/.* order=\([^ ]*\) .*/\1/p' "$work/seed/env.txt");"
+done
+IFS=';' read -r -a o <<<"$orders"
+result "--seed: the same seed gives the same order" \
+    "$([[ -n ${o[0]} && ${o[0]} == "${o[1]}" ]] || echo "${o[0]} then ${o[1]}")"
+result "--seed: other seeds give other orders" \
+    "$([[ ${o[2]} != "${o[1]}" || ${o[3]} != "${o[1]}" || ${o[4]} != "${o[1]}" ]] || echo "all ${o[1]}")"
 
 # The other four experiments (iobench), each --quick: its three files, the
 # fixed header, and every measured row verified.

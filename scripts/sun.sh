@@ -1,0 +1,158 @@
+# shellcheck shell=bash
+# sun.sh: one session of the Sun 2002 study on one image (sourced by
+# run_experiments.sh, whose options set the globals used here: image size
+# cache page_cache runs threads scales order_seed out work bin spcache
+# scaleppm).
+# shellcheck disable=SC2154  # those globals are assigned there
+
+# sun_input: set image to the input, generating it into images/ (git-
+# ignored) when none was given.
+sun_input() {
+    if [[ -z $image ]]; then
+        size=${size:-1280x1024}
+        image=$ROOT/images/gen$size.ppm
+        [[ $size == 1280x1024 ]] && image=$ROOT/images/sun1280x1024.ppm
+        if [[ ! -s $image ]]; then
+            printf 'generating %s\n' "$image" >&2
+            "$bin/images/genimage" -o "$image" "${size%x*}" "${size#*x}"
+        fi
+    fi
+    [[ -r $image ]] || die "$image: cannot read"
+}
+
+# sun_shuffle SEED LIST: the comma-separated LIST in an order drawn from
+# SEED (the same seed, the same order), one item a line.
+sun_shuffle() {
+    tr ',' '\n' <<<"$2" |
+        awk -v seed="$1" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' |
+        sort -n | cut -f2
+}
+
+# sun_weight SCALE: a case's expected cost, in units of a reduce's: the
+# fixed cost of a process, plus what writing the output adds (measured:
+# enlarging 1280x1024 by 8 took about 50 times as long as reducing it).
+sun_weight() {
+    local n=${1#-}
+    if (($1 < 0)); then echo 100; else echo $((100 + 80 * n * n)); fi
+}
+
+# sun_folio_kib FILE: the folio size (KiB) holding most of FILE's cached
+# bytes, from spcache folios; "?" where the kernel hides it.
+sun_folio_kib() {
+    "$spcache" folios "$1" 2>/dev/null | tr ' ' '\n' |
+        awk -F: '$1 ~ /^[0-9]+$/ && $1 * $2 > best { best = $1 * $2; kib = $1 }
+                 END { print (kib == "" ? "?" : kib) }'
+}
+
+# sun_ready: bring $input to the state the cache setting asks for, and
+# set cached, total and retries.  Warm: every page resident, re-read until
+# it is (memory pressure from a parallel build can take pages); a run is
+# never timed on a partly cached input.  Cold: evicted and checked.
+sun_ready() {
+    retries=0
+    if [[ $cache == cold ]]; then
+        "$spcache" evict "$input"
+        read -r cached total < <("$spcache" resident "$input")
+        ((cached * 100 <= total)) ||
+            die "eviction failed: $cached of $total pages still cached"
+        return 0
+    fi
+    read -r cached total < <("$spcache" resident "$input")
+    while ((cached < total)); do
+        ((retries < 5)) ||
+            die "$input: $cached of $total pages cached after 5 re-reads"
+        retries=$((retries + 1))
+        cat -- "$input" >/dev/null
+        read -r cached total < <("$spcache" resident "$input")
+    done
+}
+
+# sun_study: one session: every scale factor in an order drawn from
+# order_seed, R runs per method alternating which goes first, after one
+# warm-up of each; runs.csv, summary.csv, table1.md, figure1.png in $out.
+sun_study() {
+    sun_input
+    # The input as the page cache will hold it: written by 4 KiB or 8 MiB
+    # writes, then written back so that no dirty pages are left to flush.
+    input=$work/input.ppm
+    local block=8388608
+    [[ $page_cache == small ]] && block=4096
+    "$spcache" copy "$block" "$image" "$input"
+    sync "$input"
+    outfile=$work/out.ppm
+    # shellcheck disable=SC2034  # env.txt records both
+    fault_around=$("$spcache" faultaround "$input" 2>/dev/null || echo '?')
+    # shellcheck disable=SC2034
+    folios=$("$spcache" folios "$input" 2>/dev/null || echo '?')
+
+    fields=(load_ns scale_ns release_ns write_ns load_minflt load_majflt
+        scale_minflt scale_majflt release_minflt release_majflt write_minflt
+        write_majflt io threads)
+    local header="scale,method,order,run" f
+    for f in "${fields[@]}"; do header+=",$f"; done
+    header+=",cache,page_cache,cached_pages,total_pages,retries,folio_kib"
+    header+=",image"
+    printf '%s\n' "$header" >"$out/runs.csv"
+
+    mapfile -t order < <(sun_shuffle "$order_seed" "$scales")
+    local scale i=0 done_w=0 left_w=0 start now left
+    for scale in "${order[@]}"; do
+        left_w=$((left_w + $(sun_weight "$scale")))
+    done
+    start=$(date +%s%N)
+    for scale in "${order[@]}"; do
+        i=$((i + 1))
+        left=""
+        if ((i > 1)); then
+            now=$(date +%s%N)
+            left=", about $(((now - start) * left_w / done_w / 1000000000)) s left"
+        fi
+        printf 'case %d of %d: scale %s, %d runs per method%s\n' "$i" \
+            "${#order[@]}" "$scale" "$runs" "$left" >&2
+        sun_case "$scale"
+        done_w=$((done_w + $(sun_weight "$scale")))
+        left_w=$((left_w - $(sun_weight "$scale")))
+    done
+    sp_sun_report "$out"
+}
+
+# sun_case SCALE: the warm-ups and R alternating pairs of one factor.
+sun_case() {
+    local scale=$1 r folio='?'
+    [[ $cache == warm ]] && folio=$(sun_folio_kib "$input")
+    sun_run read "$scale" 0 warmup "$folio"
+    sun_run mmap "$scale" 0 warmup "$folio"
+    for ((r = 1; r <= runs; r++)); do
+        if ((r % 2)); then
+            sun_run read "$scale" "$r" read_first "$folio"
+            sun_run mmap "$scale" "$r" read_first "$folio"
+        else
+            sun_run mmap "$scale" "$r" mmap_first "$folio"
+            sun_run read "$scale" "$r" mmap_first "$folio"
+        fi
+    done
+}
+
+# sun_run METHOD SCALE RUN FIRST FOLIO: one scaleppm process; RUN 0 is
+# the warm-up, not recorded; FIRST says which method ran first in the pair.
+sun_run() {
+    local method=$1 scale=$2 run=$3 first=$4 folio=$5 line pair row f
+    local -A kv=()
+    sun_ready
+    # A new output each run: replacing one would add its fsyncs (see
+    # --suite durable) to the write phase.
+    rm -f -- "$outfile"
+    line=$("$scaleppm" --io "$method" -s "$scale" -t "$threads" --timings \
+        "$input" "$outfile" 2>&1 >/dev/null) ||
+        die "scaleppm -s $scale --io $method failed: $line"
+    ((run > 0)) || return 0
+    for pair in $line; do kv[${pair%%=*}]=${pair#*=}; done
+    row="$scale,$method,$first,$run"
+    for f in "${fields[@]}"; do
+        [[ -n ${kv[$f]:-} ]] || die "no $f in scaleppm's timings: $line"
+        row+=",${kv[$f]}"
+    done
+    printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$row" "$cache" "$page_cache" \
+        "$cached" "$total" "$retries" "$folio" "$(basename "$image")" \
+        >>"$out/runs.csv"
+}
