@@ -14,15 +14,26 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/durable.sh"
 # shellcheck source=scripts/sun.sh
 . "$ROOT/scripts/sun.sh"
+# shellcheck source=scripts/reference.sh
+. "$ROOT/scripts/reference.sh"
 
 usage() {
     cat <<'USAGE'
 usage: run_experiments.sh [--suite NAME] [options]
+       run_experiments.sh --reference [--quick] [--out DIR]
 
---suite sun (the default) reproduces the Sun 2002 study. It runs scaleppm on one image for every scale factor, R runs per I/O method in
-alternating order (odd runs read first, even runs mmap first), each a fresh
-process, after one warm-up run of each; then writes, in the output folder:
-runs.csv, summary.csv, table1.md, figure1.png and env.txt.
+With no options: the Sun 2002 study "A Performance Comparison of read and
+mmap" on this machine.  scaleppm loads the study's 1280x1024 image with
+read() or with mmap(), scales it by each factor with 10 threads and
+releases it; the time of load + scale + release is compared, read against
+mmap.  At the end it prints read/mmap for each factor beside 2002's (above
+1: mmap was faster) and where the files are.  A few seconds to a minute.
+
+--suite sun (the default): every scale factor, in an order drawn from
+--seed, R runs per I/O method alternating which goes first, each a fresh
+process, after one warm-up of each.  A warm input is checked to be wholly
+in the page cache before every run.  It writes runs.csv, summary.csv,
+table1.md, figure1.png and env.txt (the machine, the commit, the order).
 
   --image FILE        the input image (default: images/sun1280x1024.ppm,
                       generated: the study's 1280x1024 24-bit PPM)
@@ -54,7 +65,7 @@ SUITE.png; --suite all runs the Sun study and all four. With them:
   --quick             tiny sizes: seconds, for tests
 
 --suite peers times scaleppm against netpbm, libvips, GraphicsMagick and
-ImageMagick (issue 6) on images/sun1280x1024.ppm and a 12000x10000 image:
+ImageMagick on images/sun1280x1024.ppm and a 12000x10000 image:
 sample reduce by 2, 3, 4, 8, enlarge by 2, 4, box reduce by 2, 4. Every
 tool's output is checked against scaleppm's first; then R rounds (--runs,
 default 7), the scale phase against the memory floor and its thread
@@ -71,6 +82,13 @@ fsyncs) against writing a new file: scaleppm -s 1 of the 1280x1024 and the
 the two. It writes durable.csv, durable.md and env.txt. With it:
   --runs R            rounds (default 10)
   --quick             320x256 and 2000x1500 images: for tests
+
+--reference makes every committed result under results/ again from this
+tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
+folios, warm in 4 KiB pages, cold), each as three separate sessions with
+their own factor order, then the seed suites, durable and peers.  Each
+folder replaces the committed one once complete.  About an hour; with
+--quick, tiny sizes into --out (for CI).
 USAGE
 }
 
@@ -80,7 +98,7 @@ die() {
 }
 
 image="" size="" threads=10 runs="" cache=warm page_cache=large out="" bin=""
-suite=sun file_size="" quick=0 order_seed=""
+suite=sun file_size="" quick=0 order_seed="" reference=0
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
     case $1 in
@@ -97,6 +115,7 @@ while (($#)); do
     --file-size) file_size=${2:?--file-size needs bytes}; shift 2 ;;
     --bin) bin=${2:?--bin needs a build folder}; shift 2 ;;
     --seed) order_seed=${2:?--seed needs a number}; shift 2 ;;
+    --reference) reference=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -128,6 +147,11 @@ if [[ -z $bin ]]; then
 fi
 scaleppm=$bin/src/scaleppm spcache=$bin/src/spcache spstats=$bin/src/spstats
 
+if ((reference)); then
+    self=$ROOT/run_experiments.sh
+    reference_run
+    exit 0
+fi
 out=${out:-$ROOT/results/$(date +%Y-%m-%d)-$(hostname -s)}
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-exp.XXXXXX")
@@ -175,4 +199,7 @@ if [[ $suite != sun ]]; then
     settings+=" file_size=${file_size:-default}"
 fi
 sp_write_env "$out/env.txt" "${image:-}" "$bin" "$settings"
+if [[ $suite == sun || $suite == all ]]; then
+    sun_headline "$out"
+fi
 printf 'results in %s\n' "$out" >&2

@@ -28,12 +28,21 @@ sp_install() {
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-# sp_build TYPE DIR [CMAKE_ARGS...]: configure and build into DIR.
+# sp_build TYPE DIR [CMAKE_ARGS...]: configure and build into DIR, quietly:
+# CMake's output goes to DIR/build.log, and on failure its last lines and
+# the log's path to stderr.
 sp_build() {
-    local type=$1 dir=$2
+    local type=$1 dir=$2 log
     shift 2
-    cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE="$type" "$@" >&2
-    cmake --build "$dir" -j "$(nproc)" >&2
+    mkdir -p "$dir"
+    log=$dir/build.log
+    printf 'building %s (log: %s)\n' "${dir##*/}" "$log" >&2
+    if ! { cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE="$type" "$@" &&
+        cmake --build "$dir" -j "$(nproc)"; } >"$log" 2>&1; then
+        tail -n 20 "$log" >&2
+        printf 'build failed; the whole log: %s\n' "$log" >&2
+        exit 1
+    fi
 }
 
 # sp_setup TYPE DIR [CMAKE_ARGS...]: both.

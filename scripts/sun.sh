@@ -116,6 +116,30 @@ sun_study() {
     sp_sun_report "$out"
 }
 
+# sun_headline DIR: the result in a few lines: read/mmap at each factor
+# beside 2002's, and where the files are.
+sun_headline() {
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { s = $c["scale"] + 0; r[s] = $c["ratio"]; lo[s] = $c["ratio_lo"]
+          hi[s] = $c["ratio_hi"] }
+        END {
+            split("2 1.14 3 1.28 4 1.48 8 2.03", t, " ")
+            for (i = 1; i <= 8; i += 2) sun[-t[i]] = t[i + 1]
+            print "read/mmap, load + scale + release (above 1: mmap faster):"
+            for (s = -8; s <= 8; s++) {
+                if (!(s in r)) continue
+                line = sprintf("  %-10s %6.2f (95%%: %.2f-%.2f)",
+                               (s < 0 ? "reduce " (-s) : "enlarge " s), r[s],
+                               lo[s], hi[s])
+                if (s in sun) line = line sprintf("   Sun 2002: %.2f", sun[s])
+                print line
+            }
+        }' "$1/summary.csv"
+    printf 'table: %s/table1.md  figure: %s/figure1.png  runs: %s/runs.csv\n' \
+        "$1" "$1" "$1"
+}
+
 # sun_case SCALE: the warm-ups and R alternating pairs of one factor.
 sun_case() {
     local scale=$1 r folio='?'

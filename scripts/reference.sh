@@ -1,0 +1,94 @@
+# shellcheck shell=bash
+# reference.sh: ./run_experiments.sh --reference: every committed result
+# made again from this tree, each folder by separate invocations of
+# run_experiments.sh (sourced by it).
+#
+# A Sun-study folder holds SP_SESSIONS sessions (session-1, ...): each a
+# fresh invocation with its own order of factors (seed recorded in its
+# env.txt), so that a figure is seen to hold across sessions and not only
+# within one.  Folders are made in a scratch folder beside the target and
+# each moved into place once complete: an interrupted run leaves the old
+# folder, never half a new one.
+# shellcheck disable=SC2154  # quick bin order_seed out iobench_suites self
+#                              are run_experiments.sh's
+
+SP_SESSIONS=3
+
+# The Sun-study folders: NAME SIZE CACHE PAGE_CACHE SCALES.
+SP_REFERENCE_SUN=(
+    "sun-1280x1024-warm-large 1280x1024 warm large all"
+    "sun-1280x1024-warm-small 1280x1024 warm small all"
+    "sun-1280x1024-cold 1280x1024 cold large all"
+    "big-12000x10000-warm-large 12000x10000 warm large reduce"
+    "big-12000x10000-warm-small 12000x10000 warm small reduce"
+    "big-12000x10000-cold 12000x10000 cold large reduce"
+)
+
+# reference_step NAME COMMAND...: run one piece, its output to
+# $scratch/NAME.log; say how long it took.
+reference_step() {
+    local name=$1 t0=$SECONDS
+    shift
+    printf '%s: ' "$name" >&2
+    if ! "$@" >"$scratch/$name.log" 2>&1; then
+        printf 'failed; the last lines of %s:\n' "$scratch/$name.log" >&2
+        tail -n 5 "$scratch/$name.log" >&2
+        exit 1
+    fi
+    printf '%d s\n' "$((SECONDS - t0))" >&2
+}
+
+# reference_sun NAME SIZE CACHE PAGE_CACHE SCALES: one Sun-study folder,
+# SP_SESSIONS sessions and their combined table.
+reference_sun() {
+    local name=$1 size=$2 cache=$3 pc=$4 which=$5 k dir args
+    dir=$scratch/$name
+    args=(--bin "$bin" --suite sun --cache "$cache" --page-cache "$pc")
+    if ((quick)); then
+        args+=(--quick)
+    else
+        args+=(--size "$size")
+        [[ $which == reduce ]] && args+=(--scales "-2,-3,-4,-5,-6,-7,-8")
+    fi
+    for ((k = 1; k <= SP_SESSIONS; k++)); do
+        reference_step "$name session $k" "$self" "${args[@]}" \
+            --seed "$((seed_base + k))" --out "$dir/session-$k"
+    done
+    sp_sun_sessions_report "$dir"
+}
+
+# reference_run: every folder, then each moved over its committed one.
+reference_run() {
+    local dest=${out:-$ROOT/results} t0=$SECONDS spec name
+    local -a names=()
+    mkdir -p "$dest"
+    scratch=$(mktemp -d "$dest/.reference.XXXXXX")
+    seed_base=$order_seed
+    printf 'reference run into %s (tree %s); each step logs to %s\n' \
+        "$dest" "$(sp_tree_state)" "$scratch" >&2
+    for spec in "${SP_REFERENCE_SUN[@]}"; do
+        # shellcheck disable=SC2086  # the spec's words are the arguments
+        reference_sun $spec
+        names+=("${spec%% *}")
+    done
+    for name in "${iobench_suites[@]}" durable peers; do
+        local args=(--bin "$bin" --suite "$name" --out "$scratch/$name")
+        ((quick)) && args+=(--quick)
+        [[ $name == peers ]] && ((quick == 0)) && args+=(--runs 7)
+        reference_step "$name" "$self" "${args[@]}"
+        names+=("$name")
+    done
+    for name in "${names[@]}"; do
+        rm -rf "${dest:?}/$name"
+        mv "$scratch/$name" "$dest/$name"
+    done
+    printf 'reference: %d folders in %s, %d min %d s\n' "${#names[@]}" \
+        "$dest" "$(((SECONDS - t0) / 60))" "$(((SECONDS - t0) % 60))" >&2
+    rm -rf "$scratch"
+}
+
+# sp_sun_sessions_report DIR: DIR's table over its sessions.
+sp_sun_sessions_report() {
+    PYTHONPATH=$ROOT/scripts /usr/bin/python3 -m spreport sun \
+        --sessions "$1" "$1"/session-*
+}
