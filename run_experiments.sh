@@ -12,6 +12,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/peers.sh"
 # shellcheck source=scripts/durable.sh
 . "$ROOT/scripts/durable.sh"
+# shellcheck source=scripts/paths.sh
+. "$ROOT/scripts/paths.sh"
 # shellcheck source=scripts/sun.sh
 . "$ROOT/scripts/sun.sh"
 # shellcheck source=scripts/reference.sh
@@ -83,6 +85,14 @@ the two. It writes durable.csv, durable.md and env.txt. With it:
   --runs R            rounds (default 10)
   --quick             320x256 and 2000x1500 images: for tests
 
+--suite paths runs scaleppm's three load paths, read, mmap and pread (the
+default's), on the same jobs (reduce, box, enlarge, copy) of images from
+64x64 to 12000x10000, warm, and the reduces cold: the study's span, the
+whole process and its peak memory.  It writes paths.csv, paths.md and
+env.txt. With it:
+  --runs R            rounds (default 10)
+  --quick             64x64 and 320x256 images: for tests
+
 --reference makes every committed result under results/ again from this
 tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
 folios, warm in 4 KiB pages, cold), each as three separate sessions with
@@ -137,8 +147,8 @@ order_seed=${order_seed:-$(($(date +%s) % 1000000))}
 [[ $order_seed =~ ^[0-9]+$ ]] || die "--seed: a number"
 iobench_suites=(syscall-vs-mmap zero-page random-access copy)
 case $suite in
-sun | all | syscall-vs-mmap | zero-page | random-access | copy | peers | durable) ;;
-*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, peers, durable or all" ;;
+sun | all | syscall-vs-mmap | zero-page | random-access | copy | peers | durable | paths) ;;
+*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, peers, durable, paths or all" ;;
 esac
 
 if [[ -z $bin ]]; then
@@ -174,10 +184,11 @@ if [[ $suite == peers ]]; then
     printf 'results in %s\n' "$out" >&2
     exit 0
 fi
-if [[ $suite == durable ]]; then
-    durable_suite "$ROOT" "$bin" "$out" "$runs" "$quick" || die "--suite durable failed"
-    sp_write_env "$out/env.txt" "" "$bin" "suite=durable runs=$runs quick=$quick"
-    cat "$out/durable.md"
+if [[ $suite == durable || $suite == paths ]]; then
+    "${suite}_suite" "$ROOT" "$bin" "$out" "$runs" "$quick" ||
+        die "--suite $suite failed"
+    sp_write_env "$out/env.txt" "" "$bin" "suite=$suite runs=$runs quick=$quick"
+    cat "$out/$suite.md"
     printf 'results in %s\n' "$out" >&2
     exit 0
 fi

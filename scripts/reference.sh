@@ -71,7 +71,7 @@ reference_run() {
         reference_sun $spec
         names+=("${spec%% *}")
     done
-    for name in "${iobench_suites[@]}" durable peers; do
+    for name in "${iobench_suites[@]}" paths durable peers; do
         local args=(--bin "$bin" --suite "$name" --out "$scratch/$name")
         ((quick)) && args+=(--quick)
         [[ $name == peers ]] && ((quick == 0)) && args+=(--runs 7)

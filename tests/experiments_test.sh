@@ -89,6 +89,28 @@ result "--seed: the same seed gives the same order" \
 result "--seed: other seeds give other orders" \
     "$([[ ${o[2]} != "${o[1]}" || ${o[3]} != "${o[1]}" || ${o[4]} != "${o[1]}" ]] || echo "all ${o[1]}")"
 
+# The three load paths side by side (--suite paths --quick): two images,
+# eight jobs warm and three cold each, three paths, two rounds.
+if "$root/run_experiments.sh" --suite paths --quick --bin "$build" \
+    --out "$work/paths" >"$work/paths.log" 2>&1; then
+    result "run_experiments.sh --suite paths --quick" ""
+    csv=$work/paths/paths.csv
+    result "paths: CSV header" \
+        "$([[ $(head -n 1 "$csv") == size,job,cache,io,round,span_ns,load_ns,scale_ns,release_ns,minflt,wall_ns,maxrss_kb,threads ]] ||
+            echo 'header differs')"
+    result "paths: 2 x (8 + 3) jobs x 3 paths x 2 rounds rows" \
+        "$(n=$(($(wc -l <"$csv") - 1)); ((n == 132)) || echo "$n rows")"
+    result "paths: every row's span is its load + scale + release" \
+        "$(awk -F, 'NR > 1 && $6 != $7 + $8 + $9 { print "row " NR; exit }' "$csv")"
+    result "paths: each path once a round" \
+        "$(awk -F, 'NR > 1 { n[$1 $2 $3 $5 $4]++ } END { for (k in n) if (n[k] != 1) { print k; exit } }' "$csv")"
+    result "paths: a table row a job, warm and cold" \
+        "$(n=$(grep -cE '^\| [^|]* \| (reduce|box|enlarge|copy)' "$work/paths/paths.md"); ((n == 22)) || echo "$n rows")"
+else
+    result "run_experiments.sh --suite paths --quick" \
+        "$(tail -n 3 "$work/paths.log" | tr '\n' ' ')"
+fi
+
 # The other four experiments (iobench), each --quick: its three files, the
 # fixed header, and every measured row verified.
 for suite in syscall-vs-mmap zero-page random-access copy; do

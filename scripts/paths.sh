@@ -1,0 +1,98 @@
+# shellcheck shell=bash
+# paths.sh: run_experiments.sh --suite paths (sourced): scaleppm's three
+# load paths, read, mmap and pread (the default's), side by side on the
+# same jobs: the study's span (load + scale + release, from --timings),
+# the whole process and its peak memory, for small to large images, warm
+# and cold.  What README.md's "Choosing read, mmap or pread" quotes.
+
+# sp_image_of ROOT BIN SIZE: the path of the WxH test image, generated into
+# images/ (git-ignored) the first time; the 1280x1024 one is the study's.
+sp_image_of() {
+    local root=$1 bin=$2 size=$3 in
+    in=$root/images/gen$size.ppm
+    [[ $size == 1280x1024 ]] && in=$root/images/sun1280x1024.ppm
+    if [[ ! -s $in ]]; then
+        printf 'generating %s\n' "$in" >&2
+        "$bin/images/genimage" -o "$in" "${size%x*}" "${size#*x}" >&2
+    fi
+    printf '%s\n' "$in"
+}
+
+# The jobs: a name, then scaleppm's options.
+PATHS_JOBS=("reduce 2|-s -2" "reduce 4|-s -4" "reduce 8|-s -8"
+    "box 2|--filter box -s -2" "box 4|--filter box -s -4"
+    "enlarge 2|-s 2" "enlarge 4|-s 4" "copy|-s 1")
+# The cold cases: the reduces of the two largest images.
+PATHS_COLD_JOBS=("reduce 2|-s -2" "reduce 4|-s -4" "reduce 8|-s -8")
+
+# paths_suite ROOT BIN OUT RUNS QUICK: for each image, cache state and job,
+# RUNS rounds; in each round the three paths run once each, in an order
+# rotated by one a round.  Output to /dev/null (the write is not what is
+# compared), default threads.  Warm: the input read in first; cold: evicted
+# before every run (spcache), and checked.  Writes OUT/paths.csv, then the
+# tables (spreport paths).
+paths_suite() {
+    local root=$1 bin=$2 out=$3 runs=$4 quick=$5
+    local sp=$bin/src/scaleppm sprun=$bin/src/sprun spcache=$bin/src/spcache
+    local sizes=(64x64 320x256 1280x1024 12000x10000) size in cache spec
+    local r k io line res wall rss cached total pair jobs
+    local -A kv
+    local paths=(read mmap pread)
+    ((quick)) && sizes=(64x64 320x256)
+    printf 'size,job,cache,io,round,span_ns,load_ns,scale_ns,release_ns,' \
+        >"$out/paths.csv"
+    printf 'minflt,wall_ns,maxrss_kb,threads\n' >>"$out/paths.csv"
+    for size in "${sizes[@]}"; do
+        in=$(sp_image_of "$root" "$bin" "$size")
+        for cache in warm cold; do
+            jobs=("${PATHS_JOBS[@]}")
+            if [[ $cache == cold ]]; then
+                [[ $size == "${sizes[-1]}" || $size == "${sizes[-2]}" ]] ||
+                    continue
+                jobs=("${PATHS_COLD_JOBS[@]}")
+            fi
+            for spec in "${jobs[@]}"; do
+                printf 'paths: %s, %s, %s, %d rounds\n' "$size" \
+                    "${spec%%|*}" "$cache" "$runs" >&2
+                for ((r = 0; r <= runs; r++)); do
+                    for ((k = 0; k < 3; k++)); do
+                        io=${paths[(r + k) % 3]}
+                        if [[ $cache == cold ]]; then
+                            "$spcache" evict "$in"
+                            read -r cached total < <("$spcache" resident "$in")
+                            ((cached * 100 <= total)) || {
+                                printf 'paths: %s not evicted\n' "$in" >&2
+                                return 1
+                            }
+                        else
+                            cat -- "$in" >/dev/null
+                        fi
+                        # shellcheck disable=SC2086  # the job's options
+                        res=$("$sprun" -t 600 -- "$sp" --io "$io" \
+                            ${spec#*|} --timings "$in" /dev/null \
+                            2>"$out/paths.err") || {
+                            printf 'paths: scaleppm failed: %s\n' \
+                                "$(cat "$out/paths.err")" >&2
+                            return 1
+                        }
+                        ((r > 0)) || continue  # round 0 warms up
+                        read -r wall rss _ <<<"$res"
+                        line=$(tail -n 1 "$out/paths.err")
+                        kv=()
+                        for pair in $line; do kv[${pair%%=*}]=${pair#*=}; done
+                        printf '%s,%s,%s,%s,%d,%d,%s,%s,%s,%d,%s,%s,%s\n' \
+                            "$size" "${spec%%|*}" "$cache" "$io" "$r" \
+                            "$((kv[load_ns] + kv[scale_ns] + kv[release_ns]))" \
+                            "${kv[load_ns]}" "${kv[scale_ns]}" \
+                            "${kv[release_ns]}" \
+                            "$((kv[load_minflt] + kv[scale_minflt] + kv[release_minflt]))" \
+                            "$wall" "$rss" "${kv[threads]}" >>"$out/paths.csv"
+                    done
+                done
+            done
+        done
+    done
+    rm -f -- "$out/paths.err"
+    PYTHONPATH=$root/scripts /usr/bin/python3 -m spreport.paths \
+        "$out/paths.csv" "$out/paths.md"
+}
