@@ -1,0 +1,80 @@
+"""spreport's command line: one subcommand a report.
+
+  spreport sun DIR [DIR ...]             each DIR's summary.csv, table1.md,
+                                         figure1.png from its runs.csv
+  spreport sun --sessions OUT S1 S2 ...  OUT/sessions.md, .csv, .png: the
+                                         sessions S1, S2 ... of one case
+  spreport iobench NAME CSV MD PNG       an iobench suite's table, figure
+  spreport durable DIR --filesystem FS   DIR/durable.md
+  spreport peers DIR ...                 DIR/peers.md, peers.png
+
+Exits 0, 1 after one line on stderr when a report cannot be made, 2 on a
+usage error."""
+import argparse
+import sys
+
+from .tables import ReportError
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="spreport", description=__doc__,
+                                formatter_class=argparse
+                                .RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("sun", help="the Sun 2002 study's table and figure")
+    s.add_argument("--sessions", metavar="OUT",
+                   help="compare the sessions DIR ... into OUT")
+    s.add_argument("dirs", nargs="+", metavar="DIR")
+    s.add_argument("--quiet", action="store_true",
+                   help="do not print the table")
+    s = sub.add_parser("iobench", help="an iobench suite's table, figure")
+    for a in ("name", "csv", "md", "png"):
+        s.add_argument(a, metavar=a.upper())
+    s = sub.add_parser("durable", help="the durable suite's table")
+    s.add_argument("dir", metavar="DIR")
+    s.add_argument("--filesystem", default="?",
+                   help="where the outputs were written, for the text")
+    s = sub.add_parser("peers", help="the peers suite's tables, figure")
+    s.add_argument("dir", metavar="DIR")
+    s.add_argument("--memcpy", type=float,
+                   help="bytes/s (sprun --memcpy); none: nothing was timed")
+    s.add_argument("--input", action="append", default=[],
+                   metavar="WxH:BPP", help="an input's size and bytes a "
+                   "pixel, in order (repeat)")
+    s.add_argument("--commands", metavar="TSV",
+                   help="job, tool, command lines for the commands table")
+    return p
+
+
+def run(args):
+    if args.command == "sun":
+        from . import sun
+        if args.sessions:
+            text = sun.sessions(args.sessions, args.dirs)
+        else:
+            text = "".join(sun.report(d) for d in args.dirs)
+        if not args.quiet:
+            sys.stdout.write(text)
+    elif args.command == "iobench":
+        from . import iobench
+        iobench.report(args.name, args.csv, args.md, args.png)
+    elif args.command == "durable":
+        from . import durable
+        durable.report(args.dir, args.filesystem)
+    elif args.command == "peers":
+        from . import peers
+        peers.report(args.dir, args.memcpy, args.input, args.commands)
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        run(args)
+    except ReportError as e:
+        print(f"spreport: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
