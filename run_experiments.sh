@@ -119,7 +119,7 @@ if [[ -z $bin ]]; then
     bin=$ROOT/build-release
     sp_setup Release "$bin"
 fi
-scaleppm=$bin/src/scaleppm spcache=$bin/src/spcache spstats=$bin/src/spstats
+scaleppm=$bin/src/scaleppm spcache=$bin/src/spcache
 
 out=${out:-$ROOT/results/$(date +%Y-%m-%d)-$(hostname -s)}
 mkdir -p "$out"
