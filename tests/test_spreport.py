@@ -473,6 +473,16 @@ class Sessions(Folder):
         for ax in fig.axes:
             self.assertIn("cold cache, folio large", ax.get_title())
 
+    def test_another_case_is_refused(self):
+        self.write("s0/runs.csv", session_runs({-2: 1.5}))
+        self.write("s1/runs.csv", session_runs({-2: 1.5})
+                   .replace(",cold,", ",warm,"))
+        rc, err = self.spreport("sun", "--sessions", self.path("out"),
+                                self.path("s0"), self.path("s1"))
+        self.assertEqual(rc, 1)
+        self.assertIn("not one case: cache is cold in one, warm", err)
+        self.assertFalse(os.path.exists(self.path("out")))
+
     def test_one_session_is_refused(self):
         self.write("s0/runs.csv", session_runs({-2: 1.5}))
         rc, err = self.spreport("sun", "--sessions", self.path("out"),

@@ -259,12 +259,23 @@ def sessions(out, folders):
     """OUT/sessions.md, sessions.csv and sessions.png from FOLDERS, each
     the runs.csv of one independent session of the same case: per scale,
     each session's ratio and its 95% interval, the spread between the
-    sessions, and a verdict only where every session agrees."""
+    sessions, and a verdict only where every session agrees.  ReportError
+    when the sessions are not of one case (image, cache, page cache,
+    threads), or fewer than two."""
     if len(folders) < 2:
         raise ReportError("--sessions needs two or more session folders")
     all_runs = [read_runs(os.path.join(f, "runs.csv")) for f in folders]
+    # Sessions of different cases would make the verdict meaningless.
+    for k in CONTEXT:
+        seen = {r.context.get(k) for r in all_runs}
+        if len(seen) > 1:
+            raise ReportError(f"--sessions: not one case: {k} is "
+                              + " in one, ".join(sorted(map(str, seen)))
+                              + " in another")
     os.makedirs(out, exist_ok=True)
-    names = [os.path.basename(os.path.normpath(f)) for f in folders]
+    names = [os.path.basename(os.path.abspath(f)) for f in folders]
+    if len(set(names)) < len(names):  # a column each: number them
+        names = [f"{i}: {n}" for i, n in enumerate(names, start=1)]
     ratios = [{c.scale: c.ratio() for c in r.cases} for r in all_runs]
     scales = []
     for r in all_runs:
