@@ -505,20 +505,32 @@ syscall-vs-mmap,seq-warm,4096,mmap/read,ratio,1.6,x,,
 """
 
 
+HEAD = "experiment,case,param,method,metric,value,unit,seed,check"
+
+
 class Iobench(Folder):
-    def rows(self, name):
+    def report(self, text, draw=False):
+        """spreport iobench on the CSV TEXT into r.md and r.png: its exit
+        status, stderr and the figure's one axes (a real PNG with
+        DRAW)."""
+        csv = self.write("r.csv", text)
+        args = ("iobench", "x", csv, self.path("r.md"), self.path("r.png"))
+        if draw:
+            return self.spreport(*args) + (None,)
+        with Figures() as figs:
+            rc, err = self.spreport(*args)
+        return rc, err, figs.axes()[0] if figs.drawn else None
+
+    def rows(self):
         return {tuple(c.strip() for c in ln.split("|")[1:5]):
                 [c.strip() for c in ln.split("|")[5:-1]]
-                for ln in self.read(name).splitlines()
+                for ln in self.read("r.md").splitlines()
                 if ln.startswith("| ") and not ln.startswith("| case")}
 
     def test_repeats(self):
-        csv = self.write("s.csv", IOBENCH)
-        with Figures() as figs:
-            rc, err = self.spreport("iobench", "syscall-vs-mmap", csv,
-                                    self.path("s.md"), self.path("s.png"))
+        rc, err, ax = self.report(IOBENCH)
         self.assertEqual((rc, err), (0, ""))
-        rows = self.rows("s.md")
+        rows = self.rows()
         # one row a measurement, whatever the number of repeats
         self.assertEqual(len(rows), 4)
         # ours, min–max, n, seed, ours/seed, unit, checked
@@ -529,9 +541,7 @@ class Iobench(Folder):
         self.assertEqual(rows[("seq-warm", "4096", "fread", "throughput")],
                          ["7", "", "1", "", "", "GB/s", "yes"])
         # the figure: the spread and the seed's figure on it
-        ax, = figs.axes()
-        self.assertIn("throughput", ax.get_title())
-        self.assertIn("syscall-vs-mmap", ax.get_title())
+        self.assertIn("syscall-vs-mmap: throughput", ax.get_title())
         self.assertEqual(len(ax.patches), 3)  # a bar a method
         lines = [ln for ln in ax.get_lines()
                  if ln.get_marker() == "D"]
@@ -541,45 +551,41 @@ class Iobench(Folder):
         self.assertEqual(points, [10, 11, 14, 16, 18, 20])
         legend = ax.get_legend()
         self.assertLess(legend.get_bbox_to_anchor().y1, ax.bbox.y0)
+        self.assertIn("cache state, folio size: not in the rows",
+                      ax.get_title())
 
     def test_new_experiment_generic(self):
-        csv = self.write("c.csv", "experiment,case,param,method,metric,value,"
-                         "unit,seed,check\n"
-                         "cdb,cached,1000000,cdb_find,latency,48,ns/op,,ok\n"
-                         "cdb,cached,1000000,cdb_seek,latency,1210,ns/op,"
-                         "1200,ok\n"
-                         "cdb,cached,1000000,cdb_find,latency,50,ns/op,,ok\n")
-        with Figures() as figs:
-            rc, _ = self.spreport("iobench", "cdb", csv, self.path("c.md"),
-                                  self.path("c.png"))
+        rc, _, ax = self.report(
+            f"{HEAD}\ncdb,cached,1000000,cdb_find,latency,48,ns/op,,ok\n"
+            "cdb,cached,1000000,cdb_seek,latency,1210,ns/op,1200,ok\n"
+            "cdb,cached,1000000,cdb_find,latency,50,ns/op,,ok\n")
         self.assertEqual(rc, 0)
-        rows = self.rows("c.md")
+        rows = self.rows()
         self.assertEqual(rows[("cached", "1000000", "cdb_find", "latency")]
                          [:3], ["49", "48–50", "2"])
         self.assertEqual(rows[("cached", "1000000", "cdb_seek", "latency")]
                          [3:5], ["1200", "1.01"])
-        ax, = figs.axes()
         self.assertEqual(ax.get_yscale(), "log")
 
-    def test_real_figure_written(self):
-        csv = self.write("s.csv", IOBENCH)
-        rc, _ = self.spreport("iobench", "syscall-vs-mmap", csv,
-                              self.path("s.md"), self.path("s.png"))
+    def test_cache_state_in_title(self):
+        rc, _, ax = self.report(f"{HEAD},cache,folio\n"
+                                "x,a,0,read,time,1,s,,ok,cold,4K\n"
+                                "x,a,0,mmap,time,2,s,,ok,cold,2M\n")
         self.assertEqual(rc, 0)
-        self.assertPng("s.png")
+        self.assertIn("cache cold, folio 2M, folio 4K", ax.get_title())
+
+    def test_real_figure_written(self):
+        self.assertEqual(self.report(IOBENCH, draw=True)[0], 0)
+        self.assertPng("r.png")
 
     def test_bad(self):
-        csv = self.write("b.csv", IOBENCH.replace(",16,GB/s", ",x,GB/s"))
-        rc, err = self.spreport("iobench", "s", csv, self.path("b.md"),
-                                self.path("b.png"))
+        rc, err, _ = self.report(IOBENCH.replace(",16,GB/s", ",x,GB/s"))
         self.assertEqual(rc, 1)
-        self.assertIn("b.csv:3: value is not a number", err)
-        self.assertFalse(os.path.exists(self.path("b.md")))
-        csv = self.write("u.csv", IOBENCH.replace("20,GB/s", "20,MB/s"))
-        rc, err = self.spreport("iobench", "s", csv, self.path("b.md"),
-                                self.path("b.png"))
+        self.assertIn("r.csv:3: value is not a number", err)
+        self.assertFalse(os.path.exists(self.path("r.md")))
+        rc, err, _ = self.report(IOBENCH.replace("20,GB/s", "20,MB/s"))
         self.assertEqual(rc, 1)
-        self.assertIn("u.csv:6: unit MB/s", err)
+        self.assertIn("r.csv:6: unit MB/s", err)
 
 
 # ---- durable ----------------------------------------------------------------

@@ -18,6 +18,10 @@ from .tables import (ReportError, fmt_g, markdown_table, number, read_rows,
 NEED = ("experiment", "case", "param", "method", "metric", "value", "unit",
         "seed")
 
+# Optional columns of the page cache's state, named in the figure's title
+# where the rows have them; else the title says the case names carry it.
+STATE = ("cache", "folio")
+
 # The figure's metric of the suites that have one to prefer; any other
 # experiment shows its first metric that is not a ratio.
 MAIN_METRIC = {"syscall-vs-mmap": "throughput", "zero-page": "time",
@@ -35,6 +39,7 @@ class Measurement:
     seed: float = None       # the seed's figure, or None
     values: list = field(default_factory=list)
     checked: bool = True     # every repeat's data was verified
+    state: set = field(default_factory=set)  # "cache warm", "folio 2M"
 
     @property
     def group(self):
@@ -62,6 +67,7 @@ def read_measurements(path):
         if row["seed"].strip() and m.seed is None:
             m.seed = number(row, "seed", path)
         m.checked = m.checked and row.get(check, "") == "ok"
+        m.state |= {f"{k} {row[k]}" for k in STATE if row.get(k)}
     return list(got.values())
 
 
@@ -146,8 +152,11 @@ def panel(ax, experiment, metric, ms):
     ax.grid(True, axis="y", alpha=0.4)
     n = sorted({len(m.values) for m in ms})
     reps = f"{n[0]}" if len(n) == 1 else f"{n[0]}-{n[-1]}"
-    ax.set_title(f"{experiment}: {metric} ({unit})\nbars: median of "
-                 f"{reps} repeat(s), whiskers min–max; "
+    state = sorted(set().union(*(m.state for m in ms)))
+    state = (", ".join(state) if state else
+             "cache state, folio size: not in the rows (see the cases)")
+    ax.set_title(f"{experiment}: {metric} ({unit}); {state}\nbars: "
+                 f"median of {reps} repeat(s), whiskers min–max; "
                  "◆ the seed's figure")
 
 
