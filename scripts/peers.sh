@@ -456,7 +456,9 @@ XML
 
     # --- the scale phase: default threads, then -t 1 / -t 2 (enlarge) -----
     local rate
+    # One rate a copy, comma-separated; spreport takes their median.
     rate=$("$sprun" --memcpy) || peers_die "sprun --memcpy failed"
+    rate=${rate//$'\n'/,}
     printf 'memcpy: %s bytes/s\n' "$rate" >&2
     printf 'size,job,threads_arg,run,scale_ns,threads\n' >"$out/peers-scale.csv"
     scale_run() {  # scale_run SIZE JOB THREADS_ARG RUN
@@ -504,10 +506,10 @@ XML
     cat "$out/peers.md"
 )
 
-# peers_report OUT MEMCPY_RATE SIZE:BPP...: peers.md and peers.png from
-# OUT's peers.csv, peers-scale.csv and peers-verify.tsv, through spreport.
-# Without a MEMCPY_RATE (verification failed, nothing timed) only the
-# verification.
+# peers_report OUT MEMCPY_RATES SIZE:BPP...: peers.md and peers.png from
+# OUT's peers.csv, peers-scale.csv and peers-verify.tsv, through spreport;
+# MEMCPY_RATES: sprun --memcpy's rates, comma-separated.  Without them
+# (verification failed, nothing timed) only the verification.
 peers_report() {
     local out=$1 rate=$2 spec job tool cmds size args=()
     shift 2

@@ -660,8 +660,9 @@ class Peers(Folder):
 
     def test_tables(self):
         with Figures() as figs:
-            rc, err = self.spreport("peers", "--memcpy", "1e9", "--input",
-                                    "8x4:3", "--commands",
+            # the memcpy rate is the median of sprun's: 1 GB/s
+            rc, err = self.spreport("peers", "--memcpy", "3e9,0.5e9,1e9",
+                                    "--input", "8x4:3", "--commands",
                                     self.path("cmds.tsv"), self.path("p"))
         self.assertEqual((rc, err), (0, ""))
         md = self.read("p/peers.md")
@@ -681,11 +682,19 @@ class Peers(Folder):
                       "55.56 | no |", md)
         # -t 1 8000 ns against -t 2 4000: 2.00, over the target 1.7
         self.assertIn("| 8x4 | enlarge 2 | 0.01 | 0.00 | 2.00 | yes |", md)
+        self.assertIn("(median of 3 copies of 256 MiB):\n1.00 GB/s.", md)
         self.assertIn("- 8x4 reduce 2, im: needs ~9 GB", md)
         self.assertIn("| reduce 2 | scaleppm | `scaleppm -s -2 IN OUT` |", md)
         ax, = figs.axes()
         heights = sorted(round(p.get_height(), 2) for p in ax.patches)
         self.assertEqual(heights, [0.4, 0.73])
+
+    def test_bad_rate(self):
+        for rate in ("1e9,x", "0", ""):
+            rc, err = self.spreport("peers", "--memcpy", rate, "--input",
+                                    "8x4:3", self.path("p"))
+            self.assertEqual(rc, 1, rate)
+            self.assertIn("--memcpy", err)
 
     def test_verification_only(self):
         rc, err = self.spreport("peers", "--input", "8x4:3", self.path("p"))

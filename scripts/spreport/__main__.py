@@ -36,8 +36,9 @@ def parser():
                    help="where the outputs were written, for the text")
     s = sub.add_parser("peers", help="the peers suite's tables, figure")
     s.add_argument("dir", metavar="DIR")
-    s.add_argument("--memcpy", type=float,
-                   help="bytes/s (sprun --memcpy); none: nothing was timed")
+    s.add_argument("--memcpy", metavar="RATE,...",
+                   help="bytes/s of each copy (sprun --memcpy), "
+                   "comma-separated; none: nothing was timed")
     s.add_argument("--input", action="append", default=[],
                    metavar="WxH:BPP", help="an input's size and bytes a "
                    "pixel, in order (repeat)")

@@ -247,11 +247,20 @@ def figure(path, points, sizes, jobs):
 
 
 def report(folder, rate, inputs, commands):
-    """FOLDER/peers.md (and peers.png when RATE, the memcpy rate in
-    bytes/s, is given: without it nothing was timed, and only the
-    verification is reported).  INPUTS: "WxH:BPP" of each input, in
+    """FOLDER/peers.md (and peers.png when RATE, the memcpy rates of
+    sprun --memcpy in bytes/s, comma-separated, is given: without it
+    nothing was timed, and only the verification is reported).  INPUTS: "WxH:BPP" of each input, in
     order; COMMANDS: a TSV of job, tool, command for the commands table.
     ReportError on a bad or missing file."""
+    rates = []
+    for r in rate.split(",") if rate is not None else []:
+        try:
+            rates.append(float(r))
+        except ValueError:
+            raise ReportError(f"--memcpy {rate}: want bytes/s, "
+                              "comma-separated") from None
+        if not rates[-1] > 0:
+            raise ReportError(f"--memcpy {rate}: a rate is not positive")
     specs = []
     for s in inputs:
         size, _, bpp = s.partition(":")
@@ -265,7 +274,8 @@ def report(folder, rate, inputs, commands):
     md = ["# peers: scaleppm against netpbm, libvips, GraphicsMagick and "
           "ImageMagick", ""]
     points = None
-    if rate:
+    if rates:
+        rate = stats.median(rates)
         csv = os.path.join(folder, "peers.csv")
         wall = medians(csv, ("size", "job", "tool"), "wall_ns")
         rss = medians(csv, ("size", "job", "tool"), "maxrss_kb")
@@ -280,7 +290,8 @@ def report(folder, rate, inputs, commands):
                                    te=TARGET_ENLARGE, trss=TARGET_RSS,
                                    tb=TARGET_BOX)]
         md += tables
-        md += [PROSE_FLOOR.format(nr=nr, rate=rate / 1e9, tf=TARGET_FLOOR)]
+        md += [PROSE_FLOOR.format(nr=nr, rate=rate / 1e9, tf=TARGET_FLOOR,
+                                  copies=len(rates))]
         md += floor_rows(specs, verify.jobs, scale, rate)
         md += ["", PROSE_THREADS.format(nr=nr, tt=TARGET_THREADS)]
         md += thread_rows(sizes, verify.jobs, scale)
@@ -328,7 +339,7 @@ write into tmpfs beside it would be timed too) against the memory floor:
 the bytes the job
 must read plus the bytes it writes, moved at 2 × the single-thread memcpy
 rate (a memcpy reads and writes each byte it copies). The memcpy rate,
-by `sprun --memcpy` in this run (median of 5 copies of 256 MiB):
+by `sprun --memcpy` in this run (median of {copies} copies of 256 MiB):
 {rate:.2f} GB/s. Read: a sampled reduce by N, ceil(H/N) whole rows
 (it touches every cache line of a sampled row for N ≤ 21); enlarge and
 box, the whole raster. Written: the output raster. Target: scale ≤
