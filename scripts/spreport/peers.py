@@ -249,9 +249,10 @@ def figure(path, points, sizes, jobs):
 def report(folder, rate, inputs, commands):
     """FOLDER/peers.md (and peers.png when RATE, the memcpy rates of
     sprun --memcpy in bytes/s, comma-separated, is given: without it
-    nothing was timed, and only the verification is reported).  INPUTS: "WxH:BPP" of each input, in
-    order; COMMANDS: a TSV of job, tool, command for the commands table.
-    ReportError on a bad or missing file."""
+    nothing was timed, and only the verification is reported).  INPUTS:
+    "WxH:BPP" of each input, in order; COMMANDS: a TSV of job, tool,
+    command for the commands table.  ReportError on a bad or missing
+    file."""
     rates = []
     for r in rate.split(",") if rate is not None else []:
         try:

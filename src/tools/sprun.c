@@ -97,8 +97,9 @@ static int move_fd(int fd, int target)
  * or -1 with the reason printed. */
 static int open_redirect(const char *path, int output)
 {
-    int fd = output ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
-                    : open(path, O_RDONLY | O_CLOEXEC);
+    int fd = output
+                 ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+                 : open(path, O_RDONLY | O_CLOEXEC);
 
     if (fd < 0)
         fprintf(stderr, "sprun: %s: %s\n", path, strerror(errno));
