@@ -155,7 +155,7 @@ if [[ -z $bin ]]; then
     bin=$ROOT/build-release
     sp_setup Release "$bin"
 fi
-scaleppm=$bin/src/scaleppm spcache=$bin/src/spcache spstats=$bin/src/spstats
+scaleppm=$bin/src/scaleppm spcache=$bin/src/spcache
 
 if ((reference)); then
     self=$ROOT/run_experiments.sh

@@ -10,11 +10,12 @@
 # goes first: "new" (OUT removed first) and "replace" (OUT there, from the
 # round before).  Every timed run starts after a sync, so that neither
 # pays for the other's dirty pages.  Writes OUT/durable.csv (size, case,
-# round, wall_ns, rss_kb) and OUT/durable.md (medians, the difference).
+# round, wall_ns, rss_kb) and, through spreport, OUT/durable.md (medians,
+# the difference).
 durable_suite() {
     local root=$1 bin=$2 out=$3 runs=$4 quick=$5
     local sp=$bin/src/scaleppm sprun=$bin/src/sprun sizes size in dir r c res
-    local wall rss
+    local wall rss fs
     sizes=(1280x1024 12000x10000)
     ((quick)) && sizes=(320x256 2000x1500)
     dir=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-durable.XXXXXX")
@@ -44,40 +45,7 @@ durable_suite() {
             done
         done
     done
-    printf 'filesystem: %s\n' \
-        "$(df -PT "$dir" | awk 'NR == 2 { print $2 " on " $1 }')" >"$out/durable.fs"
+    fs=$(df -PT "$dir" | awk 'NR == 2 { print $2 " on " $1 }')
     rm -rf -- "$dir"
-    durable_report "$out/durable.csv" "$out/durable.fs" >"$out/durable.md"
-    rm -f -- "$out/durable.fs"
-}
-
-# durable_report CSV FS: the medians of each size and case, as Markdown.
-# shellcheck disable=SC2016  # the backquotes are Markdown's
-durable_report() {
-    printf '# Durable replacement: its cost\n\n'
-    printf '`scaleppm -s 1 IN OUT` into %s, warm input, a sync before each run;\n' \
-        "$(sed 's/^filesystem: //' "$2")"
-    printf 'medians of the rounds (`durable.csv`). "new": OUT did not exist (no\n'
-    printf 'fsync); "replace": OUT existed, so the new file is fsynced before the\n'
-    printf 'rename and the directory after.\n\n'
-    printf '| output | bytes | rounds | new (ms) | replace (ms) | replace - new (ms) | replace / new |\n'
-    printf '|---|---|---|---|---|---|---|\n'
-    awk -F, 'NR > 1 { print $1, $2, $4 }' "$1" | sort -k1,1 -k2,2 -k3,3n |
-        awk '
-        function median(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-        { k = $1 SUBSEP $2; v[k, ++n[k]] = $3; sizes[$1] = 1 }
-        END {
-            for (s in sizes) {
-                split(s, wh, "x")
-                for (c = 1; c <= 2; c++) {
-                    k = s SUBSEP (c == 1 ? "new" : "replace")
-                    delete a
-                    for (i = 1; i <= n[k]; i++) a[i] = v[k, i]
-                    m[c] = median(a, n[k]) / 1e6
-                }
-                printf "| %s | %d | %d | %.1f | %.1f | %.1f | %.2f |\n", s,
-                    wh[1] * wh[2] * 3 + length(wh[1] " " wh[2]) + 8, n[k],
-                    m[1], m[2], m[2] - m[1], m[2] / m[1]
-            }
-        }' | sort -t'|' -k3,3n
+    spreport durable --filesystem "$fs" "$out"
 }

@@ -93,6 +93,5 @@ paths_suite() {
         done
     done
     rm -f -- "$out/paths.err"
-    PYTHONPATH=$root/scripts /usr/bin/python3 -m spreport.paths \
-        "$out/paths.csv" "$out/paths.md"
+    spreport paths "$out/paths.csv" "$out/paths.md"
 }

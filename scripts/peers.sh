@@ -4,7 +4,7 @@
 # ImageMagick) on the same jobs, each a fresh process timed by sprun:
 # verification first, then R rounds of every (job, tool) pair, then the
 # scale phase alone against the memory floor and its thread scaling, then
-# the report (peers.md, peers.png).  See peers_suite.
+# the report (peers.md, peers.png, written by spreport).  See peers_suite.
 #
 # Which pixel each tool keeps on a sampled reduce by N, measured on images
 # whose samples encode their position (netpbm 11.1, vips 8.14, gm 1.3.40,
@@ -24,10 +24,6 @@
 
 # The jobs: reduce (sample) by N, enlarge by N, box reduce by N.
 PEERS_JOBS=(reduce2 reduce3 reduce4 reduce8 enlarge2 enlarge4 box2 box4)
-
-# Targets (issue 6): scaleppm's median against the fastest peer's.
-PEERS_TARGET_REDUCE=0.33 PEERS_TARGET_ENLARGE=0.8 PEERS_TARGET_RSS=2
-PEERS_TARGET_BOX=0.5 PEERS_TARGET_FLOOR=2 PEERS_TARGET_THREADS=1.7
 
 # A peer slower than this many times the fastest peer on a job, and over
 # PEERS_SLOW_MIN_NS a run, is verified but not timed.
@@ -285,7 +281,7 @@ peers_suite() (
         [[ -x $t ]] || peers_die "$t: not built"
     done
     for t in pamscale pamenlarge pamcut pamarith pamsumm vips gm \
-        convert-im6.q16 gnuplot; do
+        convert-im6.q16; do
         command -v "$t" >/dev/null || peers_die "$t: not installed"
     done
     dir=$(mktemp -d /dev/shm/scaleppm-peers.XXXXXX) ||
@@ -460,7 +456,9 @@ XML
 
     # --- the scale phase: default threads, then -t 1 / -t 2 (enlarge) -----
     local rate
+    # One rate a copy, comma-separated; spreport takes their median.
     rate=$("$sprun" --memcpy) || peers_die "sprun --memcpy failed"
+    rate=${rate//$'\n'/,}
     printf 'memcpy: %s bytes/s\n' "$rate" >&2
     printf 'size,job,threads_arg,run,scale_ns,threads\n' >"$out/peers-scale.csv"
     scale_run() {  # scale_run SIZE JOB THREADS_ARG RUN
@@ -508,327 +506,28 @@ XML
     cat "$out/peers.md"
 )
 
-# peers_medians CSV KEY_COLS VALUE_COL: "KEY N MEDIAN MIN MAX" for each
-# KEY (the named columns joined with |) of CSV.
-peers_medians() {
-    awk -F, -v keys="$2" -v val="$3" '
-        NR == 1 { nk = split(keys, kn, " ")
-                  for (i = 1; i <= NF; i++) col[$i] = i; next }
-        { key = ""
-          for (i = 1; i <= nk; i++) key = key (i > 1 ? "|" : "") $(col[kn[i]])
-          print key, $(col[val]) }' "$1" |
-        sort -k1,1 -k2,2n |
-        awk 'function flush() {
-                 if (n) printf "%s %d %.1f %s %s\n", key, n,
-                                (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), v[1], v[n] }
-             $1 != key { flush(); key = $1; n = 0 }
-             { v[++n] = $2 }
-             END { flush() }'
-}
-
-# peers_speed_tables WALL RSS VERIFY FIG SUMMARY SIZE...: the per-size
-# tables of peers.md (stdout); "JOB SIZE RATIO TARGET" lines for the
-# figure into FIG, "MET of TARGETS" into SUMMARY.
-peers_speed_tables() {
-    local wall=$1 rss=$2 verify=$3 fig=$4 summary=$5
-    shift 5
-    awk -v sizes="$*" -v jobs="${PEERS_JOBS[*]}" \
-        -v tr="$PEERS_TARGET_REDUCE" -v te="$PEERS_TARGET_ENLARGE" \
-        -v trss="$PEERS_TARGET_RSS" -v tb="$PEERS_TARGET_BOX" \
-        -v fig="$fig" -v sum="$summary" '
-        function ms(ns) { return sprintf("%.1f", ns / 1e6) }
-        function x(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.2f", a / b) : "" }
-        FILENAME == ARGV[1] { n[$1] = $2; med[$1] = $3; lo[$1] = $4; hi[$1] = $5; next }
-        FILENAME == ARGV[2] { rss[$1] = $3; next }
-        FNR == 1 { next }
-        { split($0, f, "\t"); key = f[1] "|" f[2] "|" f[3]
-          tools[f[1] "|" f[2]] = tools[f[1] "|" f[2]] " " f[3]
-          if (f[12] != "yes") why[key] = substr(f[12], 5) }
-        END {
-            ns = split(sizes, S, " "); nj = split(jobs, J, " ")
-            for (s = 1; s <= ns; s++) {
-                printf "## %s\n\n", S[s]
-                print "| job | tool | median ms | min-max ms | peak RSS MB | × fastest | target | met? |"
-                print "|---|---|---:|---:|---:|---:|---|---|"
-                for (j = 1; j <= nj; j++) {
-                    sj = S[s] "|" J[j]; label = J[j]; sub(/[0-9]+$/, " &", label)
-                    nt = split(substr(tools[sj], 2), T, " ")
-                    # The peers, fastest first (skipped ones last).
-                    np = 0; best = ""
-                    for (t = 1; t <= nt; t++) {
-                        if (T[t] == "scaleppm") continue
-                        P[++np] = T[t]; m = med[sj "|" T[t]]
-                        if (m != "" && (best == "" || m + 0 < med[sj "|" best] + 0)) best = T[t]
-                    }
-                    for (a = 2; a <= np; a++)
-                        for (b = a; b > 1; b--) {
-                            ma = med[sj "|" P[b]]; mb = med[sj "|" P[b - 1]]
-                            if (ma == "" || (mb != "" && mb + 0 <= ma + 0)) break
-                            tt = P[b]; P[b] = P[b - 1]; P[b - 1] = tt
-                        }
-                    fm = best == "" ? "" : med[sj "|" best]
-                    fr = best == "" ? "" : rss[sj "|" best]
-                    sp = sj "|scaleppm"; r = x(med[sp], fm); figr = r
-                    if (J[j] ~ /^reduce/) {
-                        target = "≤ " tr "× fastest"; ft = tr
-                        met = r == "" ? "?" : (r + 0 <= tr + 0 ? "yes" : "no")
-                    } else if (J[j] ~ /^enlarge/) {
-                        target = "≤ " te "× fastest, RSS ≤ " trss "× its"; ft = te
-                        rr = x(rss[sp], fr)
-                        met = (r == "" || rr == "") ? "?" : \
-                            ((r + 0 <= te + 0 && rr + 0 <= trss + 0) ? "yes" : "no") " (RSS " rr "×)"
-                    } else {
-                        target = "≤ " tb "× vips-shrink and pamscale"; ft = tb
-                        r1 = x(med[sp], med[sj "|vips-shrink"]); r2 = x(med[sp], med[sj "|pamscale"])
-                        met = (r1 == "" || r2 == "") ? "?" : \
-                            ((r1 + 0 <= tb + 0 && r2 + 0 <= tb + 0) ? "yes" : "no") " (" r1 "×, " r2 "×)"
-                        figr = (r1 == "" || r2 == "") ? "" : (r1 + 0 > r2 + 0 ? r1 : r2)
-                    }
-                    if (met ~ /^yes/) nmet++
-                    ntarget++
-                    printf "%s %s %s %s\n", J[j], S[s], figr == "" ? "?" : figr, ft > fig
-                    printf "| %s | **scaleppm** | %s | %s-%s | %.1f | **%s** | %s | %s |\n", label, \
-                        ms(med[sp]), ms(lo[sp]), ms(hi[sp]), rss[sp] / 1024, r, target, met
-                    for (p = 1; p <= np; p++) {
-                        k = sj "|" P[p]
-                        if (k in why) {
-                            printf "| | %s | | | | | not timed: %s | |\n", P[p], why[k]
-                            continue
-                        }
-                        printf "| | %s | %s | %s-%s | %.1f | %s | | |\n", P[p], ms(med[k]), \
-                            ms(lo[k]), ms(hi[k]), rss[k] / 1024, x(med[k], fm)
-                    }
-                }
-                print ""
-            }
-            printf "%d of %d\n", nmet, ntarget > sum
-        }' "$wall" "$rss" "$verify"
-}
-
-# peers_floor_row SCALE SIZE BPP JOB RATE: the memory-floor table's row.
-peers_floor_row() {
-    awk -v key="$2|$4|default" -v size="$2" -v job="$4" -v bpp="$3" \
-        -v rate="$5" -v t="$PEERS_TARGET_FLOOR" '
-        $1 == key { m = $3 }
-        END { split(size, d, "x"); w = d[1]; h = d[2]; n = job; gsub(/[a-z]/, "", n)
-              label = job; sub(/[0-9]+$/, " &", label)
-              ow = int((w + n - 1) / n); oh = int((h + n - 1) / n); rd = w * h * bpp
-              if (job ~ /^enlarge/) { ow = w * n; oh = h * n }
-              if (job ~ /^reduce/) rd = oh * w * bpp
-              wr = ow * oh * bpp; fl = (rd + wr) / (2 * rate) * 1e9
-              printf "| %s | %s | %.2f | %.2f | %.2f | %.3f | %.2f | %s |\n", size, label,
-                  m / 1e6, rd / 1e6, wr / 1e6, fl / 1e6, m / fl,
-                  m == 0 ? "? (no scale figure)" : (m / fl <= t) ? "yes" : "no" }' "$1"
-}
-
-# peers_threads_row SCALE SIZE JOB: the thread-scaling table's row.
-peers_threads_row() {
-    awk -v a="$2|$3|1" -v b="$2|$3|2" -v size="$2" \
-        -v label="$(peers_label "$3")" -v t="$PEERS_TARGET_THREADS" '
-        $1 == a { t1 = $3 } $1 == b { t2 = $3 }
-        END { if (t1 == 0 || t2 == 0) {
-                  printf "| %s | %s | %.2f | %.2f | ? | ? (a figure is missing) |\n", size, label, t1 / 1e6, t2 / 1e6
-                  exit }
-              printf "| %s | %s | %.2f | %.2f | %.2f | %s |\n", size, label,
-              t1 / 1e6, t2 / 1e6, t1 / t2, (t1 / t2 >= t) ? "yes" : "no" }' "$1"
-}
-
-# peers_verify_table VERIFY: the verification table's rows, and the list
-# of what was not timed.
-peers_verify_table() {
-    awk -F'\t' 'NR > 1 && $3 != "scaleppm" {
-            label = $2; sub(/[0-9]+$/, " &", label)
-            if ($5 == "equal") what = "equal"
-            else if ($5 == "dims") what = "dimensions differ; " $7
-            else if ($5 == "differs") what = "differs: " $7
-            else if ($5 == "skipped") what = "not run: " substr($12, 5)
-            else what = $5 ": " $7
-            printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, label, $3, $6,
-                what, $4 == "" ? "-" : $4, $9 == "MISMATCH" ? "**MISMATCH**" : $9 }' "$1"
-    printf '\n## Not timed\n\n'
-    awk -F'\t' 'NR > 1 && $12 != "yes" {
-            label = $2; sub(/[0-9]+$/, " &", label)
-            printf "- %s %s, %s: %s\n", $1, label, $3, substr($12, 5); n++ }
-        END { if (!n) print "Nothing: every tool was timed on every job." }' "$1"
-}
-
-# peers_report OUT MEMCPY_RATE SIZE:BPP...: peers.md and peers.png from
-# OUT's peers.csv, peers-scale.csv and peers-verify.tsv.  Without a
-# MEMCPY_RATE (verification failed, nothing timed) only the verification.
+# peers_report OUT MEMCPY_RATES SIZE:BPP...: peers.md and peers.png from
+# OUT's peers.csv, peers-scale.csv and peers-verify.tsv, through spreport;
+# MEMCPY_RATES: sprun --memcpy's rates, comma-separated.  Without them
+# (verification failed, nothing timed) only the verification.
 peers_report() {
-    local out=$1 rate=$2 spec size tmp job tool nr
+    local out=$1 rate=$2 spec job tool cmds size args=()
     shift 2
-    local specs=("$@") sizes=()
-    for spec in "${specs[@]}"; do sizes+=("${spec%%:*}"); done
-    tmp=$(mktemp -d)
+    for spec in "$@"; do args+=(--input "$spec"); done
+    [[ -n $rate ]] && args+=(--memcpy "$rate")
+    size=${1%%:*}
+    cmds=$(mktemp)
+    # The commands as the report shows them, for the first input.
     {
-        printf '# peers: scaleppm against netpbm, libvips, GraphicsMagick and ImageMagick\n\n'
-        if [[ -n $rate ]]; then
-            peers_medians "$out/peers.csv" "size job tool" wall_ns >"$tmp/wall"
-            peers_medians "$out/peers.csv" "size job tool" maxrss_kb >"$tmp/rss"
-            peers_medians "$out/peers-scale.csv" "size job threads_arg" scale_ns >"$tmp/scale"
-            nr=$(awk -F, 'NR > 1 && $4 > r { r = $4 } END { print r + 0 }' "$out/peers.csv")
-            peers_speed_tables "$tmp/wall" "$tmp/rss" "$out/peers-verify.tsv" \
-                "$tmp/fig" "$tmp/summary" "${sizes[@]}" >"$tmp/tables"
-            printf 'scaleppm meets %s targets against the peers (below).\n\n' "$(cat "$tmp/summary")"
-            cat <<EOF
-Each tool does each job as a fresh process, timed by \`sprun\` (wall
-time, CLOCK_MONOTONIC from fork to wait4; peak RSS from wait4's rusage,
-as /usr/bin/time -v reports it) in $nr rounds; in each round every (job,
-tool) pair runs once, the tools of a job in an order rotated by one each
-round. The input is in the page cache (read once before), the output
-goes to tmpfs (/dev/shm) and is removed before each run. scaleppm runs
-with its defaults (no \`-t\`, no \`--io\`). "peak RSS": the median over
-the rounds of each run's peak. Raw rows: peers.csv; the scale
-phase alone: peers-scale.csv; verification: peers-verify.tsv; the
-machine: env.txt.
-
-"× fastest" is a tool's median over the fastest peer's (scaleppm is not
-a peer). Targets (issue 6): sample reduce, scaleppm ≤
-${PEERS_TARGET_REDUCE}× the fastest peer; enlarge, ≤ ${PEERS_TARGET_ENLARGE}× and
-peak RSS ≤ ${PEERS_TARGET_RSS}× the fastest peer's; box, ≤ ${PEERS_TARGET_BOX}× both
-vips shrink and pamscale -reduce N -linear (met? gives both ratios).
-
-EOF
-            cat "$tmp/tables"
-            cat <<EOF
-## The scale phase against the memory floor
-
-scaleppm's scale phase alone (\`--timings=json\`, scale_ns: the time any
-thread was scaling; default threads, median of $nr runs, the output to
-/dev/null, since scaleppm writes one item while it scales the next and a
-write into tmpfs beside it would be timed too) against the memory floor:
-the bytes the job
-must read plus the bytes it writes, moved at 2 × the single-thread memcpy
-rate (a memcpy reads and writes each byte it copies). The memcpy rate,
-by \`sprun --memcpy\` in this run (median of 5 copies of 256 MiB):
-$(awk -v r="$rate" 'BEGIN { printf "%.2f", r / 1e9 }') GB/s. Read: a sampled reduce by N, ceil(H/N) whole rows
-(it touches every cache line of a sampled row for N ≤ 21); enlarge and
-box, the whole raster. Written: the output raster. Target: scale ≤
-${PEERS_TARGET_FLOOR}× floor.
-
-| size | job | scale median ms | read MB | written MB | floor ms | scale ÷ floor | met? |
-|---|---|---:|---:|---:|---:|---:|---|
-EOF
-            for spec in "${specs[@]}"; do
-                for job in "${PEERS_JOBS[@]}"; do
-                    peers_floor_row "$tmp/scale" "${spec%%:*}" "${spec#*:}" "$job" "$rate"
-                done
-            done
-            cat <<EOF
-
-## Thread scaling of the scale phase (enlarge)
-
-Median scale phase with \`-t 1\` and with \`-t 2\` ($nr runs each, in
-alternating order). Target: t1 ÷ t2 ≥ ${PEERS_TARGET_THREADS}.
-
-| size | job | -t 1 ms | -t 2 ms | t1 ÷ t2 | met? |
-|---|---|---:|---:|---:|---|
-EOF
-            for size in "${sizes[@]}"; do
-                for job in enlarge2 enlarge4; do
-                    peers_threads_row "$tmp/scale" "$size" "$job"
-                done
-            done
-            printf '\n'
-        else
-            printf '**Verification failed: nothing was timed.**\n\n'
-        fi
-        cat <<'EOF'
-## Verification
-
-Every tool once a job on each input, its output against scaleppm's:
-dimensions, maxval and raster byte for byte (headers aside); for box the
-largest absolute sample difference. "expected": what the tool owes
-scaleppm there (see the notes); a MISMATCH stops the suite.
-
-| size | job | tool | output | against scaleppm | expected | verdict |
-|---|---|---|---|---|---|---|
-EOF
-        peers_verify_table "$out/peers-verify.tsv"
-        printf '\n## Commands (for %s; IN, OUT)\n\n' "${sizes[0]}"
-        printf '| job | tool | command |\n|---|---|---|\n'
+        printf 'job\ttool\tcommand\n'
         for job in "${PEERS_JOBS[@]}"; do
             for tool in $(peers_tools "$job"); do
-                printf '| %s | %s | %s |\n' "$(peers_label "$job")" "$tool" \
-                    "\`$(peers_command_text "$job" "$tool" "${sizes[0]%x*}" "${sizes[0]#*x}")\`"
+                printf '%s\t%s\t%s\n' "$job" "$tool" "$(peers_command_text \
+                    "$job" "$tool" "${size%x*}" "${size#*x}")"
             done
         done
-        cat <<'EOF'
-
-ImageMagick runs with MAGICK_CONFIGURE_PATH set to a policy.xml that
-lifts Debian's limits (16K pixels a side, 128 Mpixel, 256 MiB of memory)
-and forbids the disk cache. A peer is not timed when its job would not
-fit in 3/4 of the memory available at the start (GraphicsMagick and
-ImageMagick, Q16, hold input and output at 8 bytes a pixel; the outputs
-sit on tmpfs), or when it took over 20× the fastest peer and over 1 s in
-verification.
-
-## Notes: which pixel a sampled reduce keeps
-
-scaleppm keeps (x·N, y·N) on ceil(W/N) × ceil(H/N). Measured on images
-whose samples encode their position:
-
-- vips subsample: (x·N, y·N) on floor(W/N) × floor(H/N): where N does not
-  divide the size, a row or column fewer, the rest equal.
-- vips affine, nearest: (x·N, y·N) on round(W/N) × round(H/N).
-- gm -sample W'xH'!: (x·W/W', y·H/H') truncated: x·N where N divides the
-  size, else a step a little under N, and the columns drift.
-- ImageMagick -sample: ((x + o)·W/W' − ε), o the sample:offset define
-  (default 50%, the block's centre; 0 gives x·N − 1, through the ε), so
-  sample:offset=1 (1%) keeps the top-left pixel for N ≤ 100.
-- pamscale -reduce N -nomix: round(W/N) × round(H/N), and for N not a
-  power of two a floating-point slip takes x·N − 1 for some x (N = 3:
-  columns 0 2 5 8 ...).
-- Box: scaleppm rounds each block's mean to nearest; vips shrink and gm
-  -scale differ from it by at most 1. Where N does not divide the size,
-  the edge blocks are averaged differently (scaleppm: over the pixels that
-  exist), and pamscale, gm and ImageMagick scale by W'/W, not 1/N.
-EOF
-    } >"$out/peers.md"
-    if [[ -n $rate ]]; then
-        peers_plot "$tmp/fig" "$out/peers.png" "${sizes[@]}"
-    fi
-    rm -rf -- "$tmp"
-}
-
-# peers_plot FIG PNG SIZE...: scaleppm's time over the fastest peer's,
-# per job and size (FIG: "JOB SIZE RATIO TARGET" lines), targets marked.
-peers_plot() {
-    local fig=$1 png=$2 dat plot="" i=0 n width
-    shift 2
-    n=$#
-    width=$(awk -v n="$n" 'BEGIN { printf "%.2f", 0.8 / n }')
-    dat=$(mktemp)
-    awk -v sizes="$*" '
-        BEGIN { ns = split(sizes, S, " ") }
-        !($1 in idx) { idx[$1] = ++n; job[n] = $1 }
-        { v[$1, $2] = $3; t[$1] = $4 }
-        END { for (i = 1; i <= n; i++) { j = job[i]; l = j; sub(/[0-9]+$/, " &", l)
-                  printf "%d \"%s\" %s", i - 1, l, t[j]
-                  for (s = 1; s <= ns; s++) printf " %s", ((j, S[s]) in v) ? v[j, S[s]] : "?"
-                  print "" } }' "$fig" >"$dat"
-    local colours=("#4477aa" "#ee6677" "#228833" "#ccbb44")
-    for size in "$@"; do
-        plot+="\"$dat\" using (\$1 - 0.4 + $width * ($i + 0.5)):$((i + 4)) with boxes lc rgb \"${colours[i % 4]}\" title \"$size\", "
-        i=$((i + 1))
-    done
-    gnuplot <<GNUPLOT
-set terminal pngcairo size 1100,550 font ",11"
-set output "$png"
-set datafile missing "?"
-set title "scaleppm's time ÷ the fastest peer's (box: ÷ the faster of vips shrink and pamscale -linear)" noenhanced
-set ylabel "scaleppm ÷ fastest peer (lower is better)"
-set style fill solid 0.8 border -1
-set boxwidth $width
-set grid ytics
-set yrange [0:*]
-set xrange [-0.6:7.6]
-set key below noenhanced
-set xtics ($(awk '{ printf "%s%s %s", (NR > 1) ? ", " : "", $2 " " $3, $1 }' "$dat"))
-plot $plot \
-     "$dat" using (\$1 - 0.45):3:(0.9):(0) with vectors nohead lw 3 lc rgb "black" title "target", \
-     1 with lines lc rgb "gray" dt 2 title "the fastest peer"
-GNUPLOT
-    rm -f -- "$dat"
+    } >"$cmds"
+    spreport peers "${args[@]}" --commands "$cmds" "$out" ||
+        { rm -f -- "$cmds"; peers_die "the report failed"; }
+    rm -f -- "$cmds"
 }

@@ -82,13 +82,15 @@ reference_run() {
         rm -rf "${dest:?}/$name"
         mv "$scratch/$name" "$dest/$name"
     done
+    rm -rf "$scratch"
+    printf '\nThe Sun study on the 1280x1024 image, warm, %d sessions:\n' \
+        "$SP_SESSIONS"
+    sed -n '/^| scale/,/^$/p' "$dest/sun-1280x1024-warm-large/sessions.md"
     printf 'reference: %d folders in %s, %d min %d s\n' "${#names[@]}" \
         "$dest" "$(((SECONDS - t0) / 60))" "$(((SECONDS - t0) % 60))" >&2
-    rm -rf "$scratch"
 }
 
 # sp_sun_sessions_report DIR: DIR's table over its sessions.
 sp_sun_sessions_report() {
-    PYTHONPATH=$ROOT/scripts /usr/bin/python3 -m spreport sun \
-        --sessions "$1" "$1"/session-*
+    spreport sun --quiet --sessions "$1" "$1"/session-*
 }

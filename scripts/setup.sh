@@ -4,7 +4,7 @@
 
 # The packages the build, the tests and the experiments need.
 SP_PACKAGES=(build-essential cmake pkg-config libnetpbm-dev libstb-dev check
-    netpbm libvips-tools graphicsmagick imagemagick gnuplot-nox shellcheck
+    netpbm libvips-tools graphicsmagick imagemagick shellcheck
     python3 python3-numpy python3-matplotlib git valgrind strace clang
     libclang-rt-14-dev)
 

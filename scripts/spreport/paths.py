@@ -9,7 +9,7 @@ import csv
 import sys
 from collections import defaultdict
 
-from spreport.stats import median
+from .stats import median
 
 PATHS = ("read", "mmap", "pread")
 

@@ -18,10 +18,11 @@ repository's root):
       them.
 
 A figure is a number with a decimal point, or a whole number of time or
-a ratio (ms, µs, s, min, %, x, ×): sizes such as 4 KiB are settings.  Outside code, a figure in a paragraph with neither
-mark is an error.  Without --check the generated blocks are rewritten in
-place; with it, nothing is written and any difference, and every figure
-that is not found, is an error (exit 1)."""
+a ratio (ms, µs, s, min, %, x, ×): sizes such as 4 KiB are settings.
+Outside code, a figure in a paragraph with neither mark is an error.
+Without --check the generated blocks are rewritten in place; with it,
+nothing is written and any difference, and every figure that is not
+found, is an error (exit 1)."""
 import os
 import re
 import sys

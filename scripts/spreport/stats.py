@@ -32,6 +32,8 @@ def summarize(xs):
 
 
 def median(xs):
+    """The median of XS (the mean of the middle two when their number is
+    even); ValueError when XS is empty."""
     return summarize(xs).median
 
 
@@ -45,17 +47,24 @@ class Ratio:
 def ratio_bootstrap(a, b, iters=BOOT_ITERS, seed=BOOT_SEED):
     """mean(A)/mean(B) and its 95% interval by the percentile bootstrap:
     ITERS times, resample A and B (each with replacement, its own size)
-    and take the 2.5th and 97.5th percentiles of the resampled ratios."""
+    and take the 2.5th and 97.5th percentiles of the resampled ratios.
+    A resample of B whose mean is not positive has no ratio and is left
+    out.  ValueError when A or B is empty, ITERS < 1 or mean(B) is not a
+    positive number."""
     a = np.asarray(list(a), dtype=float)
     b = np.asarray(list(b), dtype=float)
-    if a.size == 0 or b.size == 0 or iters < 1 or b.mean() <= 0:
+    if a.size == 0 or b.size == 0 or iters < 1 or not b.mean() > 0:
         raise ValueError("ratio of an empty or non-positive sample")
     rng = np.random.Generator(np.random.PCG64(seed))
     ra = a[rng.integers(0, a.size, (iters, a.size))].mean(axis=1)
     rb = b[rng.integers(0, b.size, (iters, b.size))].mean(axis=1)
-    boot = ra / rb
+    keep = rb > 0
+    ratio = float(a.mean() / b.mean())
+    if not keep.any():
+        return Ratio(ratio, ratio, ratio)
+    boot = ra[keep] / rb[keep]
     lo, hi = np.percentile(boot, [2.5, 97.5])
-    return Ratio(float(a.mean() / b.mean()), float(lo), float(hi))
+    return Ratio(ratio, float(lo), float(hi))
 
 
 @dataclass

@@ -1,0 +1,97 @@
+"""spreport's command line: one subcommand a report.
+
+  spreport sun DIR [DIR ...]             each DIR's summary.csv, table1.md,
+                                         figure1.png from its runs.csv
+  spreport sun --sessions OUT S1 S2 ...  OUT/sessions.md, .csv, .png: the
+                                         sessions S1, S2 ... of one case
+  spreport iobench NAME CSV MD PNG       an iobench suite's table, figure
+  spreport durable DIR --filesystem FS   DIR/durable.md
+  spreport peers DIR ...                 DIR/peers.md, peers.png
+  spreport paths CSV MD                  the load paths' tables
+  spreport readme [--check] FILE.md ...  the READMEs' generated blocks,
+                                         and every figure found in its data
+
+Exits 0, 1 after one line on stderr when a report cannot be made, 2 on a
+usage error."""
+import argparse
+import sys
+
+from .tables import ReportError
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="spreport", description=__doc__,
+                                formatter_class=argparse
+                                .RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("sun", help="the Sun 2002 study's table and figure")
+    s.add_argument("--sessions", metavar="OUT",
+                   help="compare the sessions DIR ... into OUT")
+    s.add_argument("dirs", nargs="+", metavar="DIR")
+    s.add_argument("--quiet", action="store_true",
+                   help="do not print the table")
+    s = sub.add_parser("iobench", help="an iobench suite's table, figure")
+    for a in ("name", "csv", "md", "png"):
+        s.add_argument(a, metavar=a.upper())
+    s = sub.add_parser("durable", help="the durable suite's table")
+    s.add_argument("dir", metavar="DIR")
+    s.add_argument("--filesystem", default="?",
+                   help="where the outputs were written, for the text")
+    s = sub.add_parser("peers", help="the peers suite's tables, figure")
+    s.add_argument("dir", metavar="DIR")
+    s.add_argument("--memcpy", metavar="RATE,...",
+                   help="bytes/s of each copy (sprun --memcpy), "
+                   "comma-separated; none: nothing was timed")
+    s.add_argument("--input", action="append", default=[],
+                   metavar="WxH:BPP", help="an input's size and bytes a "
+                   "pixel, in order (repeat)")
+    s.add_argument("--commands", metavar="TSV",
+                   help="job, tool, command lines for the commands table")
+    s = sub.add_parser("paths", help="the load paths' tables")
+    s.add_argument("csv", metavar="CSV")
+    s.add_argument("md", metavar="MD")
+    s = sub.add_parser("readme", help="the READMEs' figures and their data")
+    s.add_argument("--check", action="store_true",
+                   help="write nothing; differences are errors")
+    s.add_argument("files", nargs="+", metavar="FILE.md")
+    return p
+
+
+def run(args):
+    if args.command == "sun":
+        from . import sun
+        if args.sessions:
+            text = sun.sessions(args.sessions, args.dirs)
+        else:
+            text = "".join(sun.report(d) for d in args.dirs)
+        if not args.quiet:
+            sys.stdout.write(text)
+    elif args.command == "iobench":
+        from . import iobench
+        iobench.report(args.name, args.csv, args.md, args.png)
+    elif args.command == "durable":
+        from . import durable
+        durable.report(args.dir, args.filesystem)
+    elif args.command == "peers":
+        from . import peers
+        peers.report(args.dir, args.memcpy, args.input, args.commands)
+    elif args.command == "paths":
+        from . import paths
+        paths.report(args.csv, args.md)
+    elif args.command == "readme":
+        from . import readme
+        return readme.main((["--check"] if args.check else []) + args.files)
+    return 0
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        return run(args)
+    except ReportError as e:
+        print(f"spreport: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
