@@ -89,7 +89,7 @@ sp_status sp_cost_env_open(struct sp_cost_env *env, const char *dir,
     sp_status st;
 
     memset(env, 0, sizeof *env);
-    env->fd_large = env->fd_small = -1;
+    env->fd_large = env->fd_small = env->fd_out = -1;
     env->size = size;
     env->page = (size_t)sysconf(_SC_PAGESIZE);
     /* A fixed threshold: glibc would otherwise raise it after the first
@@ -108,6 +108,8 @@ sp_status sp_cost_env_open(struct sp_cost_env *env, const char *dir,
     st = make_file(dir, size, LARGE_WRITE, env->buf, &env->fd_large);
     if (st == SP_OK)
         st = make_file(dir, size, 4096, env->buf, &env->fd_small);
+    if (st == SP_OK)
+        st = make_file(dir, 0, 4096, env->buf, &env->fd_out);
     if (st != SP_OK)
         sp_cost_env_close(env);
     return st;
@@ -119,10 +121,12 @@ void sp_cost_env_close(struct sp_cost_env *env)
         close(env->fd_large);
     if (env->fd_small >= 0)
         close(env->fd_small);
+    if (env->fd_out >= 0)
+        close(env->fd_out);
     free(env->buf);
     free(env->buf2);
     memset(env, 0, sizeof *env);
-    env->fd_large = env->fd_small = -1;
+    env->fd_large = env->fd_small = env->fd_out = -1;
 }
 
 /* read(): of the cached file into a fresh malloc'd buffer (each page
@@ -145,6 +149,21 @@ static sp_status probe_read(const struct sp_cost_env *env, double *out)
     t2 = sp_cost_now();
     out[0] = (double)(t1 - t0) / (double)env->size;
     out[1] = (double)(t2 - t1) / (double)env->size;
+    return st;
+}
+
+/* write() of the buffer into a file emptied first (ftruncate), as
+ * scaleppm writes its output into a new one: ns a byte. */
+static sp_status probe_write(const struct sp_cost_env *env, double *out)
+{
+    uint64_t t0;
+    sp_status st;
+
+    if (ftruncate(env->fd_out, 0) != 0 || lseek(env->fd_out, 0, SEEK_SET) < 0)
+        return errno;
+    t0 = sp_cost_now();
+    st = sp_sys_write_full(env->fd_out, env->buf, env->size);
+    out[0] = (double)(sp_cost_now() - t0) / (double)env->size;
     return st;
 }
 
@@ -247,6 +266,7 @@ static sp_status probe_anon_release(const struct sp_cost_env *env,
 
 const struct sp_cost_probe sp_cost_probes[] = {
     {{"read_fresh", "read_touched"}, {"ns/byte", "ns/byte"}, probe_read},
+    {{"write_cached"}, {"ns/byte"}, probe_write},
     {{"memcpy"}, {"ns/byte"}, probe_memcpy},
     {{"anon_fault_4k"}, {"ns/fault"}, probe_anon_4k},
     {{"anon_fault_2m", "thp_granted"}, {"ns/region", "share"},

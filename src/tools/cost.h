@@ -23,6 +23,7 @@ struct sp_cost_env {
                            kernel makes them */
     int fd_small;       /* the same bytes written 4 KiB at a time: held
                            in base pages */
+    int fd_out;         /* an empty file to write into */
     unsigned char *buf, *buf2;  /* SIZE bytes each, touched */
 };
 
@@ -36,8 +37,8 @@ struct sp_cost_probe {
 extern const struct sp_cost_probe sp_cost_probes[];
 extern const size_t sp_cost_probe_count;
 
-/* sp_cost_env_open: two unlinked files of SIZE bytes in DIR, cached, and
- * the two buffers.  Returns 0 or an errno value (nothing left open). */
+/* sp_cost_env_open: two unlinked files of SIZE bytes in DIR, cached, an
+ * empty one, and the two buffers.  Returns 0 or an errno value (nothing left open). */
 sp_status sp_cost_env_open(struct sp_cost_env *env, const char *dir,
                            size_t size);
 
