@@ -1,5 +1,6 @@
 /* The cost probes of the copy, the faults and the releases (cost.h); the
- * mappings' probes, the calls' and the kernels' are in cost_map.c. */
+ * mappings' probes, the calls' and the kernels' are in cost_map.c, those
+ * needing a process or threads of their own in cost_run.c. */
 #include "cost.h"
 #include "cost_probe.h"
 
@@ -266,6 +267,9 @@ static sp_status probe_anon_release(const struct sp_cost_env *env,
 
 const struct sp_cost_probe sp_cost_probes[] = {
     {{"read_fresh", "read_touched"}, {"ns/byte", "ns/byte"}, probe_read},
+    {{"read_process"}, {"ns/byte"}, sp_cost_read_process},
+    {{"wake_remote", "switch_local"}, {"ns/wake", "ns/switch"},
+     sp_cost_wake},
     {{"write_cached"}, {"ns/byte"}, probe_write},
     {{"memcpy"}, {"ns/byte"}, probe_memcpy},
     {{"anon_fault_4k"}, {"ns/fault"}, probe_anon_4k},

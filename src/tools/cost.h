@@ -38,7 +38,8 @@ extern const struct sp_cost_probe sp_cost_probes[];
 extern const size_t sp_cost_probe_count;
 
 /* sp_cost_env_open: two unlinked files of SIZE bytes in DIR, cached, an
- * empty one, and the two buffers.  Returns 0 or an errno value (nothing left open). */
+ * empty one, and the two buffers.  Returns 0 or an errno value (nothing
+ * left open). */
 sp_status sp_cost_env_open(struct sp_cost_env *env, const char *dir,
                            size_t size);
 

@@ -1,6 +1,7 @@
-/* cost_probe.h: what cost.c and cost_map.c share: the clock, the fault
- * count, a whole read, and the probes cost_map.c defines for the table in
- * cost.c.  Each probe is as struct sp_cost_probe's FN. */
+/* cost_probe.h: what cost.c, cost_map.c and cost_run.c share: the
+ * clock, the fault count, a whole read, and the probes the other two
+ * define for cost.c's table.  Each probe is as struct sp_cost_probe's
+ * FN. */
 #ifndef SP_COST_PROBE_H
 #define SP_COST_PROBE_H
 
@@ -26,6 +27,9 @@ sp_status sp_cost_madvise_file(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_madvise_call(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_calls(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_thread(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_read_process(const struct sp_cost_env *env,
+                               double *out);
+sp_status sp_cost_wake(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_reduce(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_enlarge(const struct sp_cost_env *env, double *out);
 

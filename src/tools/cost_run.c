@@ -1,0 +1,177 @@
+/* The cost probes that need a process or threads of their own: the read
+ * path's load in a fresh process, and a thread's wake-up (cost.h). */
+#include "cost_probe.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+
+#define WAKES 20
+#define PAUSE_US 2000
+#define SWITCHES 1000
+/* FLUSH: more bytes than a last-level cache holds, written before a
+ * fresh process's read so that it finds the file's pages and its own
+ * memory out of the caches, as a scaleppm run that follows another
+ * does. */
+#define FLUSH ((size_t)64 << 20)
+
+/* child_read: in a child, malloc+read of the cached file, as a fresh
+ * scaleppm process loads it; ns over the pipe P. */
+static void child_read(const struct sp_cost_env *env, int p)
+{
+    unsigned char *flush = malloc(FLUSH), *b;
+    uint64_t t0, dt;
+
+    if (flush == NULL)
+        _exit(1);
+    memset(flush, 1, FLUSH);
+    free(flush);
+    b = malloc(env->size);
+    t0 = sp_cost_now();
+    if (b == NULL || sp_cost_read_all(env->fd_large, b, env->size) != 0)
+        _exit(1);
+    dt = sp_cost_now() - t0;
+    _exit(write(p, &dt, sizeof dt) == (ssize_t)sizeof dt ? 0 : 1);
+}
+
+/* The read path's malloc and read() of the whole file in a process that
+ * has just started: its first large block is a fresh mapping, and its
+ * pages come to it cold; ns a byte. */
+sp_status sp_cost_read_process(const struct sp_cost_env *env, double *out)
+{
+    int p[2], status;
+    uint64_t dt = 0;
+    pid_t pid;
+
+    if (pipe(p) != 0)
+        return errno;
+    pid = fork();
+    if (pid == 0)
+        child_read(env, p[1]);
+    close(p[1]);
+    if (pid < 0 || read(p[0], &dt, sizeof dt) != (ssize_t)sizeof dt) {
+        close(p[0]);
+        if (pid > 0)
+            waitpid(pid, &status, 0);
+        return pid < 0 ? errno : EIO;
+    }
+    close(p[0]);
+    waitpid(pid, &status, 0);
+    out[0] = (double)dt / (double)env->size;
+    return SP_OK;
+}
+
+/* A worker on a CPU of its own (the other CPU when the caller's is
+ * given) that a condition variable wakes, as the gate and the freed
+ * slots of parallel.c wake the study's threads. */
+struct pingpong {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int turn;              /* 1: the worker's, 0: the caller's, -1: quit */
+    uint64_t signalled, woke;
+};
+
+static void *pong(void *arg)
+{
+    struct pingpong *p = arg;
+
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->turn == 0)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->turn < 0)
+            break;
+        p->woke = sp_cost_now();
+        p->turn = 0;
+        pthread_cond_signal(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* ping: hand the turn to the worker and wait for it back, after PAUSE_US
+ * of sleep (an idle CPU goes to sleep: waking it is what is timed). */
+static uint64_t ping(struct pingpong *p, unsigned pause_us)
+{
+    if (pause_us)
+        usleep(pause_us);
+    pthread_mutex_lock(&p->mu);
+    p->signalled = sp_cost_now();
+    p->turn = 1;
+    pthread_cond_signal(&p->cv);
+    while (p->turn == 1)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    return p->woke - p->signalled;
+}
+
+static int start_pong(struct pingpong *p, pthread_t *tid, int same_cpu)
+{
+    int here = sched_getcpu(), err;
+    pthread_attr_t attr;
+    cpu_set_t one;
+
+    CPU_ZERO(&one);
+    CPU_SET(here < 0 ? 0 : here, &one);
+    if (!same_cpu) {
+        cpu_set_t allowed;
+
+        if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+            return -1;
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+            if (cpu != here && CPU_ISSET(cpu, &allowed)) {
+                CPU_ZERO(&one);
+                CPU_SET(cpu, &one);
+                break;
+            }
+    }
+    pthread_attr_init(&attr);
+    (void)pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+    if (same_cpu)
+        (void)sched_setaffinity(0, sizeof one, &one);
+    err = pthread_create(tid, &attr, pong, p);
+    pthread_attr_destroy(&attr);
+    return err;
+}
+
+/* The wake-up of a thread blocked on a condition variable: on another,
+ * idle CPU (signal to running, ns), and a switch to a thread of the same
+ * CPU (ns a switch, from round trips). */
+sp_status sp_cost_wake(const struct sp_cost_env *env, double *out)
+{
+    struct pingpong p = {PTHREAD_MUTEX_INITIALIZER,
+                         PTHREAD_COND_INITIALIZER, 0, 0, 0};
+    cpu_set_t was;
+    pthread_t tid;
+    uint64_t sum = 0, t0;
+
+    (void)env;
+    if (sched_getaffinity(0, sizeof was, &was) != 0 ||
+        start_pong(&p, &tid, 0) != 0)
+        return EAGAIN;
+    for (int i = 0; i < WAKES; i++)
+        sum += ping(&p, PAUSE_US);
+    p.turn = -1;
+    pthread_cond_signal(&p.cv);
+    pthread_join(tid, NULL);
+    out[0] = (double)sum / WAKES;
+    p.turn = 0;
+    if (start_pong(&p, &tid, 1) != 0)
+        return EAGAIN;
+    t0 = sp_cost_now();
+    for (int i = 0; i < SWITCHES; i++)
+        (void)ping(&p, 0);
+    out[1] = (double)(sp_cost_now() - t0) / (2.0 * SWITCHES);
+    pthread_mutex_lock(&p.mu);
+    p.turn = -1;
+    pthread_cond_signal(&p.cv);
+    pthread_mutex_unlock(&p.mu);
+    pthread_join(tid, NULL);
+    (void)sched_setaffinity(0, sizeof was, &was);
+    return SP_OK;
+}
