@@ -43,6 +43,12 @@ extern const size_t sp_cost_probe_count;
 sp_status sp_cost_env_open(struct sp_cost_env *env, const char *dir,
                            size_t size);
 
+/* sp_cost_child: spcost's side of a probe in a process of its own
+ * (spcost --child FD SIZE PIPE): time a read of SIZE bytes of FD into a
+ * fresh block and the faults of another, and write them to PIPE.
+ * Returns 0 or an errno value. */
+sp_status sp_cost_child(int fd, size_t size, int pipe);
+
 /* sp_cost_env_close: close and free what sp_cost_env_open made. */
 void sp_cost_env_close(struct sp_cost_env *env);
 

@@ -5,56 +5,64 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 #define WAKES 20
 #define PAUSE_US 2000
 #define SWITCHES 1000
-/* FLUSH: more bytes than a last-level cache holds, written before a
- * fresh process's read so that it finds the file's pages and its own
- * memory out of the caches, as a scaleppm run that follows another
- * does. */
-#define FLUSH ((size_t)64 << 20)
 
-/* child_read: in a child, malloc+read of the cached file, as a fresh
- * scaleppm process loads it; ns over the pipe P. */
-static void child_read(const struct sp_cost_env *env, int p)
+sp_status sp_cost_child(int fd, size_t size, int p)
 {
-    unsigned char *flush = malloc(FLUSH), *b;
-    uint64_t t0, dt;
+    unsigned char *b, *more;
+    uint64_t t[3];
+    long f0;
 
-    if (flush == NULL)
-        _exit(1);
-    memset(flush, 1, FLUSH);
-    free(flush);
-    b = malloc(env->size);
-    t0 = sp_cost_now();
-    if (b == NULL || sp_cost_read_all(env->fd_large, b, env->size) != 0)
-        _exit(1);
-    dt = sp_cost_now() - t0;
-    _exit(write(p, &dt, sizeof dt) == (ssize_t)sizeof dt ? 0 : 1);
+    t[0] = sp_cost_now();
+    b = malloc(size);
+    if (b == NULL || sp_cost_read_all(fd, b, size) != SP_OK)
+        return EIO;
+    t[0] = sp_cost_now() - t[0];
+    more = malloc(size);
+    if (more == NULL)
+        return ENOMEM;
+    f0 = sp_cost_minflt();
+    t[1] = sp_cost_now();
+    for (size_t i = 0; i < size; i += 4096)
+        more[i] = 1;
+    t[1] = sp_cost_now() - t[1];
+    t[2] = (uint64_t)(sp_cost_minflt() - f0);
+    return write(p, t, sizeof t) == (ssize_t)sizeof t ? SP_OK : EIO;
 }
 
-/* The read path's malloc and read() of the whole file in a process that
- * has just started: its first large block is a fresh mapping, and its
- * pages come to it cold; ns a byte. */
-sp_status sp_cost_read_process(const struct sp_cost_env *env, double *out)
+/* The read path's malloc and read() of the whole file, and first writes
+ * to fresh anonymous pages, in a process just started by exec, as each
+ * scaleppm run is: ns a byte, ns a fault.  (A process just forked pays
+ * less for both.) */
+sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
 {
+    char fd[16], size[24], pw[16];
     int p[2], status;
-    uint64_t dt = 0;
+    uint64_t t[3];
     pid_t pid;
 
     if (pipe(p) != 0)
         return errno;
+    snprintf(fd, sizeof fd, "%d", env->fd_large);
+    snprintf(size, sizeof size, "%zu", env->size);
+    snprintf(pw, sizeof pw, "%d", p[1]);
     pid = fork();
-    if (pid == 0)
-        child_read(env, p[1]);
+    if (pid == 0) {
+        close(p[0]);
+        execl("/proc/self/exe", "spcost", "--child", fd, size, pw,
+              (char *)NULL);
+        _exit(127);
+    }
     close(p[1]);
-    if (pid < 0 || read(p[0], &dt, sizeof dt) != (ssize_t)sizeof dt) {
+    if (pid < 0 || read(p[0], t, sizeof t) != (ssize_t)sizeof t) {
         close(p[0]);
         if (pid > 0)
             waitpid(pid, &status, 0);
@@ -62,7 +70,8 @@ sp_status sp_cost_read_process(const struct sp_cost_env *env, double *out)
     }
     close(p[0]);
     waitpid(pid, &status, 0);
-    out[0] = (double)dt / (double)env->size;
+    out[0] = (double)t[0] / (double)env->size;
+    out[1] = (double)t[1] / (double)(t[2] > 0 ? t[2] : 1);
     return SP_OK;
 }
 

@@ -66,6 +66,9 @@ int main(int argc, char **argv)
     sp_status st;
     int rc = 0;
 
+    if (argc == 5 && strcmp(argv[1], "--child") == 0)
+        return sp_cost_child(atoi(argv[2]), strtoul(argv[3], NULL, 10),
+                             atoi(argv[4])) == SP_OK ? 0 : 1;
     for (int i = 1; i < argc; i++) {
         char *end = "";
 
