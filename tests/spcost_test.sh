@@ -10,8 +10,9 @@ fail=0
     echo "FAIL: header: $(head -n 1 <<<"$out")"
     fail=1
 }
-units=(read_fresh read_touched read_process anon_fault_process wake_remote
-    switch_local write_cached memcpy anon_fault_4k anon_fault_2m thp_granted
+units=(read_fresh read_touched read_process anon_fault_process free_process
+    wake_remote switch_local write_cached memcpy anon_fault_4k anon_fault_2m
+    thp_granted
     madvise_anon free_large file_fault_large file_pages_per_fault_large
     file_fault_page_large file_fault_small file_pages_per_fault_small
     file_fault_page_small madvise_file_large madvise_file_small madvise_call

@@ -14,7 +14,7 @@ UNITS = {
     "syscall": 100.0, "pread1": 200.0, "read_touched": 0.5,
     "anon_fault_process": 1000.0, "anon_fault_4k": 900.0,
     "anon_fault_2m": 50000.0, "mmap_munmap": 3000.0, "read_process": 2.0,
-    "read_fresh": 1.5, "free_large": 70.0, "write_cached": 0.25,
+    "read_fresh": 1.5, "free_large": 70.0, "free_process": 80.0, "write_cached": 0.25,
     "file_fault_large": 4000.0, "file_pages_per_fault_large": 64.0,
     "file_fault_small": 2500.0, "file_pages_per_fault_small": 16.0,
     "madvise_file_large": 11.0, "madvise_file_small": 40.0,
@@ -53,7 +53,7 @@ class Predict(unittest.TestCase):
         load = 6 * 100 + 200 + 8192 * 0.5 + 7 * 1000 + 3000 / 2 + 6144 * 2
         self.assertAlmostEqual(r["load"], load)
         self.assertEqual(load, 25684)
-        self.assertAlmostEqual(r["release"], 2 * 70.0)
+        self.assertAlmostEqual(r["release"], 2 * 80.0)
         self.assertEqual(r["load_faults"], 7 + 2)
 
     def test_total_is_the_phases(self):

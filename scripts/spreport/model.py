@@ -5,7 +5,7 @@ following the code (src/load_*.c, plan.c, item.c, work.c, source_mmap.c,
 image.c).  Nothing here is fitted to the times it predicts.
 
     PYTHONPATH=scripts /usr/bin/python3 -m spreport.model \\
-        --units UNITS.csv --out DIR RUNS_DIR...
+        --units UNITS.csv... --out DIR RUNS_DIR...
 
 writes DIR/model.md, DIR/model.csv and DIR/model.png (model_report.py).
 A prediction is a dict of ns by phase ("load", "scale", "release") and
@@ -33,10 +33,17 @@ LOAD_FIRST_TOUCH = 7
 LOAD_CALLS = 6
 
 
-def read_units(path):
-    """spcost's CSV as {unit: value}."""
-    with open(path, newline="") as f:
-        return {r["unit"]: float(r["value"]) for r in csv.DictReader(f)}
+def read_units(paths):
+    """spcost's CSVs as {unit: value}: a unit's median over the files
+    (spcost run more than once, at different moments of a shared
+    machine)."""
+    from . import stats
+    seen = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                seen.setdefault(r["unit"], []).append(float(r["value"]))
+    return {u: stats.median(v) for u, v in seen.items()}
 
 
 @dataclass
@@ -223,7 +230,7 @@ def predict(units, geo, factor, method, kind="large", threads=10, cpus=2):
         load += raster * u["read_process"]
         out["load_faults"] += -(-raster // PAGE)
         n_in, in_ns, drops_ns = 0, 0.0, 0.0
-        release = -(-raster // PAGE) * u["free_large"]
+        release = -(-raster // PAGE) * u["free_process"]
     else:
         n_in, mapped = input_faults(u, geo, p, factor, kind)
         in_ns = n_in * u["file_fault_" + kind]
@@ -265,7 +272,8 @@ def main(argv=None):
         prog="spreport.model",
         description="Predict the Sun study's phases from spcost's unit "
         "costs and compare with measured runs.")
-    ap.add_argument("--units", required=True, help="spcost's CSV")
+    ap.add_argument("--units", required=True, nargs="+",
+                    help="spcost's CSV; several: each unit's median")
     ap.add_argument("--out", required=True, help="folder for model.*")
     ap.add_argument("--geometry", help="WxH, for runs whose image name "
                     "does not say it")

@@ -45,7 +45,8 @@ sp_status sp_cost_env_open(struct sp_cost_env *env, const char *dir,
 
 /* sp_cost_child: spcost's side of a probe in a process of its own
  * (spcost --child FD SIZE PIPE): time a read of SIZE bytes of FD into a
- * fresh block and the faults of another, and write them to PIPE.
+ * fresh block, the faults of another and the first's free(), and
+ * write them to PIPE.
  * Returns 0 or an errno value. */
 sp_status sp_cost_child(int fd, size_t size, int pipe);
 

@@ -18,7 +18,7 @@
 sp_status sp_cost_child(int fd, size_t size, int p)
 {
     unsigned char *b, *more;
-    uint64_t t[3];
+    uint64_t t[4];
     long f0;
 
     t[0] = sp_cost_now();
@@ -35,18 +35,22 @@ sp_status sp_cost_child(int fd, size_t size, int p)
         more[i] = 1;
     t[1] = sp_cost_now() - t[1];
     t[2] = (uint64_t)(sp_cost_minflt() - f0);
+    t[3] = sp_cost_now();
+    free(b);
+    t[3] = sp_cost_now() - t[3];
     return write(p, t, sizeof t) == (ssize_t)sizeof t ? SP_OK : EIO;
 }
 
-/* The read path's malloc and read() of the whole file, and first writes
- * to fresh anonymous pages, in a process just started by exec, as each
- * scaleppm run is: ns a byte, ns a fault.  (A process just forked pays
+/* The read path's malloc and read() of the whole file, first writes to
+ * fresh anonymous pages, and the free() of the block read into, in a
+ * process just started by exec, as each scaleppm run is: ns a byte, ns a
+ * fault, ns a page.  (A process just forked pays
  * less for both.) */
 sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
 {
     char fd[16], size[24], pw[16];
     int p[2], status;
-    uint64_t t[3];
+    uint64_t t[4];
     pid_t pid;
 
     if (pipe(p) != 0)
@@ -72,6 +76,7 @@ sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
     waitpid(pid, &status, 0);
     out[0] = (double)t[0] / (double)env->size;
     out[1] = (double)t[1] / (double)(t[2] > 0 ? t[2] : 1);
+    out[2] = (double)t[3] / (double)((env->size + 4095) / 4096);
     return SP_OK;
 }
 
