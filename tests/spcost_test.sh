@@ -33,6 +33,9 @@ for u in "${units[@]}"; do
     }
 done
 n=$(($(grep -c . <<<"$out") - 1))
-((n == ${#units[@]})) || { echo "FAIL: $n units, expected ${#units[@]}"; fail=1; }
+((n == ${#units[@]})) || {
+    echo "FAIL: $n units, expected ${#units[@]}"
+    fail=1
+}
 ((fail == 0)) && echo "spcost: ${#units[@]} units, all positive"
 exit "$fail"

@@ -102,7 +102,8 @@ def folder_table(rows):
         cells = ["%s → %s" % (us(r["meas_%s_%s" % (ph, m)]),
                               us(r["pred_%s_%s" % (ph, m)]))
                  for m in METHODS for ph in PHASES]
-        out.append("| %d | %s | %.2f (%.2f, %.2f–%.2f) | %.2f | %+.0f%% |" % (
+        fmt = "| %d | %s | %.2f (%.2f, %.2f–%.2f) | %.2f | %+.0f%% |"
+        out.append(fmt % (
             r["scale"], " | ".join(cells), r["ratio_meas"], r["ratio_mean"],
             r["ratio_lo"], r["ratio_hi"], r["ratio_pred"],
             100 * r["ratio_err"]))
@@ -168,10 +169,11 @@ def sun_pages(n):
 
 
 def sun_2002(table=None):
-    """Solve Table 1 (or TABLE, {factor: (read s, mmap s)}) for the three costs of the same model: read's fixed
-    cost A (copy + zero-fill + free), mmap's cost M a page it touches
-    (fault + madvise + munmap), and the loop's cost S an output pixel:
-    read = A + S P(N), mmap = M pages(N) + S P(N), least squares."""
+    """Solve Table 1 (or TABLE, {factor: (read s, mmap s)}) for the
+    three costs of the same model: read's fixed cost A (copy + zero-fill
+    + free), mmap's cost M a page it touches (fault + madvise + munmap),
+    and the loop's cost S an output pixel: read = A + S P(N), mmap =
+    M pages(N) + S P(N), least squares."""
     table = table or SUN_2002
     ns = sorted(table)
     px = [len(range(0, 1024, n)) * len(range(0, 1280, n)) for n in ns]
