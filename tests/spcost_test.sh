@@ -11,9 +11,8 @@ fail=0
     fail=1
 }
 units=(read_fresh read_touched read_process anon_fault_process free_process
-    wake_remote switch_local write_cached memcpy anon_fault_4k anon_fault_2m
-    thp_granted
-    madvise_anon free_large file_fault_large file_pages_per_fault_large
+    cpus wake_remote switch_local write_cached memcpy anon_fault_4k
+    anon_fault_2m thp_granted madvise_anon free_large file_fault_large file_pages_per_fault_large
     file_fault_page_large file_fault_small file_pages_per_fault_small
     file_fault_page_small madvise_file_large madvise_file_small madvise_call
     madvise_call_shared syscall pread1 mmap_munmap thread reduce2_px

@@ -178,7 +178,7 @@ def scale_ns(units, geo, p, factor, faults_in_ns, drops_ns, cpus):
     prepare = units["mmap_munmap"] / 2
     if p.chunk * p.slots >= HUGE:
         prepare += units["syscall"]
-    cores = min(cpus, p.threads)
+    cores = max(1.0, min(cpus, p.threads))
     if p.items > p.slots:
         k_item = kernel / p.items
         if units["write_cached"] * p.chunk * p.times >= k_item:
@@ -213,10 +213,15 @@ def drops(p, factor, stride, off, length):
     return out, dropped
 
 
-def predict(units, geo, factor, method, kind="large", threads=10, cpus=2):
+def predict(units, geo, factor, method, kind="large", threads=10,
+            cpus=None):
     """The ns of each phase of one run of METHOD ("read" or "mmap") at
     FACTOR on a W x H image (GEO) whose file the page cache holds in
-    KIND ("large" folios or "small" pages)."""
+    KIND ("large" folios or "small" pages), THREADS threads sharing CPUS
+    CPUs (default: the share spcost measured, "cpus": on a shared
+    machine, what the process gets of them)."""
+    if cpus is None:
+        cpus = units.get("cpus", 1.0)
     w, h = geo
     stride, off = w * PIXEL, header_bytes(w, h)
     raster, length = stride * h, stride * h + header_bytes(w, h)
@@ -277,8 +282,9 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="folder for model.*")
     ap.add_argument("--geometry", help="WxH, for runs whose image name "
                     "does not say it")
-    ap.add_argument("--cpus", type=int, default=os.cpu_count() or 1,
-                    help="CPUs the runs had (default: this machine's)")
+    ap.add_argument("--cpus", type=float,
+                    help="CPUs the runs had (default: spcost's cpus, "
+                    "the share of the CPUs the process got)")
     ap.add_argument("runs", nargs="+", help="folders holding runs.csv")
     a = ap.parse_args(argv)
     units = read_units(a.units)

@@ -269,6 +269,7 @@ const struct sp_cost_probe sp_cost_probes[] = {
     {{"read_fresh", "read_touched"}, {"ns/byte", "ns/byte"}, probe_read},
     {{"read_process", "anon_fault_process", "free_process"},
      {"ns/byte", "ns/fault", "ns/page"}, sp_cost_process},
+    {{"cpus"}, {"cpus"}, sp_cost_cpus},
     {{"wake_remote", "switch_local"}, {"ns/wake", "ns/switch"},
      sp_cost_wake},
     {{"write_cached"}, {"ns/byte"}, probe_write},

@@ -16,6 +16,10 @@
 
 /* The scaleppm workers' stack (parallel.c). */
 #define STACK ((size_t)512 * 1024)
+/* DROP_BLOCK: the input the scale gives back at once, about (an item's
+ * rows of the study's image, by 2 to 8), in large enough blocks that
+ * the call's own cost (sp_cost_madvise_call) is a small part. */
+#define DROP_BLOCK ((size_t)256 << 10)
 #define CALLS 1000
 #define THREADS 20
 #define ROW_PX 1280  /* the study's image's width */
@@ -91,8 +95,10 @@ sp_status sp_cost_file_fault_small(const struct sp_cost_env *env,
     return file_fault(env, env->fd_small, out);
 }
 
-/* madvise(MADV_DONTNEED) of a whole mapping whose every page is mapped,
- * then munmap: ns a page, large folios and base pages. */
+/* madvise(MADV_DONTNEED) of a mapping whose every page is mapped, in
+ * blocks of DROP_BLOCK as the scale gives its input back (a large folio
+ * mapped whole is split on the first), then munmap: ns a page, large
+ * folios and base pages. */
 sp_status sp_cost_madvise_file(const struct sp_cost_env *env, double *out)
 {
     int fds[2] = {env->fd_large, env->fd_small};
@@ -106,7 +112,11 @@ sp_status sp_cost_madvise_file(const struct sp_cost_env *env, double *out)
             return st;
         (void)touch_all(env, m);
         t0 = sp_cost_now();
-        (void)madvise((void *)m, env->size, MADV_DONTNEED);
+        for (size_t at = 0; at < env->size; at += DROP_BLOCK)
+            (void)madvise((void *)(m + at), env->size - at < DROP_BLOCK
+                                                ? env->size - at
+                                                : DROP_BLOCK,
+                          MADV_DONTNEED);
         munmap((void *)m, env->size);
         out[k] = (double)(sp_cost_now() - t0) /
                  (double)(env->size / env->page);

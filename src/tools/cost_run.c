@@ -1,5 +1,6 @@
 /* The cost probes that need a process or threads of their own: the read
- * path's load in a fresh process, and a thread's wake-up (cost.h). */
+ * path's load in a fresh process, a thread's wake-up, and the CPUs the
+ * process gets (cost.h). */
 #include "cost_probe.h"
 
 #include <errno.h>
@@ -9,8 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#define SPIN_NS 20000000  /* how long the CPU-share probe's threads spin */
+#define SPINNERS_MAX 64
 #define WAKES 20
 #define PAUSE_US 2000
 #define SWITCHES 1000
@@ -188,4 +192,44 @@ sp_status sp_cost_wake(const struct sp_cost_env *env, double *out)
     pthread_join(tid, NULL);
     (void)sched_setaffinity(0, sizeof was, &was);
     return SP_OK;
+}
+
+static void *spin_for(void *arg)
+{
+    double *cpu = arg;
+    struct timespec c;
+    uint64_t t0 = sp_cost_now();
+
+    while (sp_cost_now() - t0 < SPIN_NS)
+        ;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+    *cpu = (double)c.tv_sec * 1e9 + (double)c.tv_nsec;
+    return NULL;
+}
+
+/* The CPUs this process gets on a shared machine: a busy thread an
+ * online CPU for SPIN_NS, their CPU time over the wall time (the
+ * number of CPUs when nobody else runs; less while others do). */
+sp_status sp_cost_cpus(const struct sp_cost_env *env, double *out)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    pthread_t tid[SPINNERS_MAX];
+    double cpu[SPINNERS_MAX] = {0}, sum = 0;
+    uint64_t t0 = sp_cost_now();
+    long started = 0;
+
+    (void)env;
+    if (n < 1)
+        n = 1;
+    if (n > SPINNERS_MAX)
+        n = SPINNERS_MAX;
+    while (started < n &&
+           pthread_create(&tid[started], NULL, spin_for, &cpu[started]) == 0)
+        started++;
+    for (long i = 0; i < started; i++) {
+        pthread_join(tid[i], NULL);
+        sum += cpu[i];
+    }
+    out[0] = sum / (double)(sp_cost_now() - t0);
+    return started > 0 ? SP_OK : EAGAIN;
 }
