@@ -126,6 +126,22 @@ class Report(unittest.TestCase):
                                r["ratio_pred"] / 4.0 - 1)
         self.assertTrue(r["modelled"])
 
+    def test_worst_phase(self):
+        # Predicted 2.0 (1000/500), measured 4.0: mmap's scale, measured
+        # in place of predicted, gives 1000/250 exactly; its release
+        # would make it worse (1000/750).
+        r = {"ratio_meas": 4.0, "ratio_err": -0.5}
+        for m, ph, pred, meas in [
+                ("read", "load", 800, 810), ("read", "scale", 100, 100),
+                ("read", "release", 100, 100), ("mmap", "load", 10, 10),
+                ("mmap", "scale", 390, 140), ("mmap", "release", 100, 350)]:
+            r["pred_%s_%s" % (ph, m)] = pred
+            r["meas_%s_%s" % (ph, m)] = meas
+        r["pred_total_read"], r["pred_total_mmap"] = 1000, 500
+        found, err = model_report.worst_phase(r)
+        self.assertEqual(found, ("scale", "mmap"))  # 1000/250 = 4.0
+        self.assertAlmostEqual(err, 0.0)
+
     def test_sun_pages(self):
         # One byte a pixel: 1310720 bytes, 160 pages of 8 KiB.
         self.assertEqual(model_report.sun_pages(2), 160)
