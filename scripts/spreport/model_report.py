@@ -249,21 +249,27 @@ def sun_section(units):
                 units["file_pages_per_fault_small"],
                 units["reduce2_px"]), "",
             "Plausible?  The per-byte cost is of the order a late-1990s "
-            "workstation's memory copy allows (a few tens of MB/s to a few "
-            "hundred: an assumption here, not a measured figure), once "
-            "zero-filling 480 fresh 8 KiB pages is added.  The per-pixel "
-            "cost fits the seed's unoptimised loop, which divides twice a "
-            "pixel.  The per-page cost of the mmap path is the doubtful "
+            "workstation's memory copy allows (tens to a few hundred "
+            "MB/s: an assumption here, not a measured figure) once the "
+            "zero-fill of 480 fresh 8 KiB pages is added to the copy.  The "
+            "per-pixel cost fits the seed's unoptimised loop, which "
+            "divides twice a pixel.  The per-page cost is the doubtful "
             "one: %.0f µs is far more than a minor fault on a cached page "
-            "costs even at 296 MHz, unless the pages were not cached "
-            "(major faults), or each run loaded more than once.  The "
-            "fit's ratios match Table 1's to within the table's two "
-            "digits only where the three costs can explain it: the "
-            "read-minus-mmap difference Table 1 shows is nearly constant "
-            "(%.2f, %.2f, %.2f, %.2f s), as the model says it must be "
-            "when mmap reads nearly the same pages at every factor." % (
-                fault_us, *[SUN_2002[n][0] - SUN_2002[n][1]
-                            for n in sorted(SUN_2002)])]
+            "costs even at 296 MHz.  The table cannot tell it from a cost "
+            "the mmap path pays once whatever the factor, because the "
+            "seed's loop reads nearly the same pages at every factor "
+            "(%s): mmap's fixed part, %.0f ms a run, could be faults that "
+            "waited for the disk (the seed does not say its cache was "
+            "warm) or the mapping's set-up and release.  Read minus mmap "
+            "in Table 1 is nearly constant (%s s), as the model says it "
+            "must be; the fit misses Table 1's ratios by at most %.0f%%." % (
+                fault_us,
+                ", ".join(str(sun_pages(n)) for n in sorted(SUN_2002)),
+                m * sun_pages(2) / k * 1e3,
+                ", ".join("%.2f" % (SUN_2002[n][0] - SUN_2002[n][1])
+                          for n in sorted(SUN_2002)),
+                100 * max(abs(fit[n] / SUN_RATIOS[n] - 1)
+                          for n in SUN_RATIOS))]
     return out
 
 
