@@ -9,7 +9,13 @@ image.c).  Nothing here is fitted to the times it predicts.
 
 writes DIR/model.md, DIR/model.csv and DIR/model.png (model_report.py).
 A prediction is a dict of ns by phase ("load", "scale", "release") and
-of the counts it rests on (faults, madvise calls)."""
+of the counts it rests on (faults, madvise calls).
+
+Units spcost measures that no phase uses, kept as checks on the others:
+thread (the threads start before the gate opens, outside every timed
+phase), read_fresh and anon_fault_4k (the same in a long-running
+process: read_process and anon_fault_process are what a run pays),
+memcpy, madvise_anon, free_large and file_fault_page_*."""
 import argparse
 import csv
 import math

@@ -7,7 +7,10 @@
  * VALUE the median of REPS measurements (MIN and MAX theirs).  The files
  * (SIZE bytes, the study's raster by default) are made in DIR (default
  * $TMPDIR or /tmp), unlinked at once.  --quick: 3 repeats of 1 MiB, for
- * the tests.  Exits 1, with a line on stderr, when a probe fails. */
+ * the tests.  Exits 1, with a line on stderr, when a probe fails.
+ *   spcost --child FD SIZE PIPE
+ * is spcost's own: the side of a probe that runs in a process just
+ * exec'd (sp_cost_child). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
