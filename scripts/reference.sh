@@ -66,11 +66,26 @@ reference_run() {
     seed_base=$order_seed
     printf 'reference run into %s (tree %s); each step logs to %s\n' \
         "$dest" "$(sp_tree_state)" "$scratch" >&2
+    # The cost model's unit costs: measured before, between and after the
+    # two warm 1280x1024 folders it is compared with (a shared machine's
+    # costs drift; the model takes each unit's median over the three).
+    mkdir -p "$scratch/model"
+    local spcost=("$bin/src/spcost") units=0
+    ((quick)) && spcost+=(--quick)
     for spec in "${SP_REFERENCE_SUN[@]}"; do
+        if ((units < 3)); then
+            units=$((units + 1))
+            reference_step "model units $units" "${spcost[@]}"
+            cp "$scratch/model units $units.log" \
+                "$scratch/model/units-$units.csv"
+        fi
         # shellcheck disable=SC2086  # the spec's words are the arguments
         reference_sun $spec
         names+=("${spec%% *}")
     done
+    reference_step model spreport model --units "$scratch"/model/units-*.csv \
+        --out "$scratch/model" "$scratch"/sun-1280x1024-warm-*/session-*
+    names+=(model)
     for name in "${iobench_suites[@]}" paths durable peers; do
         local args=(--bin "$bin" --suite "$name" --out "$scratch/$name")
         ((quick)) && args+=(--quick)

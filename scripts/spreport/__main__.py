@@ -10,6 +10,9 @@
   spreport paths CSV MD                  the load paths' tables
   spreport readme [--check] FILE.md ...  the READMEs' generated blocks,
                                          and every figure found in its data
+  spreport model --units CSV... --out DIR RUNS_DIR...
+                                         the cost model against the runs
+                                         (model.py's options)
 
 Exits 0, 1 after one line on stderr when a report cannot be made, 2 on a
 usage error."""
@@ -85,6 +88,10 @@ def run(args):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["model"]:
+        from . import model
+        return model.main(argv[1:])
     args = parser().parse_args(argv)
     try:
         return run(args)

@@ -1,0 +1,305 @@
+"""The cost model of the Sun study's runs: load, scale and release of the
+read and the mmap path, predicted from unit costs that spcost measures
+apart from the runs (src/tools/spcost.c) and from the image's geometry,
+following the code (src/load_*.c, plan.c, item.c, work.c, source_mmap.c,
+image.c).  Nothing here is fitted to the times it predicts.
+
+    PYTHONPATH=scripts /usr/bin/python3 -m spreport.model \\
+        --units UNITS.csv... --out DIR RUNS_DIR...
+
+writes DIR/model.md, DIR/model.csv and DIR/model.png (model_report.py).
+A prediction is a dict of ns by phase ("load", "scale", "release") and
+of the counts it rests on (faults, madvise calls).
+
+Units spcost measures that no phase uses, kept as checks on the others:
+thread (the threads start before the gate opens, outside every timed
+phase), read_fresh and anon_fault_4k (the same in a long-running
+process: read_process and anon_fault_process are what a run pays),
+memcpy, madvise_anon, free_large and file_fault_page_*."""
+import argparse
+import csv
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass
+
+PAGE = 4096
+HUGE = 2 << 20           # a transparent huge page (plan.c, source_mmap.c)
+CHUNK = 512 * 1024       # SP_CHUNK: output bytes an item (job.h)
+DEPTH = 2                # SP_RUN_DEPTH: slots a thread (parallel.h)
+PIXEL = 3                # bytes a pixel: 8-bit RGB
+HEADER_BLOCK = 8192      # the header reader's first pread (load_backend.h)
+# The anonymous pages a process first touches during the load whatever
+# the path (the header reader's stack block and stdio's buffers): a count
+# read off the mmap path's load faults, not a time.
+LOAD_FIRST_TOUCH = 7
+# System calls of the load both paths make: open, fstat, lseek, fstat,
+# close, and one more each (read: lseek; mmap: fcntl's dup).
+LOAD_CALLS = 6
+
+
+def read_units(paths):
+    """spcost's CSVs as {unit: value}: a unit's median over the files
+    (spcost run more than once, at different moments of a shared
+    machine)."""
+    from . import stats
+    seen = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                seen.setdefault(r["unit"], []).append(float(r["value"]))
+    return {u: stats.median(v) for u, v in seen.items()}
+
+
+@dataclass
+class Plan:
+    """plan.c's sp_plan for a PNM output (chunked)."""
+    ow: int
+    oh: int
+    orow: int
+    rows: int
+    times: int
+    chunk_rows: int
+    items: int
+    threads: int
+    slots: int
+    chunk: int
+
+
+def make_plan(w, h, factor, threads):
+    n = abs(factor)
+    if factor > 0:
+        ow, oh = w * n, h * n
+    else:
+        ow, oh = -(-w // n), -(-h // n)
+    orow = ow * PIXEL
+    unit = factor if factor > 1 else 1
+    share = -(-oh // threads)
+    share = -(-share // unit) * unit
+    rows = CHUNK // orow
+    if rows >= unit:
+        rows -= rows % unit
+    elif orow <= CHUNK // unit * 4:
+        rows = unit
+    elif rows == 0:
+        rows = 1
+    rows = min(rows, share)
+    times = factor if factor > 1 and rows % factor == 0 else 1
+    items = -(-oh // rows)
+    used = min(threads, items)
+    return Plan(ow, oh, orow, rows, times, rows // times, items, used,
+                used * DEPTH, ow * (rows // times) * PIXEL)
+
+
+def default_grain(length):
+    """source_mmap.c's default_grain."""
+    grain = HUGE
+    while grain // 2 >= PAGE and grain > length // 64:
+        grain //= 2
+    return grain
+
+
+def header_bytes(w, h):
+    return len("P6\n%d %d\n255\n" % (w, h))
+
+
+def lerp(units, name, n):
+    """A kernel's cost at factor N from its cost at 2 and at 8 (spcost
+    measures those two), linear in N, held at the ends."""
+    a, b = units[name % 2], units[name % 8]
+    t = min(max((n - 2) / 6.0, 0.0), 1.0)
+    return a + (b - a) * t
+
+
+def input_rows(p, factor, h):
+    """The source rows the scale reads (item.c): one in N for a reduce,
+    all of them for an enlarge."""
+    if factor < -1:
+        return range(0, min(p.oh * -factor, h), -factor)
+    return range(h)
+
+
+def input_faults(units, geo, p, factor, kind):
+    """mmap: the faults of the input's first reads, and the pages they
+    map: a fault maps the aligned window of pages_per_fault pages (the
+    fault-around, or a large folio) around it."""
+    w, h = geo
+    stride, off = w * PIXEL, header_bytes(w, h)
+    per = max(1, round(units["file_pages_per_fault_" + kind]))
+    windows, pages = set(), set()
+    for y in input_rows(p, factor, h):
+        first = (off + y * stride) // PAGE
+        last = (off + (y + 1) * stride - 1) // PAGE
+        for pg in range(first, last + 1):
+            windows.add(pg // per)
+    file_pages = -(-(off + stride * h) // PAGE)
+    for win in windows:
+        pages.update(range(win * per, min((win + 1) * per, file_pages)))
+    return len(windows), pages
+
+
+def chunk_faults(units, p):
+    """The faults of the chunks the items are scaled into (plan.c's one
+    mapping, on huge pages from 2 MiB): each item its own slot while
+    there are slots for all, else every slot in use.  Returns the count
+    and their ns."""
+    used = p.chunk_rows * p.orow
+    n_used = min(p.items, p.slots)
+    if p.items > p.slots:
+        used = p.chunk
+    total = p.chunk * p.slots
+    if total >= HUGE:
+        last = (n_used - 1) * p.chunk + used
+        regions = -(-last // HUGE)
+        return regions, regions * units["anon_fault_2m"]
+    pages = set()
+    for s in range(n_used):
+        a = s * p.chunk
+        pages.update(range(a // PAGE, (a + used - 1) // PAGE + 1))
+    return len(pages), len(pages) * units["anon_fault_process"]
+
+
+def scale_ns(units, geo, p, factor, faults_in_ns, drops_ns, cpus):
+    """The scale phase (work.c): the prepare's mapping, then the time any
+    thread scales an item.
+
+    While there is a slot for every item, the caller's thread scales from
+    the gate's opening; the other CPUs' threads join it once woken
+    (wake_remote: those CPUs sat idle), and each item in turn costs a
+    switch to the thread that takes it.  The work the cores share while
+    items are scaled: the kernels, the chunks' and the input's first
+    faults, the writes of the items the finisher writes meanwhile, and
+    (mmap) the pages it gives back (DROPS_NS).  Past that, an item waits
+    for a slot the writer frees; when writing an item takes longer than
+    scaling one, the items after the first slots' are scaled one at a
+    time."""
+    w, h = geo
+    n = abs(factor)
+    if factor < -1:
+        kernel = p.oh * p.ow * lerp(units, "reduce%d_px", n)
+    else:
+        kernel = h * p.orow * lerp(units, "enlarge%d_byte", n)
+    n_chunk, chunk_ns = chunk_faults(units, p)
+    prepare = units["mmap_munmap"] / 2
+    if p.chunk * p.slots >= HUGE:
+        prepare += units["syscall"]
+    cores = max(1.0, min(cpus, p.threads))
+    if p.items > p.slots:
+        k_item = kernel / p.items
+        if units["write_cached"] * p.chunk * p.times >= k_item:
+            first = p.slots / p.items
+            work = (p.slots * k_item + chunk_ns + faults_in_ns * first)
+            return n_chunk, prepare + work / cores + (
+                (p.items - p.slots) * k_item + faults_in_ns * (1 - first))
+        return n_chunk, prepare + (kernel + chunk_ns + faults_in_ns) / cores
+    work = (kernel + chunk_ns + faults_in_ns + drops_ns +
+            p.oh * p.orow * units["write_cached"] +
+            p.items * units["switch_local"])
+    late = (cores - 1) * units["wake_remote"]
+    if cores > 1 and work > units["wake_remote"]:
+        return n_chunk, prepare + (work + late) / cores
+    return n_chunk, prepare + work
+
+
+def drops(p, factor, stride, off, length):
+    """source_mmap.c's done_before after each item but the last (work.c's
+    write_item): the [from, to) byte ranges given back during the run."""
+    grain, dropped, out = default_grain(length), 0, []
+    for i in range(p.items - 1):
+        y1 = (i + 1) * p.rows
+        if y1 >= p.oh:
+            break
+        first = y1 // factor if factor > 1 else y1 * -factor
+        end = min(off + first * stride, length)
+        end -= end % grain
+        if end > dropped:
+            out.append((dropped, end))
+            dropped = end
+    return out, dropped
+
+
+def predict(units, geo, factor, method, kind="large", threads=10,
+            cpus=None):
+    """The ns of each phase of one run of METHOD ("read" or "mmap") at
+    FACTOR on a W x H image (GEO) whose file the page cache holds in
+    KIND ("large" folios or "small" pages), THREADS threads sharing CPUS
+    CPUs (default: the share spcost measured, "cpus": on a shared
+    machine, what the process gets of them)."""
+    if cpus is None:
+        cpus = units.get("cpus", 1.0)
+    w, h = geo
+    stride, off = w * PIXEL, header_bytes(w, h)
+    raster, length = stride * h, stride * h + header_bytes(w, h)
+    p = make_plan(w, h, factor, threads)
+    u = units
+    load = (LOAD_CALLS * u["syscall"] + u["pread1"] +
+            HEADER_BLOCK * u["read_touched"] +
+            LOAD_FIRST_TOUCH * u["anon_fault_process"] + u["mmap_munmap"] / 2)
+    out = {"plan": p, "load_faults": LOAD_FIRST_TOUCH, "drop_calls": 0}
+    if method == "read":
+        load += raster * u["read_process"]
+        out["load_faults"] += -(-raster // PAGE)
+        n_in, in_ns, drops_ns = 0, 0.0, 0.0
+        release = -(-raster // PAGE) * u["free_process"]
+    else:
+        n_in, mapped = input_faults(u, geo, p, factor, kind)
+        in_ns = n_in * u["file_fault_" + kind]
+        ranges, dropped = drops(p, factor, stride, off, length)
+        per_page = u["madvise_file_" + kind]
+        release = 0.0
+        for a, b in ranges:
+            held = sum(1 for pg in range(a // PAGE, b // PAGE)
+                       if pg in mapped)
+            release += u["madvise_call_shared"] + held * per_page
+        drops_ns = release
+        rest = sum(1 for pg in mapped if pg * PAGE >= dropped)
+        release += (u["madvise_call"] + rest * per_page +
+                    u["mmap_munmap"] / 2 + u["syscall"])
+        out["drop_calls"] = len(ranges)
+    n_chunk, scale = scale_ns(u, geo, p, factor, in_ns, drops_ns, cpus)
+    out.update(load=load, scale=scale, release=release,
+               total=load + scale + release,
+               scale_faults=n_chunk + n_in, input_faults=n_in)
+    return out
+
+
+def geometry_of(name):
+    """W, H from an image's name (sun1280x1024.ppm, gen12000x10000.ppm),
+    or None."""
+    m = re.search(r"(\d+)x(\d+)", name)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def read_runs(folder):
+    """A folder's runs.csv as a list of dicts."""
+    with open(os.path.join(folder, "runs.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def main(argv=None):
+    from . import model_report
+    ap = argparse.ArgumentParser(
+        prog="spreport.model",
+        description="Predict the Sun study's phases from spcost's unit "
+        "costs and compare with measured runs.")
+    ap.add_argument("--units", required=True, nargs="+",
+                    help="spcost's CSV; several: each unit's median")
+    ap.add_argument("--out", required=True, help="folder for model.*")
+    ap.add_argument("--geometry", help="WxH, for runs whose image name "
+                    "does not say it")
+    ap.add_argument("--cpus", type=float,
+                    help="CPUs the runs had (default: spcost's cpus, "
+                    "the share of the CPUs the process got)")
+    ap.add_argument("runs", nargs="+", help="folders holding runs.csv")
+    a = ap.parse_args(argv)
+    units = read_units(a.units)
+    forced = geometry_of(a.geometry) if a.geometry else None
+    os.makedirs(a.out, exist_ok=True)
+    rows = model_report.compare(units, a.runs, forced, a.cpus)
+    model_report.write_all(a.out, units, rows, a.units)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

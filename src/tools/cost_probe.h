@@ -1,0 +1,36 @@
+/* cost_probe.h: what cost.c, cost_map.c and cost_run.c share: the
+ * clock, the fault count, a whole read, and the probes the other two
+ * define for cost.c's table.  Each probe is as struct sp_cost_probe's
+ * FN. */
+#ifndef SP_COST_PROBE_H
+#define SP_COST_PROBE_H
+
+#include <stdint.h>
+
+#include "cost.h"
+
+/* sp_cost_now: CLOCK_MONOTONIC in ns. */
+uint64_t sp_cost_now(void);
+
+/* sp_cost_minflt: the calling thread's minor faults so far. */
+long sp_cost_minflt(void);
+
+/* sp_cost_read_all: LEN bytes of FD from its start into BUF by read().
+ * Returns 0, an errno value, or EIO for a file shorter than LEN. */
+sp_status sp_cost_read_all(int fd, unsigned char *buf, size_t len);
+
+sp_status sp_cost_file_fault_large(const struct sp_cost_env *env,
+                                   double *out);
+sp_status sp_cost_file_fault_small(const struct sp_cost_env *env,
+                                   double *out);
+sp_status sp_cost_madvise_file(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_madvise_call(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_calls(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_thread(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_process(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_cpus(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_wake(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_reduce(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_enlarge(const struct sp_cost_env *env, double *out);
+
+#endif

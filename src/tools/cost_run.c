@@ -1,0 +1,235 @@
+/* The cost probes that need a process or threads of their own: the read
+ * path's load in a fresh process, a thread's wake-up, and the CPUs the
+ * process gets (cost.h). */
+#include "cost_probe.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPIN_NS 20000000  /* how long the CPU-share probe's threads spin */
+#define SPINNERS_MAX 64
+#define WAKES 20
+#define PAUSE_US 2000
+#define SWITCHES 1000
+
+sp_status sp_cost_child(int fd, size_t size, int p)
+{
+    unsigned char *b, *more;
+    uint64_t t[4];
+    long f0;
+
+    t[0] = sp_cost_now();
+    b = malloc(size);
+    if (b == NULL || sp_cost_read_all(fd, b, size) != SP_OK)
+        return EIO;
+    t[0] = sp_cost_now() - t[0];
+    more = malloc(size);
+    if (more == NULL)
+        return ENOMEM;
+    f0 = sp_cost_minflt();
+    t[1] = sp_cost_now();
+    for (size_t i = 0; i < size; i += 4096)
+        more[i] = 1;
+    t[1] = sp_cost_now() - t[1];
+    t[2] = (uint64_t)(sp_cost_minflt() - f0);
+    t[3] = sp_cost_now();
+    free(b);
+    t[3] = sp_cost_now() - t[3];
+    return write(p, t, sizeof t) == (ssize_t)sizeof t ? SP_OK : EIO;
+}
+
+/* The read path's malloc and read() of the whole file, first writes to
+ * fresh anonymous pages, and the free() of the block read into, in a
+ * process just started by exec, as each scaleppm run is: ns a byte, ns a
+ * fault, ns a page.  (A process just forked pays
+ * less for both.) */
+sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
+{
+    char fd[16], size[24], pw[16];
+    int p[2], status;
+    uint64_t t[4];
+    pid_t pid;
+
+    if (pipe(p) != 0)
+        return errno;
+    snprintf(fd, sizeof fd, "%d", env->fd_large);
+    snprintf(size, sizeof size, "%zu", env->size);
+    snprintf(pw, sizeof pw, "%d", p[1]);
+    pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        execl("/proc/self/exe", "spcost", "--child", fd, size, pw,
+              (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    if (pid < 0 || read(p[0], t, sizeof t) != (ssize_t)sizeof t) {
+        close(p[0]);
+        if (pid > 0)
+            waitpid(pid, &status, 0);
+        return pid < 0 ? errno : EIO;
+    }
+    close(p[0]);
+    waitpid(pid, &status, 0);
+    out[0] = (double)t[0] / (double)env->size;
+    out[1] = (double)t[1] / (double)(t[2] > 0 ? t[2] : 1);
+    out[2] = (double)t[3] / (double)((env->size + 4095) / 4096);
+    return SP_OK;
+}
+
+/* A worker on a CPU of its own (the other CPU when the caller's is
+ * given) that a condition variable wakes, as the gate and the freed
+ * slots of parallel.c wake the study's threads. */
+struct pingpong {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int turn;              /* 1: the worker's, 0: the caller's, -1: quit */
+    uint64_t signalled, woke;
+};
+
+static void *pong(void *arg)
+{
+    struct pingpong *p = arg;
+
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->turn == 0)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->turn < 0)
+            break;
+        p->woke = sp_cost_now();
+        p->turn = 0;
+        pthread_cond_signal(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* ping: hand the turn to the worker and wait for it back, after PAUSE_US
+ * of sleep (an idle CPU goes to sleep: waking it is what is timed). */
+static uint64_t ping(struct pingpong *p, unsigned pause_us)
+{
+    if (pause_us)
+        usleep(pause_us);
+    pthread_mutex_lock(&p->mu);
+    p->signalled = sp_cost_now();
+    p->turn = 1;
+    pthread_cond_signal(&p->cv);
+    while (p->turn == 1)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    return p->woke - p->signalled;
+}
+
+static int start_pong(struct pingpong *p, pthread_t *tid, int same_cpu)
+{
+    int here = sched_getcpu(), err;
+    pthread_attr_t attr;
+    cpu_set_t one;
+
+    CPU_ZERO(&one);
+    CPU_SET(here < 0 ? 0 : here, &one);
+    if (!same_cpu) {
+        cpu_set_t allowed;
+
+        if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+            return -1;
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+            if (cpu != here && CPU_ISSET(cpu, &allowed)) {
+                CPU_ZERO(&one);
+                CPU_SET(cpu, &one);
+                break;
+            }
+    }
+    pthread_attr_init(&attr);
+    (void)pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+    if (same_cpu)
+        (void)sched_setaffinity(0, sizeof one, &one);
+    err = pthread_create(tid, &attr, pong, p);
+    pthread_attr_destroy(&attr);
+    return err;
+}
+
+/* The wake-up of a thread blocked on a condition variable: on another,
+ * idle CPU (signal to running, ns), and a switch to a thread of the same
+ * CPU (ns a switch, from round trips). */
+sp_status sp_cost_wake(const struct sp_cost_env *env, double *out)
+{
+    struct pingpong p = {PTHREAD_MUTEX_INITIALIZER,
+                         PTHREAD_COND_INITIALIZER, 0, 0, 0};
+    cpu_set_t was;
+    pthread_t tid;
+    uint64_t sum = 0, t0;
+
+    (void)env;
+    if (sched_getaffinity(0, sizeof was, &was) != 0 ||
+        start_pong(&p, &tid, 0) != 0)
+        return EAGAIN;
+    for (int i = 0; i < WAKES; i++)
+        sum += ping(&p, PAUSE_US);
+    p.turn = -1;
+    pthread_cond_signal(&p.cv);
+    pthread_join(tid, NULL);
+    out[0] = (double)sum / WAKES;
+    p.turn = 0;
+    if (start_pong(&p, &tid, 1) != 0)
+        return EAGAIN;
+    t0 = sp_cost_now();
+    for (int i = 0; i < SWITCHES; i++)
+        (void)ping(&p, 0);
+    out[1] = (double)(sp_cost_now() - t0) / (2.0 * SWITCHES);
+    pthread_mutex_lock(&p.mu);
+    p.turn = -1;
+    pthread_cond_signal(&p.cv);
+    pthread_mutex_unlock(&p.mu);
+    pthread_join(tid, NULL);
+    (void)sched_setaffinity(0, sizeof was, &was);
+    return SP_OK;
+}
+
+static void *spin_for(void *arg)
+{
+    double *cpu = arg;
+    struct timespec c;
+    uint64_t t0 = sp_cost_now();
+
+    while (sp_cost_now() - t0 < SPIN_NS)
+        ;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+    *cpu = (double)c.tv_sec * 1e9 + (double)c.tv_nsec;
+    return NULL;
+}
+
+/* The CPUs this process gets on a shared machine: a busy thread an
+ * online CPU for SPIN_NS, their CPU time over the wall time (the
+ * number of CPUs when nobody else runs; less while others do). */
+sp_status sp_cost_cpus(const struct sp_cost_env *env, double *out)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    pthread_t tid[SPINNERS_MAX];
+    double cpu[SPINNERS_MAX] = {0}, sum = 0;
+    uint64_t t0 = sp_cost_now();
+    long started = 0;
+
+    (void)env;
+    if (n < 1)
+        n = 1;
+    if (n > SPINNERS_MAX)
+        n = SPINNERS_MAX;
+    while (started < n &&
+           pthread_create(&tid[started], NULL, spin_for, &cpu[started]) == 0)
+        started++;
+    for (long i = 0; i < started; i++) {
+        pthread_join(tid[i], NULL);
+        sum += cpu[i];
+    }
+    out[0] = sum / (double)(sp_cost_now() - t0);
+    return started > 0 ? SP_OK : EAGAIN;
+}
