@@ -127,3 +127,60 @@ void bench_path(char *buf, const struct bench_opts *o, const char *name)
 {
     snprintf(buf, PATH_MAX, "%s/%s", o->dir, name);
 }
+
+int bench_reps(const struct bench_opts *o, int def)
+{
+    return o->reps > 0 ? o->reps : def;
+}
+
+/* limit_file: the number in the file DIR/GROUP/NAME, or UINT64_MAX ("max",
+ * unreadable). */
+static uint64_t limit_file(const char *dir, const char *group,
+                           const char *name)
+{
+    char path[PATH_MAX];
+    unsigned long long v;
+    FILE *f;
+    int ok;
+
+    snprintf(path, sizeof path, "%s%s/%s", dir, group, name);
+    if ((f = fopen(path, "re")) == NULL)
+        return UINT64_MAX;
+    ok = fscanf(f, "%llu", &v) == 1;
+    fclose(f);
+    return ok ? (uint64_t)v : UINT64_MAX;
+}
+
+uint64_t bench_memory_limit(void)
+{
+    char line[PATH_MAX + 64];
+    uint64_t limit = UINT64_MAX, v;
+    FILE *f = fopen("/proc/self/cgroup", "re");
+
+    if (f == NULL)
+        return limit;
+    /* "0::/group" is the v2 hierarchy, "N:memory:/group" v1's controller;
+     * v2 sits at /sys/fs/cgroup, or at .../unified beside v1 */
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *group = strchr(line, ':'), *end;
+
+        if (group == NULL || (end = strchr(group + 1, ':')) == NULL)
+            continue;
+        end[strcspn(end, "\n")] = '\0';
+        if (strncmp(group, "::", 2) == 0) {
+            v = limit_file("/sys/fs/cgroup", end + 1, "memory.max");
+            if (v == UINT64_MAX)
+                v = limit_file("/sys/fs/cgroup/unified", end + 1,
+                               "memory.max");
+        } else if (strncmp(group, ":memory:", 8) == 0) {
+            v = limit_file("/sys/fs/cgroup/memory", end + 1,
+                           "memory.limit_in_bytes");
+        } else {
+            continue;
+        }
+        if (v < limit)
+            limit = v;
+    }
+    fclose(f);
+    return limit;
+}

@@ -31,8 +31,15 @@ struct bench_opts {
     uint64_t blocks;   /* block count for zero-page; 0: default */
     uint64_t buf;      /* read/write buffer of the copy; 0: 1 MiB */
     int quick;         /* seconds, not minutes: tiny sizes, one repetition */
+    int reps;          /* runs of each measured cell, one row each; 0: the
+                          experiment's default */
+    int fsync;         /* copy: BENCH_FSYNC_YES or _NO, or both (their OR,
+                          or 0) */
     uint64_t seed;     /* for every random choice */
 };
+
+#define BENCH_FSYNC_YES 1
+#define BENCH_FSYNC_NO 2
 
 struct bench_row {
     const char *experiment, *kase, *method, *metric, *unit;
@@ -70,11 +77,27 @@ void bench_cpu(uint64_t *user_ns, uint64_t *sys_ns);
 /* bench_path: DIR/NAME into BUF (PATH_MAX). */
 void bench_path(char *buf, const struct bench_opts *o, const char *name);
 
+/* bench_memory_limit: the memory limit of the process's own memory cgroup
+ * (cgroup v2 memory.max or v1 memory.limit_in_bytes), or UINT64_MAX when
+ * it has none or none can be read. */
+uint64_t bench_memory_limit(void);
+
+/* bench_reps: O->reps, or DEF when the option was not given. */
+int bench_reps(const struct bench_opts *o, int def);
+
 /* The experiments: each prints its rows on OUT and returns 0, or 1 after
  * one line on stderr saying what failed. */
 int exp_syscall_vs_mmap(const struct bench_opts *o, FILE *out);
 int exp_zero_page(const struct bench_opts *o, FILE *out);
 int exp_random_access(const struct bench_opts *o, FILE *out);
 int exp_copy(const struct bench_opts *o, FILE *out);
+int exp_cdb(const struct bench_opts *o, FILE *out);
+
+/* exp_syscall_bandwidth: part of syscall-vs-mmap: rows of the copy
+ * bandwidth of read() (the kernel's copy), of memcpy() from a mapping and
+ * of memcpy() between anonymous buffers, over the cached file PATH (open
+ * on FD, SIZE bytes).  Returns as the experiments do. */
+int exp_syscall_bandwidth(const struct bench_opts *o, FILE *out, int fd,
+                          const char *path, uint64_t size);
 
 #endif

@@ -29,7 +29,9 @@
  * would move the seed's faults out of its memset), so it is checked with
  * mincore(): no block may keep a resident page, and a fresh anonymous page
  * that is not resident reads as zero (a page the re-map replaced has no
- * swap copy either).  The memset after it then checks the bytes. */
+ * swap copy either).  The memset after it then checks the bytes.
+ *
+ * With o->reps, the whole run (set-up and rounds) repeats, one row each. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -272,22 +274,15 @@ static int rounds_notouch(struct blocks *b, FILE *out)
     return 0;
 }
 
-int exp_zero_page(const struct bench_opts *o, FILE *out)
+/* once: the seed's whole run over N blocks: set-up, then both kinds of
+ * round. */
+static int once(size_t n, FILE *out)
 {
-    struct blocks b = {NULL, 0};
-    uint64_t n = o->blocks != 0 ? o->blocks
-               : o->quick       ? QUICK_BLOCKS
-                                : DEFAULT_BLOCKS;
+    struct blocks b = {NULL, n};
     uint64_t t0;
     double t_setup;
     int err, rc;
 
-    if (n > SIZE_MAX / BLOCK || n > SIZE_MAX / sizeof *b.p) {
-        fprintf(stderr, "iobench: zero-page: %llu blocks are too many\n",
-                (unsigned long long)n);
-        return 1;
-    }
-    b.n = (size_t)n;
     b.p = calloc(b.n, sizeof *b.p);
     if (b.p == NULL)
         return fail("calloc", ENOMEM);
@@ -310,5 +305,23 @@ int exp_zero_page(const struct bench_opts *o, FILE *out)
     if (rc == 0)
         rc = rounds_notouch(&b, out);
     release(&b);
+    return rc;
+}
+
+int exp_zero_page(const struct bench_opts *o, FILE *out)
+{
+    uint64_t n = o->blocks != 0 ? o->blocks
+               : o->quick       ? QUICK_BLOCKS
+                                : DEFAULT_BLOCKS;
+    int rc = 0;
+
+    if (n > SIZE_MAX / BLOCK || n > SIZE_MAX / sizeof(char *)) {
+        fprintf(stderr, "iobench: zero-page: %llu blocks are too many\n",
+                (unsigned long long)n);
+        return 1;
+    }
+    /* each repeat is a whole run, from fresh mappings */
+    for (int r = bench_reps(o, 1); r > 0 && rc == 0; r--)
+        rc = once((size_t)n, out);
     return rc;
 }

@@ -25,13 +25,19 @@ static const struct experiment {
     {"copy", exp_copy,
      "copying a file: cp, read/write, mmap variants, copy_file_range "
      "(seed 004)"},
+    {"cdb", exp_cdb,
+     "constant-database lookups: tinycdb through a mapping vs lseek+read "
+     "(seed 003)"},
 };
 #define NEXP (sizeof experiments / sizeof experiments[0])
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: iobench [--dir DIR] [--size BYTES] [--blocks N] "
-            "[--buf BYTES] [--seed N] [--quick] EXPERIMENT|all|list\n");
+            "[--buf BYTES] [--seed N] [--reps N] [--fsync yes|no|both] "
+            "[--quick] EXPERIMENT|all|list\n"
+            "  --reps N   runs of each measured cell, one row each\n"
+            "  --fsync    copy: with fsync, without, or both (default)\n");
     for (size_t i = 0; i < NEXP; i++)
         fprintf(f, "  %-16s %s\n", experiments[i].name, experiments[i].what);
 }
@@ -47,9 +53,18 @@ static int parse_u64(const char *s, uint64_t *v)
     return errno != 0 || *end != '\0' ? -1 : 0;
 }
 
+static int parse_fsync(const char *s)
+{
+    return strcmp(s, "yes") == 0    ? BENCH_FSYNC_YES
+           : strcmp(s, "no") == 0   ? BENCH_FSYNC_NO
+           : strcmp(s, "both") == 0 ? BENCH_FSYNC_YES | BENCH_FSYNC_NO
+                                    : 0;
+}
+
 int main(int argc, char **argv)
 {
-    enum { OPT_DIR = 256, OPT_SIZE, OPT_BLOCKS, OPT_BUF, OPT_SEED, OPT_QUICK };
+    enum { OPT_DIR = 256, OPT_SIZE, OPT_BLOCKS, OPT_BUF, OPT_SEED, OPT_QUICK,
+           OPT_REPS, OPT_FSYNC };
     static const struct option longopts[] = {
         {"dir", required_argument, NULL, OPT_DIR},
         {"size", required_argument, NULL, OPT_SIZE},
@@ -57,10 +72,14 @@ int main(int argc, char **argv)
         {"buf", required_argument, NULL, OPT_BUF},
         {"seed", required_argument, NULL, OPT_SEED},
         {"quick", no_argument, NULL, OPT_QUICK},
+        {"reps", required_argument, NULL, OPT_REPS},
+        {"fsync", required_argument, NULL, OPT_FSYNC},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct bench_opts o = {.seed = 2026};
+    struct bench_opts o = {.seed = 2026,
+                           .fsync = BENCH_FSYNC_YES | BENCH_FSYNC_NO};
+    uint64_t reps = 0;
     const char *tmp = getenv("TMPDIR");
     int c, rc = 0, ran = 0;
 
@@ -68,7 +87,7 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         uint64_t *num = c == OPT_SIZE ? &o.size : c == OPT_BLOCKS ? &o.blocks
                       : c == OPT_BUF  ? &o.buf  : c == OPT_SEED   ? &o.seed
-                                                                   : NULL;
+                      : c == OPT_REPS ? &reps   : NULL;
         if (num != NULL) {
             if (parse_u64(optarg, num) != 0) {
                 fprintf(stderr, "iobench: bad number '%s'\n", optarg);
@@ -76,6 +95,11 @@ int main(int argc, char **argv)
             }
         } else if (c == OPT_DIR) {
             o.dir = optarg;
+        } else if (c == OPT_FSYNC) {
+            if ((o.fsync = parse_fsync(optarg)) == 0) {
+                fprintf(stderr, "iobench: --fsync yes, no or both\n");
+                return 2;
+            }
         } else if (c == OPT_QUICK) {
             o.quick = 1;
         } else if (c == 'h') {
@@ -86,6 +110,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (reps > 1000) {
+        fprintf(stderr, "iobench: --reps: at most 1000\n");
+        return 2;
+    }
+    o.reps = (int)reps;
     if (argc - optind != 1) {
         usage(stderr);
         return 2;
