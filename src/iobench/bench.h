@@ -52,8 +52,8 @@ struct bench_row {
 void bench_print(FILE *out, const struct bench_row *row);
 
 /* bench_file: create PATH of SIZE bytes of deterministic pseudo-random
- * content from SEED (written in 1 MiB writes, then fsync'd).  Returns 0
- * or an errno value. */
+ * content from SEED (written in 1 MiB writes, written back as it goes,
+ * then fsync'd).  Returns 0 or an errno value. */
 int bench_file(const char *path, uint64_t size, uint64_t seed);
 
 /* bench_sum: a 64-bit checksum of LEN bytes; SUM chains calls. */
