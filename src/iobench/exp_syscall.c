@@ -39,7 +39,7 @@
 
 /* The blocks a random pass reads under a memory limit below the file's
  * size, at most. */
-#define RAND_LIMITED 1024
+#define RAND_LIMITED 256
 
 static const size_t block_sizes[] = {4096, 8192, 16384, 65536, CHUNK};
 #define NBLOCK (sizeof block_sizes / sizeof block_sizes[0])
