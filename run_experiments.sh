@@ -12,6 +12,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/peers.sh"
 # shellcheck source=scripts/durable.sh
 . "$ROOT/scripts/durable.sh"
+# shellcheck source=scripts/seeds.sh
+. "$ROOT/scripts/seeds.sh"
 
 usage() {
     cat <<'USAGE'
@@ -42,11 +44,19 @@ runs.csv, summary.csv, table1.md, figure1.png and env.txt.
                       install, no build (the tests use this)
   -h, --help          this help
 
---suite syscall-vs-mmap|zero-page|random-access|copy runs that experiment
-of iobench (the other four published mmap experiments) and writes
-SUITE.csv (raw rows), SUITE.md (ours beside the source's figure) and
-SUITE.png; --suite all runs the Sun study and all four. With them:
-  --file-size BYTES   the test file's size (default: the experiment's)
+--suite syscall-vs-mmap|zero-page|random-access|copy|cdb runs that
+experiment of iobench (the other four published mmap experiments, and
+seed 003's constant-database lookups) and writes SUITE.csv (raw rows),
+SUITE.md (ours beside the source's figure) and SUITE.png; --suite all runs
+the Sun study and all five. With them:
+  --file-size BYTES   the test file's size (default: the experiment's;
+                      the seeds': syscall-vs-mmap 4294967296, copy
+                      3000000000)
+  --reps N            runs of each measured cell, one row each (default 1;
+                      copy 3)
+  --mem-limit BYTES   syscall-vs-mmap only: run it in a memory cgroup
+                      limited to BYTES (needs root); below the file's size
+                      its cases are named *-memlimit
   --quick             tiny sizes: seconds, for tests
 
 --suite peers times scaleppm against netpbm, libvips, GraphicsMagick and
@@ -76,7 +86,7 @@ die() {
 }
 
 image="" size="" threads=10 runs="" cache=warm page_cache=large out="" bin=""
-suite=sun file_size="" quick=0
+suite=sun file_size="" quick=0 reps="" mem_limit=""
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
     case $1 in
@@ -91,6 +101,8 @@ while (($#)); do
     --quick) runs=2 size=320x256 scales="-2,-4,2" quick=1; shift ;;
     --suite) suite=${2:?--suite needs a name}; shift 2 ;;
     --file-size) file_size=${2:?--file-size needs bytes}; shift 2 ;;
+    --reps) reps=${2:?--reps needs a number}; shift 2 ;;
+    --mem-limit) mem_limit=${2:?--mem-limit needs bytes}; shift 2 ;;
     --bin) bin=${2:?--bin needs a build folder}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
@@ -109,11 +121,15 @@ fi
 [[ -z $size || $size =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "--size: WxH"
 [[ -z $image || -z $size ]] || die "--image and --size exclude each other"
 [[ -z $file_size || $file_size =~ ^[1-9][0-9]*$ ]] || die "--file-size: bytes"
-iobench_suites=(syscall-vs-mmap zero-page random-access copy)
+[[ -z $reps || $reps =~ ^[1-9][0-9]*$ ]] || die "--reps: a positive number"
+[[ -z $mem_limit || $mem_limit =~ ^[1-9][0-9]*$ ]] || die "--mem-limit: bytes"
+iobench_suites=(syscall-vs-mmap zero-page random-access copy cdb)
 case $suite in
-sun | all | syscall-vs-mmap | zero-page | random-access | copy | peers | durable) ;;
-*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, peers, durable or all" ;;
+sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | durable) ;;
+*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, cdb, peers, durable or all" ;;
 esac
+[[ -z $mem_limit || $suite == syscall-vs-mmap ]] ||
+    die "--mem-limit: with --suite syscall-vs-mmap only"
 
 if [[ -z $bin ]]; then
     bin=$ROOT/build-release
@@ -217,15 +233,26 @@ sun_study() {
     cat "$out/table1.md"
 }
 
-# iobench_suite NAME: one of the other four experiments, into $out.
+# iobench_suite NAME: one of iobench's experiments, into $out; in a memory
+# cgroup when --mem-limit says so.
 iobench_suite() {
-    local name=$1 args=(--dir "$work")
+    local name=$1 args=(--dir "$work") run=() what
     ((quick)) && args+=(--quick)
     [[ -n $file_size ]] && args+=(--size "$file_size")
-    printf 'suite %s: iobench %s\n' "$name" "${args[*]}" >&2
-    "$bin/src/iobench" "${args[@]}" "$name" >"$out/$name.csv" ||
+    [[ -n $reps ]] && args+=(--reps "$reps")
+    what="iobench ${args[*]}"
+    if [[ -n $mem_limit ]]; then
+        run=(sp_memlimit_run "$mem_limit")
+        what+=", in a cgroup limited to $mem_limit bytes"
+    fi
+    printf 'suite %s: %s\n' "$name" "$what" >&2
+    "${run[@]}" "$bin/src/iobench" "${args[@]}" "$name" >"$out/$name.csv" ||
         die "iobench $name failed"
-    sp_suite_report "$name" "$out/$name.csv" "$out/$name.md" "$out/$name.png"
+    # the rows are the result: a report that fails leaves them
+    sp_suite_report "$name" "$out/$name.csv" "$out/$name.md" \
+        "$out/$name.png" ||
+        printf 'suite %s: the report failed; the rows are in %s\n' \
+            "$name" "$out/$name.csv" >&2
     cat "$out/$name.md"
 }
 
@@ -254,7 +281,8 @@ if [[ $suite == sun || $suite == all ]]; then
     settings+=" threads=$threads runs=$runs scales=$scales cache=$cache page_cache=$page_cache"
 fi
 if [[ $suite != sun ]]; then
-    settings+=" file_size=${file_size:-default}"
+    settings+=" file_size=${file_size:-default} reps=${reps:-default}"
+    settings+=" mem_limit=${mem_limit:-none}"
 fi
 sp_write_env "$out/env.txt" "${image:-}" "$bin" "$settings"
 printf 'results in %s\n' "$out" >&2

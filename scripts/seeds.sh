@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # seeds.sh: sourced by run_experiments.sh; what the seed experiments need
 # beyond running iobench: a memory-limited cgroup, for seed 000's caveat
 # that mmap is not faster when the data does not fit in memory.
@@ -11,8 +12,10 @@
 sp_memcg_create() {
     local limit=$1 name="scaleppm-memlimit-$$-$RANDOM" root group dir
     for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-        [[ -f $root/cgroup.controllers ]] &&
-            grep -qw memory "$root/cgroup.controllers" || continue
+        if [[ ! -f $root/cgroup.controllers ]] ||
+            ! grep -qw memory "$root/cgroup.controllers"; then
+            continue
+        fi
         # children of the root get the memory controller only when the
         # root's subtree_control lists it
         grep -qw memory "$root/cgroup.subtree_control" ||
