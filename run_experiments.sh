@@ -57,6 +57,8 @@ the Sun study and all five. With them:
   --mem-limit BYTES   syscall-vs-mmap only: run it in a memory cgroup
                       limited to BYTES (needs root); below the file's size
                       its cases are named *-memlimit
+  --perf              sample where the CPU time goes (perf record) and
+                      write SUITE-perf.txt, a line a function
   --quick             tiny sizes: seconds, for tests
 
 --suite peers times scaleppm against netpbm, libvips, GraphicsMagick and
@@ -86,7 +88,7 @@ die() {
 }
 
 image="" size="" threads=10 runs="" cache=warm page_cache=large out="" bin=""
-suite=sun file_size="" quick=0 reps="" mem_limit=""
+suite=sun file_size="" quick=0 reps="" mem_limit="" perf=0
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
     case $1 in
@@ -103,6 +105,7 @@ while (($#)); do
     --file-size) file_size=${2:?--file-size needs bytes}; shift 2 ;;
     --reps) reps=${2:?--reps needs a number}; shift 2 ;;
     --mem-limit) mem_limit=${2:?--mem-limit needs bytes}; shift 2 ;;
+    --perf) perf=1; shift ;;
     --bin) bin=${2:?--bin needs a build folder}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
@@ -245,9 +248,18 @@ iobench_suite() {
         run=(sp_memlimit_run "$mem_limit")
         what+=", in a cgroup limited to $mem_limit bytes"
     fi
+    if ((perf)); then
+        mapfile -t -O "${#run[@]}" run < <(sp_perf_prefix "$work/$name.perf")
+        ((${#run[@]})) || die "--perf: perf not found (apt-get install linux-perf)"
+        what+=", under perf record"
+    fi
     printf 'suite %s: %s\n' "$name" "$what" >&2
     "${run[@]}" "$bin/src/iobench" "${args[@]}" "$name" >"$out/$name.csv" ||
         die "iobench $name failed"
+    if ((perf)); then
+        sp_perf_summary "$work/$name.perf" "$out/$name-perf.txt"
+        rm -f "$work/$name.perf"
+    fi
     # the rows are the result: a report that fails leaves them
     sp_suite_report "$name" "$out/$name.csv" "$out/$name.md" \
         "$out/$name.png" ||
@@ -282,7 +294,7 @@ if [[ $suite == sun || $suite == all ]]; then
 fi
 if [[ $suite != sun ]]; then
     settings+=" file_size=${file_size:-default} reps=${reps:-default}"
-    settings+=" mem_limit=${mem_limit:-none}"
+    settings+=" mem_limit=${mem_limit:-none} perf=$perf"
 fi
 sp_write_env "$out/env.txt" "${image:-}" "$bin" "$settings"
 printf 'results in %s\n' "$out" >&2

@@ -77,3 +77,23 @@ sp_memlimit_run() {
     sp_memcg_remove "$dir" || true
     return "$rc"
 }
+
+# sp_perf_prefix DATA: print, one word a line, the command prefix that
+# samples a command's CPU time (user and kernel) into DATA with perf
+# record; 1 with a message when perf is missing.
+sp_perf_prefix() {
+    if ! command -v perf >/dev/null 2>&1; then
+        printf 'seeds.sh: perf not found (apt-get install linux-perf)\n' >&2
+        return 1
+    fi
+    printf '%s\n' perf record -q -F 999 -o "$1" --
+}
+
+# sp_perf_summary DATA OUT: where the time sampled in DATA went, a line a
+# function (with its program or the kernel), most first, into OUT: for
+# seed 000, how the kernel's copy (_copy_to_iter and the copy routine
+# under it) compares with the user memcpy (__memmove_*).
+sp_perf_summary() {
+    perf report -i "$1" --stdio --no-children --sort dso,symbol \
+        --percent-limit 0.5 2>/dev/null | grep -v '^$' >"$2"
+}

@@ -187,6 +187,19 @@ else
     fi
 fi
 
+# --perf: where the CPU time went, a line a function.
+if ! command -v perf >/dev/null 2>&1; then
+    skip "run_experiments.sh --suite syscall-vs-mmap --perf" "no perf"
+elif "$root/run_experiments.sh" --suite syscall-vs-mmap --quick --perf \
+    --bin "$build" --out "$work/perf" >"$work/perf.log" 2>&1; then
+    result "syscall-vs-mmap --perf: a profile with the user memcpy in it" \
+        "$(grep -q 'memmove\|memcpy' "$work/perf/syscall-vs-mmap-perf.txt" ||
+            echo "no memmove or memcpy line")"
+else
+    result "run_experiments.sh --suite syscall-vs-mmap --perf" \
+        "$(tail -n 3 "$work/perf.log" | tr '\n' ' ')"
+fi
+
 # The durable-replacement suite: both sizes, both cases, alternating, and a
 # table row a size whose figures are the medians of its rows.
 out=$work/durable
