@@ -7,15 +7,19 @@
  *   case        a variant within it ("seq-warm", "round", ...)
  *   param       its numeric parameter (block size in bytes, round number,
  *               ...), or 0
- *   method      what is measured ("read", "mmap", "memset", ...)
- *   metric      "throughput", "time", "latency", "real", "user", "sys"
+ *   method      what is measured ("read", "mmap", "memset", ...), or two
+ *               of them, "a/b", in a ratio row
+ *   metric      "throughput", "bandwidth", "time", "latency", "real",
+ *               "user", "sys", "ratio", "limit"
  *   value       the figure, in
- *   unit        "GB/s", "s", "ns/op"
+ *   unit        "GB/s", "s", "ns/op", "x", "B"
  *   seed        the source document's figure for this row, same unit, or
  *               empty
  *   check       "ok" once the data was verified (the bytes read equal the
  *               file's, the copy equals the source, the page is zero);
- *               an experiment whose check fails returns non-zero. */
+ *               an experiment whose check fails returns non-zero.
+ * A measurement repeated (--reps) gives one row a repeat, all with the same
+ * experiment, case, param, method and metric. */
 #ifndef SP_BENCH_H
 #define SP_BENCH_H
 

@@ -1,6 +1,8 @@
-/* iobench: the four other published mmap experiments, side by side, one
- * table entry each; every experiment prints CSV rows under one header (see
- * bench.h).  run_experiments.sh --suite NAME runs it and reports. */
+/* iobench: the four other published mmap experiments and seed 003's
+ * database lookups, side by side, one table entry each; every experiment
+ * prints CSV rows under one header (see bench.h), one row for each repeat
+ * of a measurement (--reps).  run_experiments.sh --suite NAME runs it and
+ * reports. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
