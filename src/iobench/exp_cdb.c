@@ -8,12 +8,11 @@
  * for the value.
  *
  * A database of NKEYS keys (fewer with --quick) is built, then looked up
- * in a random order each way, warm (the database cached by an earlier
- * read, the mapping's pages faulted in by an untimed pass of lookups) and
- * cold (each batch starts with the database evicted, and is short next to
- * its pages, so most lookups reach the disk).  Every lookup's value is
- * checked inside the timed loop, the same check each way.  Each batch runs
- * o->reps times, alternating which method goes first. */
+ * in a random order each way: warm, every key once (the database cached by
+ * an earlier read), and cold, COLD keys each from a database evicted just
+ * before.  Every lookup's value is checked inside the timed loop, the same
+ * check each way.  Each batch runs o->reps times, alternating which method
+ * goes first. */
 #include "bench.h"
 
 #include <cdb.h>
@@ -30,6 +29,8 @@
 #define EXP "cdb"
 #define NKEYS 1000000u
 #define QUICK_NKEYS 20000u
+#define COLD 500  /* cold lookups a batch */
+#define QUICK_COLD 100
 #define KEYLEN 12  /* "k" and 11 decimal digits */
 #define SEED_SEEK 1200.0
 #define SEED_RATIO 25.0
@@ -98,38 +99,84 @@ static void pick(struct db *d, unsigned n, uint64_t *state)
     }
 }
 
-/* lookups: the first N keys with method M; *NS their time.  Returns 0, or
- * 1 after a message when a key is missing or its value is wrong. */
+/* one: look key K up with method M (through C, a mapping, for M_MMAP);
+ * 0 when it is found with its value, else 1. */
+static int one(const struct db *d, struct cdb *c, enum method m, unsigned k)
+{
+    const void *p;
+    uint64_t v = 0;
+    unsigned len = 0;
+
+    if (m == M_MMAP) {
+        if (cdb_find(c, d->keys[k], KEYLEN) <= 0 ||
+            (len = cdb_datalen(c)) != sizeof v ||
+            (p = cdb_getdata(c)) == NULL)
+            return 1;
+        memcpy(&v, p, sizeof v);
+    } else if (cdb_seek(d->fd, d->keys[k], KEYLEN, &len) <= 0 ||
+               len != sizeof v || cdb_bread(d->fd, &v, sizeof v) != 0) {
+        return 1;
+    }
+    return v != value_of(d->index[k]);
+}
+
+static int wrong(const struct db *d, enum method m, unsigned k)
+{
+    fprintf(stderr, "iobench: " EXP ": %s lookup of %.*s in %s: not found, "
+            "unreadable or a wrong value\n", method_name[m], KEYLEN,
+            d->keys[k], d->path);
+    return 1;
+}
+
+/* lookups: the first N keys with method M, the database cached; *NS their
+ * time.  The mapping is made afresh (cdb_init), as by a reader that opens
+ * the database; its faults, a few per megabyte with fault-around, spread
+ * over the batch.  Returns 0, or 1 after a message. */
 static int lookups(const struct db *d, enum method m, unsigned n,
                    uint64_t *ns)
 {
     struct cdb c;
-    uint64_t t0, v = 0;
-    unsigned len = 0, bad = 0, k;
+    uint64_t t0;
+    unsigned k;
 
     if (m == M_MMAP && cdb_init(&c, d->fd) != 0)
         return fail("cdb_init", d->path, errno);
     t0 = sp_now_ns();
-    for (k = 0; k < n; k++) {
-        if (m == M_MMAP) {
-            if (cdb_find(&c, d->keys[k], KEYLEN) <= 0)
-                break;
-            len = cdb_datalen(&c);
-            memcpy(&v, cdb_getdata(&c), len == sizeof v ? sizeof v : 0);
-        } else if (cdb_seek(d->fd, d->keys[k], KEYLEN, &len) <= 0 ||
-                   len != sizeof v || cdb_bread(d->fd, &v, sizeof v) != 0) {
-            break;
-        }
-        bad |= len != sizeof v || v != value_of(d->index[k]);
-    }
+    for (k = 0; k < n && one(d, &c, m, k) == 0; k++)
+        continue;
     *ns = sp_now_ns() - t0;
     if (m == M_MMAP)
         cdb_free(&c);
-    if (k < n || bad) {
-        fprintf(stderr, "iobench: " EXP ": %s lookup of %.*s in %s: %s\n",
-                method_name[m], KEYLEN, d->keys[k < n ? k : 0], d->path,
-                k < n ? "not found or unreadable" : "a value is wrong");
-        return 1;
+    return k < n ? wrong(d, m, k) : 0;
+}
+
+/* cold_lookups: the first N keys with method M, each from a database
+ * evicted just before it (untimed).  For M_MMAP the time includes
+ * cdb_init and cdb_free around the lookup: cdb_init reads the database's
+ * first page, which the lookup needs too.  *NS is the lookups' time.
+ * Returns 0, -1 when the database cannot be evicted, or 1 after a
+ * message. */
+static int cold_lookups(const struct db *d, enum method m, unsigned n,
+                        uint64_t *ns)
+{
+    struct cdb c;
+
+    *ns = 0;
+    for (unsigned k = 0; k < n; k++) {
+        uint64_t t0;
+        int bad;
+
+        if (bench_evict(d->path) != 0)
+            return -1;
+        t0 = sp_now_ns();
+        if (m == M_MMAP && cdb_init(&c, d->fd) != 0)
+            return fail("cdb_init", d->path, errno);
+        bad = one(d, &c, m, k);
+        if (m == M_MMAP)
+            cdb_free(&c);
+        *ns += sp_now_ns() - t0;
+        if (bad)
+            return wrong(d, m, k);
     }
     return 0;
 }
@@ -149,8 +196,8 @@ static void rows(FILE *out, const struct db *d, const char *kase,
     bench_print(out, &x);
 }
 
-/* batch: REPS rounds of N lookups each way, from an evicted database when
- * COLD; one row per method and round. */
+/* batch: REPS rounds of N lookups each way, each lookup from an evicted
+ * database when COLD; one row per method and round. */
 static int batch(struct db *d, FILE *out, int cold, unsigned n, int reps,
                  uint64_t *state)
 {
@@ -161,13 +208,15 @@ static int batch(struct db *d, FILE *out, int cold, unsigned n, int reps,
         for (int j = 0; j < 2; j++) {
             enum method m = (enum method)((r + j) % 2);
             uint64_t ns;
+            int rc = cold ? cold_lookups(d, m, n, &ns)
+                          : lookups(d, m, n, &ns);
 
-            if (cold && bench_evict(d->path) != 0) {
+            if (rc < 0) {
                 fprintf(stderr, "iobench: " EXP ": cannot evict %s (tmpfs?): "
                         "no cold rows\n", d->path);
                 return 0;
             }
-            if (lookups(d, m, n, &ns) != 0)
+            if (rc != 0)
                 return 1;
             per[m] = (double)ns / n;
         }
@@ -179,7 +228,7 @@ static int batch(struct db *d, FILE *out, int cold, unsigned n, int reps,
 static int run(const struct bench_opts *o, FILE *out, struct db *d)
 {
     uint64_t state = o->seed, sum, ns;
-    unsigned cold_n = d->nlookups / 50 > 0 ? d->nlookups / 50 : 1;
+    unsigned cold_n = o->quick ? QUICK_COLD : COLD;
     int err, reps = bench_reps(o, 1);
 
     if (build(d) != 0)
@@ -188,8 +237,8 @@ static int run(const struct bench_opts *o, FILE *out, struct db *d)
     bench_evict(d->path);
     if ((err = bench_file_sum(d->path, &sum)) != 0)
         return fail("read", d->path, err);
-    /* an untimed round of every key each way: the mapping's first-touch
-     * faults and any lookup that fails are out of the way */
+    /* an untimed round of every key each way: any lookup that fails, fails
+     * here */
     pick(d, d->nlookups, &state);
     if (lookups(d, M_MMAP, d->nlookups, &ns) != 0 ||
         lookups(d, M_SEEK, d->nlookups, &ns) != 0)
