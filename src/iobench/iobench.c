@@ -17,13 +17,14 @@ static const struct experiment {
     const char *what;
 } experiments[] = {
     {"syscall-vs-mmap", exp_syscall_vs_mmap,
-     "read() vs memcpy from a mapping, sequential and random blocks, "
-     "warm and cold (seed 000)"},
+     "read(), fread() vs memcpy from a mapping, sequential and random "
+     "blocks, warm and cold; copy bandwidths (seed 000)"},
     {"zero-page", exp_zero_page,
      "a fresh zero page: mmap(MAP_FIXED) vs memset vs madvise(DONTNEED) "
      "(seed 001)"},
     {"random-access", exp_random_access,
-     "8-byte pread/pwrite vs loads and stores in a mapping (seed 003)"},
+     "8-byte pread/pwrite, stdio vs loads and stores in a mapping "
+     "(seed 003)"},
     {"copy", exp_copy,
      "copying a file: cp, read/write, mmap variants, copy_file_range "
      "(seed 004)"},
