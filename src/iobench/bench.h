@@ -26,7 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define BENCH_HEADER "experiment,case,param,method,metric,value,unit,seed,check"
+#define BENCH_HEADER \
+    "experiment,case,param,method,metric,value,unit,seed,check"
 
 struct bench_opts {
     const char *dir;   /* where the large files go (and are deleted) */

@@ -158,8 +158,9 @@ static int stdio_block(FILE *s, unsigned char *buf, size_t len, uint64_t off,
 }
 
 /* pass: read every block of F once (see visits), in ORDER (file order
- * when NULL), with method M, into F->buf; FP[i] gets block i's fingerprint.  *NS: the time
- * of the whole pass, mmap() and munmap() (fopen() and fclose()) included. */
+ * when NULL), with method M, into F->buf; FP[i] gets block i's
+ * fingerprint.  *NS: the time of the whole pass, mmap() and munmap()
+ * (fopen() and fclose()) included. */
 static int pass(const struct file *f, enum method m, size_t block,
                 const uint64_t *order, uint64_t *fp, uint64_t *ns)
 {
