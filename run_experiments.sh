@@ -133,6 +133,8 @@ sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | d
 esac
 [[ -z $mem_limit || $suite == syscall-vs-mmap ]] ||
     die "--mem-limit: with --suite syscall-vs-mmap only"
+((perf == 0)) || command -v perf >/dev/null ||
+    die "--perf: perf not found (apt-get install linux-perf)"
 
 if [[ -z $bin ]]; then
     bin=$ROOT/build-release
@@ -250,7 +252,6 @@ iobench_suite() {
     fi
     if ((perf)); then
         mapfile -t -O "${#run[@]}" run < <(sp_perf_prefix "$work/$name.perf")
-        ((${#run[@]})) || die "--perf: perf not found (apt-get install linux-perf)"
         what+=", under perf record"
     fi
     printf 'suite %s: %s\n' "$name" "$what" >&2
