@@ -54,6 +54,7 @@ struct file {
     unsigned char *buf;  /* CHUNK bytes, page-aligned */
     const char *suffix;  /* of every case name: "" or "-memlimit" */
     uint64_t rand_max;   /* blocks a random pass reads, at most */
+    uint64_t *state;     /* bench_random's, for the samples */
 };
 
 static int fail(const char *call, const char *path, int err)
@@ -212,9 +213,14 @@ static int measure(const struct file *f, enum method m, int cold,
                    size_t block, const uint64_t *order, const uint64_t *ref,
                    uint64_t *fp, double *gbs)
 {
-    uint64_t n = visits(f, block, order), ns, bytes = 0;
+    uint64_t all = nblocks(f->size, block), n = visits(f, block, order);
+    uint64_t ns, bytes = 0;
 
-    memset(fp, 0, nblocks(f->size, block) * sizeof *fp);
+    /* a sample reads a stretch of the permutation that starts anywhere:
+     * the same blocks every pass would be cached for all but the first */
+    if (order != NULL && n < all)
+        order += bench_random(f->state) % (all - n + 1);
+    memset(fp, 0, all * sizeof *fp);
     if (cold && bench_evict(f->path) != 0) {
         fprintf(stderr, "iobench: " EXP ": %s stays in the page cache\n",
                 f->path);
@@ -279,6 +285,8 @@ static int run(const struct bench_opts *o, FILE *out, struct file *f)
     uint64_t *ref[NBLOCK] = {0}, *perm[NBLOCK] = {0}, *fp, sum;
     uint64_t state = o->seed, n = nblocks(f->size, block_sizes[0]);
     int err, rc = 1, oom, evictable;
+
+    f->state = &state;
 
     fp = malloc(n * sizeof *fp);
     oom = fp == NULL;
