@@ -274,9 +274,7 @@ static void row(FILE *out, const struct job *j, const char *method,
     bench_print(out, &r);
 }
 
-struct cost {
-    double real, user, sys;
-};
+struct cost { double real, user, sys; };  /* seconds */
 
 /* Run method M into a fresh destination, verify and delete it, and leave
  * what it cost in *C.  Returns 0 or 1. */
