@@ -164,8 +164,9 @@ for exp in cdb zero-page; do
     fi
 done
 
-# Larger than memory: syscall-vs-mmap in a cgroup whose limit is half the
-# file, which names its cases *-memlimit; the group is gone afterwards.
+# Larger than memory: syscall-vs-mmap in a cgroup whose limit is two thirds
+# of the file, which names its cases *-memlimit; the group is gone
+# afterwards.  32 MiB leaves room for a sanitizer build's own memory.
 # shellcheck source=scripts/seeds.sh
 . "$root/scripts/seeds.sh"
 if ((EUID != 0)) || ! probe=$(sp_memcg_create 67108864 2>/dev/null); then
@@ -174,7 +175,7 @@ else
     sp_memcg_remove "$probe"
     out=$work/memlimit
     if "$root/run_experiments.sh" --suite syscall-vs-mmap --bin "$build" \
-        --file-size 16777216 --mem-limit 12582912 --out "$out" \
+        --file-size 50331648 --mem-limit 33554432 --out "$out" \
         >"$work/memlimit.log" 2>&1; then
         result "syscall-vs-mmap --mem-limit: cases *-memlimit, checked" \
             "$(has_rows "$out/syscall-vs-mmap.csv" rand-cold-memlimit throughput \
