@@ -124,8 +124,10 @@ for kase in seq-warm rand-warm seq-cold rand-cold; do
     result "syscall-vs-mmap: $kase has read, mmap and fread" \
         "$(has_rows "$csv" "$kase" throughput "$blocks" read mmap fread)"
 done
-result "syscall-vs-mmap: copy bandwidth rows (kernel copy, user memcpy)" \
-    "$(has_rows "$csv" bandwidth bandwidth "$blocks" read mmap_memcpy anon_memcpy)"
+copies=(read mmap_memcpy anon_memcpy)
+[[ $(uname -m) == x86_64 ]] && copies+=(mmap_movsb)
+result "syscall-vs-mmap: copy bandwidth rows (kernel copy, user copies)" \
+    "$(has_rows "$csv" bandwidth bandwidth "$blocks" "${copies[@]}")"
 csv=$work/random-access/random-access.csv
 for kase in random-read iterate; do
     result "random-access: $kase has pread, mmap and fread" \
