@@ -18,6 +18,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/sun.sh"
 # shellcheck source=scripts/reference.sh
 . "$ROOT/scripts/reference.sh"
+# shellcheck source=scripts/seeds.sh
+. "$ROOT/scripts/seeds.sh"
 
 usage() {
     cat <<'USAGE'
@@ -59,11 +61,21 @@ table1.md, figure1.png and env.txt (the machine, the commit, the order).
                       install, no build (the tests use this)
   -h, --help          this help
 
---suite syscall-vs-mmap|zero-page|random-access|copy runs that experiment
-of iobench (the other four published mmap experiments) and writes
-SUITE.csv (raw rows), SUITE.md (ours beside the source's figure) and
-SUITE.png; --suite all runs the Sun study and all four. With them:
-  --file-size BYTES   the test file's size (default: the experiment's)
+--suite syscall-vs-mmap|zero-page|random-access|copy|cdb runs that
+experiment of iobench (the other four published mmap experiments, and
+seed 003's constant-database lookups) and writes SUITE.csv (raw rows),
+SUITE.md (ours beside the source's figure) and SUITE.png; --suite all runs
+the Sun study and all five. With them:
+  --file-size BYTES   the test file's size (default: the experiment's;
+                      the seeds': syscall-vs-mmap 4294967296, copy
+                      3000000000)
+  --reps N            runs of each measured cell, one row each (default 1;
+                      copy 3)
+  --mem-limit BYTES   syscall-vs-mmap only: run it in a memory cgroup
+                      limited to BYTES (needs root); below the file's size
+                      its cases are named *-memlimit
+  --perf              sample where the CPU time goes (perf record) and
+                      write SUITE-perf.txt, a line a function
   --quick             tiny sizes: seconds, for tests
 
 --suite peers times scaleppm against netpbm, libvips, GraphicsMagick and
@@ -108,7 +120,8 @@ die() {
 }
 
 image="" size="" threads=10 runs="" cache=warm page_cache=large out="" bin=""
-suite=sun file_size="" quick=0 order_seed="" reference=0
+suite=sun file_size="" quick=0 order_seed="" reference=0 reps="" mem_limit=""
+perf=0
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
     case $1 in
@@ -123,6 +136,9 @@ while (($#)); do
     --quick) runs=2 size=320x256 scales="-2,-4,2" quick=1; shift ;;
     --suite) suite=${2:?--suite needs a name}; shift 2 ;;
     --file-size) file_size=${2:?--file-size needs bytes}; shift 2 ;;
+    --reps) reps=${2:?--reps needs a number}; shift 2 ;;
+    --mem-limit) mem_limit=${2:?--mem-limit needs bytes}; shift 2 ;;
+    --perf) perf=1; shift ;;
     --bin) bin=${2:?--bin needs a build folder}; shift 2 ;;
     --seed) order_seed=${2:?--seed needs a number}; shift 2 ;;
     --reference) reference=1; shift ;;
@@ -143,13 +159,19 @@ fi
 [[ -z $size || $size =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "--size: WxH"
 [[ -z $image || -z $size ]] || die "--image and --size exclude each other"
 [[ -z $file_size || $file_size =~ ^[1-9][0-9]*$ ]] || die "--file-size: bytes"
+[[ -z $reps || $reps =~ ^[1-9][0-9]*$ ]] || die "--reps: a positive number"
+[[ -z $mem_limit || $mem_limit =~ ^[1-9][0-9]*$ ]] || die "--mem-limit: bytes"
 order_seed=${order_seed:-$(($(date +%s) % 1000000))}
 [[ $order_seed =~ ^[0-9]+$ ]] || die "--seed: a number"
-iobench_suites=(syscall-vs-mmap zero-page random-access copy)
+iobench_suites=(syscall-vs-mmap zero-page random-access copy cdb)
 case $suite in
-sun | all | syscall-vs-mmap | zero-page | random-access | copy | peers | durable | paths) ;;
-*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, peers, durable, paths or all" ;;
+sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | durable | paths) ;;
+*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, cdb, peers, durable, paths or all" ;;
 esac
+[[ -z $mem_limit || $suite == syscall-vs-mmap ]] ||
+    die "--mem-limit: with --suite syscall-vs-mmap only"
+((perf == 0)) || command -v perf >/dev/null ||
+    die "--perf: perf not found (apt-get install linux-perf)"
 
 if [[ -z $bin ]]; then
     bin=$ROOT/build-release
@@ -167,15 +189,34 @@ mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-exp.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# iobench_suite NAME: one of the other four experiments, into $out.
+# iobench_suite NAME: one of iobench's experiments, into $out; in a memory
+# cgroup when --mem-limit says so.
 iobench_suite() {
-    local name=$1 args=(--dir "$work")
+    local name=$1 args=(--dir "$work") run=() what
     ((quick)) && args+=(--quick)
     [[ -n $file_size ]] && args+=(--size "$file_size")
-    printf 'suite %s: iobench %s\n' "$name" "${args[*]}" >&2
-    "$bin/src/iobench" "${args[@]}" "$name" >"$out/$name.csv" ||
+    [[ -n $reps ]] && args+=(--reps "$reps")
+    what="iobench ${args[*]}"
+    if [[ -n $mem_limit ]]; then
+        run=(sp_memlimit_run "$mem_limit")
+        what+=", in a cgroup limited to $mem_limit bytes"
+    fi
+    if ((perf)); then
+        mapfile -t -O "${#run[@]}" run < <(sp_perf_prefix "$work/$name.perf")
+        what+=", under perf record"
+    fi
+    printf 'suite %s: %s\n' "$name" "$what" >&2
+    "${run[@]}" "$bin/src/iobench" "${args[@]}" "$name" >"$out/$name.csv" ||
         die "iobench $name failed"
-    sp_suite_report "$name" "$out/$name.csv" "$out/$name.md" "$out/$name.png"
+    if ((perf)); then
+        sp_perf_summary "$work/$name.perf" "$out/$name-perf.txt"
+        rm -f "$work/$name.perf"
+    fi
+    # the rows are the result: a report that fails leaves them
+    sp_suite_report "$name" "$out/$name.csv" "$out/$name.md" \
+        "$out/$name.png" ||
+        printf 'suite %s: the report failed; the rows are in %s\n' \
+            "$name" "$out/$name.csv" >&2
     cat "$out/$name.md"
 }
 
@@ -207,7 +248,8 @@ if [[ $suite == sun || $suite == all ]]; then
     settings+=" fault_around_pages=$fault_around folios=${folios// /,}"
 fi
 if [[ $suite != sun ]]; then
-    settings+=" file_size=${file_size:-default}"
+    settings+=" file_size=${file_size:-default} reps=${reps:-default}"
+    settings+=" mem_limit=${mem_limit:-none} perf=$perf"
 fi
 sp_write_env "$out/env.txt" "${image:-}" "$bin" "$settings"
 if [[ $suite == sun || $suite == all ]]; then

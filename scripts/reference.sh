@@ -57,6 +57,21 @@ reference_sun() {
     sp_sun_sessions_report "$dir"
 }
 
+# The other folders: NAME, then run_experiments.sh's options for the
+# full run (each also gets --out; with --quick, --quick in their place).
+# The seed suites at the seeds' sizes (4 GB, 3 GB), repeated.
+SP_REFERENCE_OTHER=(
+    "syscall-vs-mmap --suite syscall-vs-mmap --file-size 4294967296 --reps 3"
+    "syscall-vs-mmap-memlimit --suite syscall-vs-mmap --file-size 1073741824 --mem-limit 536870912 --reps 3"
+    "zero-page --suite zero-page --reps 5"
+    "random-access --suite random-access --reps 5"
+    "copy --suite copy --file-size 3000000000 --reps 3"
+    "cdb --suite cdb --reps 5"
+    "paths --suite paths"
+    "durable --suite durable"
+    "peers --suite peers --runs 5"
+)
+
 # reference_run: every folder, then each moved over its committed one.
 reference_run() {
     local dest=${out:-$ROOT/results} t0=$SECONDS spec name
@@ -86,11 +101,24 @@ reference_run() {
     reference_step model spreport model --units "$scratch"/model/units-*.csv \
         --out "$scratch/model" "$scratch"/sun-1280x1024-warm-*/session-*
     names+=(model)
-    for name in "${iobench_suites[@]}" paths durable peers; do
-        local args=(--bin "$bin" --suite "$name" --out "$scratch/$name")
-        ((quick)) && args+=(--quick)
-        [[ $name == peers ]] && ((quick == 0)) && args+=(--runs 7)
-        reference_step "$name" "$self" "${args[@]}"
+    local -a opts
+    for spec in "${SP_REFERENCE_OTHER[@]}"; do
+        read -r -a opts <<<"$spec"
+        name=${opts[0]}
+        opts=("${opts[@]:1}")
+        # --quick: the suite alone (and the memory limit, kept below the
+        # quick file's size), at its tiny sizes
+        ((quick)) && opts=("${opts[@]:0:2}" --quick)
+        if [[ $name == *-memlimit ]]; then
+            if ((EUID != 0)); then
+                printf '%s: left out (a memory cgroup needs root)\n' \
+                    "$name" >&2
+                continue
+            fi
+            ((quick)) && opts+=(--file-size 50331648 --mem-limit 33554432)
+        fi
+        reference_step "$name" "$self" --bin "$bin" "${opts[@]}" \
+            --out "$scratch/$name"
         names+=("$name")
     done
     for name in "${names[@]}"; do

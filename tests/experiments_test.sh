@@ -111,9 +111,9 @@ else
         "$(tail -n 3 "$work/paths.log" | tr '\n' ' ')"
 fi
 
-# The other four experiments (iobench), each --quick: its three files, the
-# fixed header, and every measured row verified.
-for suite in syscall-vs-mmap zero-page random-access copy; do
+# iobench's experiments, each --quick: its three files, the fixed header,
+# and every measured row verified.
+for suite in syscall-vs-mmap zero-page random-access copy cdb; do
     out=$work/$suite
     if ! "$root/run_experiments.sh" --suite "$suite" --quick --bin "$build" \
         --out "$out" >"$work/$suite.log" 2>&1; then
@@ -141,6 +141,107 @@ for suite in syscall-vs-mmap zero-page random-access copy; do
             ((rows == csv + 1)) || echo "$rows table rows (with the header), $csv measurements")"
 done
 
+# has_rows CSV CASE METRIC PARAMS METHOD...: for each method and param
+# (space-separated), a checked row of CASE and METRIC; prints what is
+# missing.
+has_rows() {
+    local csv=$1 kase=$2 metric=$3 params=$4
+    shift 4
+    awk -F, -v k="$kase" -v m="$metric" -v ps="$params" -v ms="$*" '
+        $2 == k && $5 == m && $9 == "ok" { seen[$3, $4] = 1 }
+        END { np = split(ps, p, " "); nm = split(ms, me, " ")
+              for (i = 1; i <= np; i++) for (j = 1; j <= nm; j++)
+                  if (!((p[i], me[j]) in seen))
+                      printf "no %s %s %s row at %s; ", k, me[j], m, p[i] }' "$csv"
+}
+
+# The seed-like-for-like additions, each method and case there and
+# checked.
+blocks="4096 8192 16384 65536 1048576"
+csv=$work/syscall-vs-mmap/syscall-vs-mmap.csv
+for kase in seq-warm rand-warm seq-cold rand-cold; do
+    result "syscall-vs-mmap: $kase has read, mmap and fread" \
+        "$(has_rows "$csv" "$kase" throughput "$blocks" read mmap fread)"
+done
+copies=(read mmap_memcpy anon_memcpy)
+[[ $(uname -m) == x86_64 ]] && copies+=(mmap_movsb)
+result "syscall-vs-mmap: copy bandwidth rows (kernel copy, user copies)" \
+    "$(has_rows "$csv" bandwidth bandwidth "$blocks" "${copies[@]}")"
+csv=$work/random-access/random-access.csv
+for kase in random-read iterate; do
+    result "random-access: $kase has pread, mmap and fread" \
+        "$(has_rows "$csv" "$kase" latency 0 pread mmap fread)"
+done
+for kase in write-resident write-nonresident; do
+    result "random-access: $kase has pwrite, mmap and fwrite" \
+        "$(has_rows "$csv" "$kase" latency 0 pwrite mmap fwrite)"
+done
+csv=$work/copy/copy.csv
+for kase in copy copy-nofsync; do
+    result "copy: case $kase, every method" \
+        "$(has_rows "$csv" "$kase" real 0 cp mmap_copy mmap_copy_seq \
+            mmap_copy_willneed copy_file_range
+            has_rows "$csv" "$kase" real 1048576 read_write mmap_write \
+                mmap_write_seq)"
+done
+csv=$work/cdb/cdb.csv
+for kase in warm cold; do
+    result "cdb: $kase lookups each way, against the seed's 1200 ns and 25x" \
+        "$(has_rows "$csv" "$kase" latency 20000 seek mmap)$(awk -F, -v k="$kase" '
+            $2 == k && $4 == "seek" && $8 != 1200 { print "seek seed " $8 }
+            $2 == k && $4 == "seek/mmap" && $8 != 25 { print "ratio seed " $8 }' "$csv")"
+done
+
+# --reps N: N rows of every key, one a repeat.
+for exp in cdb zero-page; do
+    if "$build/src/iobench" --dir "$work" --quick --reps 2 "$exp" \
+        >"$work/reps-$exp.csv" 2>"$work/reps-$exp.log"; then
+        result "iobench --reps 2 $exp: two rows of every key" \
+            "$(awk -F, 'NR > 1 { n[$1 "," $2 "," $3 "," $4 "," $5]++ }
+                END { for (k in n) if (n[k] != 2) { print k ": " n[k] " rows"; exit } }' \
+                "$work/reps-$exp.csv")"
+    else
+        result "iobench --reps 2 $exp" "$(head -n 1 "$work/reps-$exp.log")"
+    fi
+done
+
+# Larger than memory: syscall-vs-mmap in a cgroup whose limit is two thirds
+# of the file, which names its cases *-memlimit; the group is gone
+# afterwards.  32 MiB leaves room for a sanitizer build's own memory.
+# shellcheck source=scripts/seeds.sh
+. "$root/scripts/seeds.sh"
+if ((EUID != 0)) || ! probe=$(sp_memcg_create 67108864 2>/dev/null); then
+    skip "syscall-vs-mmap under a memory limit" "no memory cgroup to make (root?)"
+else
+    sp_memcg_remove "$probe"
+    out=$work/memlimit
+    if "$root/run_experiments.sh" --suite syscall-vs-mmap --bin "$build" \
+        --file-size 50331648 --mem-limit 33554432 --out "$out" \
+        >"$work/memlimit.log" 2>&1; then
+        result "syscall-vs-mmap --mem-limit: cases *-memlimit, checked" \
+            "$(has_rows "$out/syscall-vs-mmap.csv" rand-cold-memlimit throughput \
+                "$blocks" read mmap fread)"
+        result "syscall-vs-mmap --mem-limit: the cgroup is removed" \
+            "$(find /sys/fs/cgroup -maxdepth 6 -name 'scaleppm-memlimit-*' 2>/dev/null)"
+    else
+        result "run_experiments.sh --suite syscall-vs-mmap --mem-limit" \
+            "$(tail -n 3 "$work/memlimit.log" | tr '\n' ' ')"
+    fi
+fi
+
+# --perf: where the CPU time went, a line a function.
+if ! command -v perf >/dev/null 2>&1; then
+    skip "run_experiments.sh --suite syscall-vs-mmap --perf" "no perf"
+elif "$root/run_experiments.sh" --suite syscall-vs-mmap --quick --perf \
+    --bin "$build" --out "$work/perf" >"$work/perf.log" 2>&1; then
+    result "syscall-vs-mmap --perf: a profile with the user memcpy in it" \
+        "$(grep -q 'memmove\|memcpy' "$work/perf/syscall-vs-mmap-perf.txt" ||
+            echo "no memmove or memcpy line")"
+else
+    result "run_experiments.sh --suite syscall-vs-mmap --perf" \
+        "$(tail -n 3 "$work/perf.log" | tr '\n' ' ')"
+fi
+
 # The durable-replacement suite: both sizes, both cases, alternating, and a
 # table row a size whose figures are the medians of its rows.
 out=$work/durable
@@ -164,7 +265,7 @@ fi
 
 # Bad options are usage errors.
 for args in "--cache tepid" "--runs 0" "--scales x" "--size 10" "--suite nope" \
-    "--file-size 1k"; do
+    "--file-size 1k" "--reps 0" "--suite copy --mem-limit 1000"; do
     # shellcheck disable=SC2086
     "$root/run_experiments.sh" --bin "$build" $args >/dev/null 2>&1 && rc=0 || rc=$?
     result "run_experiments.sh $args is refused" "$( ((rc != 0)) || echo 'exit 0')"

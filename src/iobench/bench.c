@@ -31,6 +31,9 @@ uint64_t bench_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* bench_file's writeback lag, in chunks */
+#define LAG 4
+
 int bench_file(const char *path, uint64_t size, uint64_t seed)
 {
     const size_t chunk = 1 << 20;
@@ -48,6 +51,19 @@ int bench_file(const char *path, uint64_t size, uint64_t seed)
             buf[i] = bench_random(&state);
         err = sp_sys_write_full(fd, buf, n);
         done += n;
+        /* Write back as we go, and wait for the chunk LAG chunks back:
+         * a few MiB dirty at most.  Under a cgroup memory limit below the
+         * file's size, dirty pages that pile up faster than writeback
+         * can clean them get the process killed. */
+        if (err == 0 && sync_file_range(fd, (off64_t)(done - n), (off64_t)n,
+                                        SYNC_FILE_RANGE_WRITE) != 0)
+            err = errno;
+        if (err == 0 && done > LAG * chunk &&
+            sync_file_range(fd, (off64_t)(done - LAG * chunk), (off64_t)chunk,
+                            SYNC_FILE_RANGE_WAIT_BEFORE |
+                                SYNC_FILE_RANGE_WRITE |
+                                SYNC_FILE_RANGE_WAIT_AFTER) != 0)
+            err = errno;
     }
     if (err == 0 && fsync(fd) != 0)
         err = errno;
@@ -102,10 +118,16 @@ int bench_evict(const char *path)
 {
     size_t resident, total;
 
-    if (sp_cache_evict(path) != 0 ||
-        sp_cache_resident(path, &resident, &total) != 0)
-        return -1;
-    return resident * 100 > total ? -1 : 0;
+    /* a few tries: pages that are locked or being reclaimed at the moment
+     * (under a cgroup's memory limit, say) stay cached through one */
+    for (int tries = 0; tries < 3; tries++) {
+        if (sp_cache_evict(path) != 0 ||
+            sp_cache_resident(path, &resident, &total) != 0)
+            return -1;
+        if (resident * 100 <= total)
+            return 0;
+    }
+    return -1;
 }
 
 static uint64_t tv_ns(struct timeval tv)
@@ -126,4 +148,61 @@ void bench_cpu(uint64_t *user_ns, uint64_t *sys_ns)
 void bench_path(char *buf, const struct bench_opts *o, const char *name)
 {
     snprintf(buf, PATH_MAX, "%s/%s", o->dir, name);
+}
+
+int bench_reps(const struct bench_opts *o, int def)
+{
+    return o->reps > 0 ? o->reps : def;
+}
+
+/* limit_file: the number in the file DIR/GROUP/NAME, or UINT64_MAX ("max",
+ * unreadable). */
+static uint64_t limit_file(const char *dir, const char *group,
+                           const char *name)
+{
+    char path[PATH_MAX];
+    unsigned long long v;
+    FILE *f;
+    int ok;
+
+    snprintf(path, sizeof path, "%s%s/%s", dir, group, name);
+    if ((f = fopen(path, "re")) == NULL)
+        return UINT64_MAX;
+    ok = fscanf(f, "%llu", &v) == 1;
+    fclose(f);
+    return ok ? (uint64_t)v : UINT64_MAX;
+}
+
+uint64_t bench_memory_limit(void)
+{
+    char line[PATH_MAX + 64];
+    uint64_t limit = UINT64_MAX, v;
+    FILE *f = fopen("/proc/self/cgroup", "re");
+
+    if (f == NULL)
+        return limit;
+    /* "0::/group" is the v2 hierarchy, "N:memory:/group" v1's controller;
+     * v2 sits at /sys/fs/cgroup, or at .../unified beside v1 */
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *group = strchr(line, ':'), *end;
+
+        if (group == NULL || (end = strchr(group + 1, ':')) == NULL)
+            continue;
+        end[strcspn(end, "\n")] = '\0';
+        if (strncmp(group, "::", 2) == 0) {
+            v = limit_file("/sys/fs/cgroup", end + 1, "memory.max");
+            if (v == UINT64_MAX)
+                v = limit_file("/sys/fs/cgroup/unified", end + 1,
+                               "memory.max");
+        } else if (strncmp(group, ":memory:", 8) == 0) {
+            v = limit_file("/sys/fs/cgroup/memory", end + 1,
+                           "memory.limit_in_bytes");
+        } else {
+            continue;
+        }
+        if (v < limit)
+            limit = v;
+    }
+    fclose(f);
+    return limit;
 }

@@ -7,22 +7,27 @@
  *   case        a variant within it ("seq-warm", "round", ...)
  *   param       its numeric parameter (block size in bytes, round number,
  *               ...), or 0
- *   method      what is measured ("read", "mmap", "memset", ...)
- *   metric      "throughput", "time", "latency", "real", "user", "sys"
+ *   method      what is measured ("read", "mmap", "memset", ...), or two
+ *               of them, "a/b", in a ratio row
+ *   metric      "throughput", "bandwidth", "time", "latency", "real",
+ *               "user", "sys", "ratio", "limit"
  *   value       the figure, in
- *   unit        "GB/s", "s", "ns/op"
+ *   unit        "GB/s", "s", "ns/op", "x", "B"
  *   seed        the source document's figure for this row, same unit, or
  *               empty
  *   check       "ok" once the data was verified (the bytes read equal the
  *               file's, the copy equals the source, the page is zero);
- *               an experiment whose check fails returns non-zero. */
+ *               an experiment whose check fails returns non-zero.
+ * A measurement repeated (--reps) gives one row a repeat, all with the same
+ * experiment, case, param, method and metric. */
 #ifndef SP_BENCH_H
 #define SP_BENCH_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#define BENCH_HEADER "experiment,case,param,method,metric,value,unit,seed,check"
+#define BENCH_HEADER \
+    "experiment,case,param,method,metric,value,unit,seed,check"
 
 struct bench_opts {
     const char *dir;   /* where the large files go (and are deleted) */
@@ -31,8 +36,15 @@ struct bench_opts {
     uint64_t blocks;   /* block count for zero-page; 0: default */
     uint64_t buf;      /* read/write buffer of the copy; 0: 1 MiB */
     int quick;         /* seconds, not minutes: tiny sizes, one repetition */
+    int reps;          /* runs of each measured cell, one row each; 0: the
+                          experiment's default */
+    int fsync;         /* copy: BENCH_FSYNC_YES or _NO, or both (their OR,
+                          or 0) */
     uint64_t seed;     /* for every random choice */
 };
+
+#define BENCH_FSYNC_YES 1
+#define BENCH_FSYNC_NO 2
 
 struct bench_row {
     const char *experiment, *kase, *method, *metric, *unit;
@@ -45,8 +57,8 @@ struct bench_row {
 void bench_print(FILE *out, const struct bench_row *row);
 
 /* bench_file: create PATH of SIZE bytes of deterministic pseudo-random
- * content from SEED (written in 1 MiB writes, then fsync'd).  Returns 0
- * or an errno value. */
+ * content from SEED (written in 1 MiB writes, written back as it goes,
+ * then fsync'd).  Returns 0 or an errno value. */
 int bench_file(const char *path, uint64_t size, uint64_t seed);
 
 /* bench_sum: a 64-bit checksum of LEN bytes; SUM chains calls. */
@@ -70,11 +82,27 @@ void bench_cpu(uint64_t *user_ns, uint64_t *sys_ns);
 /* bench_path: DIR/NAME into BUF (PATH_MAX). */
 void bench_path(char *buf, const struct bench_opts *o, const char *name);
 
+/* bench_memory_limit: the memory limit of the process's own memory cgroup
+ * (cgroup v2 memory.max or v1 memory.limit_in_bytes), or UINT64_MAX when
+ * it has none or none can be read. */
+uint64_t bench_memory_limit(void);
+
+/* bench_reps: O->reps, or DEF when the option was not given. */
+int bench_reps(const struct bench_opts *o, int def);
+
 /* The experiments: each prints its rows on OUT and returns 0, or 1 after
  * one line on stderr saying what failed. */
 int exp_syscall_vs_mmap(const struct bench_opts *o, FILE *out);
 int exp_zero_page(const struct bench_opts *o, FILE *out);
 int exp_random_access(const struct bench_opts *o, FILE *out);
 int exp_copy(const struct bench_opts *o, FILE *out);
+int exp_cdb(const struct bench_opts *o, FILE *out);
+
+/* exp_syscall_bandwidth: part of syscall-vs-mmap: rows of the copy
+ * bandwidth of read() (the kernel's copy), of memcpy() from a mapping and
+ * of memcpy() between anonymous buffers, over the cached file PATH (open
+ * on FD, SIZE bytes).  Returns as the experiments do. */
+int exp_syscall_bandwidth(const struct bench_opts *o, FILE *out, int fd,
+                          const char *path, uint64_t size);
 
 #endif

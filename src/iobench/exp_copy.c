@@ -9,18 +9,19 @@
  * runs, the two mmap programs also with that advice, and copy_file_range(),
  * which copies inside the kernel and never brings the bytes to user space.
  *
- * Every method copies the same source (o->size bytes, default 1 GiB) to a
- * new destination and ends with fsync() of it inside the timed span (cp's
- * after it exits).  The seed timed whole processes with no fsync, so its
- * times hold whatever writeback happened to run; fsync makes each method
- * pay for the same complete writeback.  The source is evicted before every
- * method (the seed's disk had to be read too, and a warm source would
- * favour whichever ran later); where eviction fails, stderr says so.  The
+ * Every method copies the same source (o->size bytes, default 1 GiB; the
+ * seed's was 3 GB) to a new destination.  Case "copy" ends each method
+ * with fsync() of the destination inside the timed span (cp's after it
+ * exits): each method pays for the same complete writeback.  Case
+ * "copy-nofsync" leaves it out, as the seed did: its times hold whatever
+ * writeback happened to run.  The source is evicted before every method
+ * (the seed's disk had to be read too, and a warm source would favour
+ * whichever ran later); where eviction fails, stderr says so.  The
  * destination is checked against the source's checksum, then deleted.
  *
  * real is CLOCK_MONOTONIC around the method, user and sys bench_cpu() over
- * the same span.  Each method runs REPS times (once with --quick), in whole
- * rounds of all methods; the run with the median real time gives the rows. */
+ * it.  Each method runs o->reps times (default REPS, once with --quick),
+ * in whole rounds of all methods and both cases, one row each. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -40,7 +41,7 @@
 #define DEFAULT_SIZE (1ull << 30)
 #define QUICK_SIZE (16ull << 20)
 #define DEFAULT_BUF (1u << 20)
-#define REPS 3  /* runs of each method; the median is reported */
+#define REPS 3  /* runs of each method without --reps */
 
 struct job {
     const char *src, *dst;
@@ -48,6 +49,7 @@ struct job {
     unsigned char *buf;  /* bufsize bytes, for read_write */
     size_t bufsize;      /* also the write() size of mmap_write */
     int advice;          /* madvise on the source mapping, or -1 */
+    int sync;            /* fsync the destination before it is done */
 };
 
 static int fail(const char *call, const char *path, int err)
@@ -72,10 +74,11 @@ static int write_all(int fd, const unsigned char *p, size_t len,
     return 0;
 }
 
-/* fsync and close FD (open on PATH); returns 0 or 1 after a message. */
-static int finish(int fd, const char *path)
+/* fsync (when J says so) and close FD (open on PATH); returns 0 or 1
+ * after a message. */
+static int finish(const struct job *j, int fd, const char *path)
 {
-    int rc = fsync(fd) != 0 ? fail("fsync", path, errno) : 0;
+    int rc = j->sync && fsync(fd) != 0 ? fail("fsync", path, errno) : 0;
 
     if (close(fd) != 0 && rc == 0)
         rc = fail("close", path, errno);
@@ -127,10 +130,12 @@ static int m_cp(const struct job *j)
                 j->src, j->dst, status);
         return 1;
     }
+    if (!j->sync)
+        return 0;
     fd = open(j->dst, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return fail("open", j->dst, errno);
-    return finish(fd, j->dst);
+    return finish(j, fd, j->dst);
 }
 
 static int m_read_write(const struct job *j)
@@ -156,13 +161,14 @@ static int m_read_write(const struct job *j)
         close(out);
         return rc;
     }
-    return finish(out, j->dst);
+    return finish(j, out, j->dst);
 }
 
 static int m_mmap_copy(const struct job *j)
 {
     unsigned char *src;
-    void *dst;
+    void *dst = MAP_FAILED;
+    const char *call = "ftruncate";
     int out, err;
 
     if (map_src(j, &src) != 0)
@@ -171,25 +177,22 @@ static int m_mmap_copy(const struct job *j)
         munmap(src, j->size);
         return 1;
     }
-    if (ftruncate(out, (off_t)j->size) != 0) {
-        err = errno;
-        munmap(src, j->size);
-        close(out);
-        return fail("ftruncate", j->dst, err);
+    if (ftruncate(out, (off_t)j->size) == 0) {
+        call = "mmap";
+        dst = mmap(NULL, j->size, PROT_WRITE, MAP_SHARED, out, 0);
     }
-    dst = mmap(NULL, j->size, PROT_WRITE, MAP_SHARED, out, 0);
     if (dst == MAP_FAILED) {
         err = errno;
         munmap(src, j->size);
         close(out);
-        return fail("mmap", j->dst, err);
+        return fail(call, j->dst, err);
     }
     memcpy(dst, src, j->size);
     munmap(dst, j->size);
     munmap(src, j->size);
     /* the dirty pages of a shared mapping are the file's page cache:
      * fsync writes them back, no msync needed */
-    return finish(out, j->dst);
+    return finish(j, out, j->dst);
 }
 
 static int m_mmap_write(const struct job *j)
@@ -209,7 +212,7 @@ static int m_mmap_write(const struct job *j)
         close(out);
         return rc;
     }
-    return finish(out, j->dst);
+    return finish(j, out, j->dst);
 }
 
 static int m_copy_file_range(const struct job *j)
@@ -237,7 +240,7 @@ static int m_copy_file_range(const struct job *j)
         close(out);
         return rc;
     }
-    return finish(out, j->dst);
+    return finish(j, out, j->dst);
 }
 
 static const struct method {
@@ -259,21 +262,19 @@ static const struct method {
 #define NMETHODS (sizeof methods / sizeof methods[0])
 #define RW 1  /* methods[RW] is read_write, the ratios' reference */
 
-static void row(FILE *out, const char *method, double param,
-                const char *metric, double value, const char *unit,
-                double seed)
+static void row(FILE *out, const struct job *j, const char *method,
+                double param, const char *metric, double value,
+                const char *unit, double seed)
 {
     struct bench_row r = {
-        .experiment = "copy", .kase = "copy", .param = param,
-        .method = method, .metric = metric, .value = value, .unit = unit,
-        .seed = seed, .checked = 1,
+        .experiment = "copy", .kase = j->sync ? "copy" : "copy-nofsync",
+        .param = param, .method = method, .metric = metric, .value = value,
+        .unit = unit, .seed = seed, .checked = 1,
     };
     bench_print(out, &r);
 }
 
-struct cost {
-    double real, user, sys;
-};
+struct cost { double real, user, sys; };  /* seconds */
 
 /* Run method M into a fresh destination, verify and delete it, and leave
  * what it cost in *C.  Returns 0 or 1. */
@@ -309,42 +310,47 @@ static int run_one(const struct method *m, struct job *j, uint64_t want,
     return 0;
 }
 
-/* The run with the median real time of N (the upper one of two). */
-static const struct cost *median(const struct cost *c, int n)
+/* report: one round's rows, C[i] the cost of methods[i]. */
+static void report(FILE *out, const struct job *j, const struct cost *c)
 {
-    for (int i = 0; i < n; i++) {
-        int below = 0, above = 0;
-        for (int k = 0; k < n; k++) {
-            below += c[k].real < c[i].real;
-            above += c[k].real > c[i].real;
-        }
-        if (below <= n / 2 && above <= (n - 1) / 2)
-            return &c[i];
-    }
-    return &c[0];
-}
-
-static void report(FILE *out, const struct job *j, struct cost c[][REPS],
-                   int reps)
-{
-    double rw = median(c[RW], reps)->real;
-
     for (size_t i = 0; i < NMETHODS; i++) {
         const struct method *m = &methods[i];
-        const struct cost *mid = median(c[i], reps);
         double param = m->buffered ? (double)j->bufsize : 0;
-        row(out, m->name, param, "real", mid->real, "s", m->real);
-        row(out, m->name, param, "user", mid->user, "s", m->user);
-        row(out, m->name, param, "sys", mid->sys, "s", m->sys);
+        row(out, j, m->name, param, "real", c[i].real, "s", m->real);
+        row(out, j, m->name, param, "user", c[i].user, "s", m->user);
+        row(out, j, m->name, param, "sys", c[i].sys, "s", m->sys);
     }
     for (size_t i = 0; i < NMETHODS; i++) {
         char method[64];
         if (i == RW)
             continue;
         snprintf(method, sizeof method, "%s/read_write", methods[i].name);
-        row(out, method, 0, "ratio", median(c[i], reps)->real / rw, "x",
+        row(out, j, method, 0, "ratio", c[i].real / c[RW].real, "x",
             methods[i].real / methods[RW].real);
     }
+}
+
+/* rounds: REPS whole rounds of every method, with fsync and without as
+ * FSYNC_MODE asks (0: both): a slow spell of the disk spreads over all. */
+static int rounds(FILE *out, struct job *j, uint64_t want, int reps,
+                  int fsync_mode)
+{
+    struct cost cost[NMETHODS];
+    int rc = 0;
+
+    for (int r = 0; r < reps && rc == 0; r++) {
+        for (int sync = 1; sync >= 0 && rc == 0; sync--) {
+            if (!(fsync_mode & (sync ? BENCH_FSYNC_YES : BENCH_FSYNC_NO)) &&
+                fsync_mode != 0)
+                continue;
+            j->sync = sync;
+            for (size_t i = 0; i < NMETHODS && rc == 0; i++)
+                rc = run_one(&methods[i], j, want, &cost[i]);
+            if (rc == 0)
+                report(out, j, cost);
+        }
+    }
+    return rc;
 }
 
 int exp_copy(const struct bench_opts *o, FILE *out)
@@ -353,9 +359,8 @@ int exp_copy(const struct bench_opts *o, FILE *out)
                   : o->quick     ? QUICK_SIZE
                                  : DEFAULT_SIZE;
     uint64_t bufsize = o->buf != 0 ? o->buf : DEFAULT_BUF;
-    int reps = o->quick ? 1 : REPS;
+    int reps = bench_reps(o, o->quick ? 1 : REPS);
     char src[PATH_MAX], dst[PATH_MAX], name[64];
-    struct cost cost[NMETHODS][REPS];
     struct job j = {.src = src, .dst = dst};
     uint64_t want;
     int err, rc = 0;
@@ -384,13 +389,7 @@ int exp_copy(const struct bench_opts *o, FILE *out)
         rc = fail("read", src, err);
         goto out;
     }
-    /* whole rounds of every method, so that a slow spell of the disk
-     * spreads over all of them instead of landing on one */
-    for (int r = 0; r < reps && rc == 0; r++)
-        for (size_t i = 0; i < NMETHODS && rc == 0; i++)
-            rc = run_one(&methods[i], &j, want, &cost[i][r]);
-    if (rc == 0)
-        report(out, &j, cost, reps);
+    rc = rounds(out, &j, want, reps, o->fsync);
 out:
     unlink(dst);
     unlink(src);
