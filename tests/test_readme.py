@@ -56,6 +56,19 @@ class Readme(unittest.TestCase):
                  "| y | 4.43 |", readme.END]
         self.assertEqual(readme.check_numbers("r", lines), [])
 
+    def test_sessions_table(self):
+        d = os.path.join(self.dir.name, "sun-64x64-warm-small")
+        os.makedirs(d)
+        with open(os.path.join(d, "sessions.csv"), "w") as f:
+            f.write("scale,session,ratio,ratio_lo,ratio_hi\n"
+                    "-2,s1,2.5,2,3\n-2,s2,1.5,1,2\n"
+                    "2,s1,0.9,0.8,1\n2,s2,1.2,1,1.4\n")
+        got = readme.sessions("-2,-8,2", [d])
+        self.assertEqual(got[0], "| case | ÷2 | ÷8 | ×2 |")
+        self.assertEqual(got[2], "| Sun 2002 (Ultra 30) | 1.14 | 2.03 |  |")
+        self.assertEqual(got[3], "| 64x64, warm, 4 KiB pages | 1.50–2.50 "
+                                 "|  | 0.90–1.20 † |")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -12,6 +12,13 @@ repository's root):
       those of its section HEADING (up to the next heading of that level
       or above), copied: the block is rewritten from the file.
 
+  <!-- generated: sessions SCALES DIR... -->
+      A table of the Sun-study folders DIR (each with the sessions.csv of
+      its sessions): a row a folder, a column a factor of SCALES (comma-
+      separated), each cell the smallest to the largest of the sessions'
+      read/mmap ratios, marked where the sessions disagree on which path
+      is faster; the 2002 figures in the first row.
+
   <!-- numbers: FILE [FILE...] -->
       Ends a paragraph (or a list, or a table) whose figures come from
       those files: every figure in it must appear, as written, in one of
@@ -23,6 +30,7 @@ Outside code, a figure in a paragraph with neither mark is an error.
 Without --check the generated blocks are rewritten in place; with it,
 nothing is written and any difference, and every figure that is not
 found, is an error (exit 1)."""
+import csv
 import os
 import re
 import sys
@@ -68,10 +76,50 @@ def include(path, heading=None):
     raise ValueError(f"{path}: no heading '{heading}'")
 
 
+SUN2002 = {-2: "1.14", -3: "1.28", -4: "1.48", -8: "2.03"}
+
+
+def folder_label(path):
+    """sun-1280x1024-warm-large -> "1280x1024, warm, large folios"."""
+    parts = os.path.basename(os.path.normpath(path)).split("-")[1:]
+    words = {"large": "large folios", "small": "4 KiB pages"}
+    return ", ".join(words.get(p, p) for p in parts)
+
+
+def sessions(scales, dirs):
+    """The sessions table (see the module's text)."""
+    from . import stats
+    cols = [int(x) for x in scales.split(",")]
+    head = ["case"] + [f"÷{-c}" if c < 0 else f"×{c}" for c in cols]
+    out = ["| " + " | ".join(head) + " |",
+           "|---|" + "---:|" * len(cols),
+           "| Sun 2002 (Ultra 30) | "
+           + " | ".join(SUN2002.get(c, "") for c in cols) + " |"]
+    for d in dirs:
+        ratios = {}
+        with open(os.path.join(root(), d, "sessions.csv")) as f:
+            for row in list(csv.DictReader(f)):
+                ratios.setdefault(int(row["scale"]), []).append(
+                    float(row["ratio"]))
+        cells = []
+        for c in cols:
+            if c not in ratios:
+                cells.append("")
+                continue
+            sp = stats.between_sessions(ratios[c])
+            cells.append(f"{sp.lo:.2f}–{sp.hi:.2f}"
+                         + (" †" if sp.agree == 0 else ""))
+        out.append(f"| {folder_label(d)} | " + " | ".join(cells) + " |")
+    return out
+
+
 def generate(spec):
-    words = spec.split(None, 2)
+    words = spec.split()
     if words[0] == "include" and len(words) >= 2:
-        return include(words[1], words[2] if len(words) > 2 else None)
+        parts = spec.split(None, 2)
+        return include(parts[1], parts[2] if len(parts) > 2 else None)
+    if words[0] == "sessions" and len(words) >= 3:
+        return sessions(words[1], words[2:])
     raise ValueError(f"unknown generator: {spec}")
 
 
