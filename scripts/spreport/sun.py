@@ -301,8 +301,8 @@ def sessions(out, folders):
                          else "")
             if r:
                 got.append(r.ratio)
-                csv.append(f"{s},{name},{r.ratio:.4f},{r.lo:.4f},"
-                           f"{r.hi:.4f}")
+                csv.append(f"{s},{name},{r.ratio:.6f},{r.lo:.6f},"
+                           f"{r.hi:.6f}")
         if len(got) == len(folders):
             spread = stats.between_sessions(got)
             cells.append(f"{spread.lo:.2f}–{spread.hi:.2f}")
