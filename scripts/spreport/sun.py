@@ -332,7 +332,7 @@ def sessions(out, folders):
     write_text(os.path.join(out, "sessions.csv"), "\n".join(csv) + "\n")
     write_text(os.path.join(out, "sessions.md"), "\n".join(text) + "\n")
     ratio_figure(os.path.join(out, "sessions.png"),
-                 [(f"session {n} (95% CI)",
+                 [(f"{n} (95% CI)",
                    {s: r for s, r in rs.items() if r})
                   for n, rs in zip(names, ratios)],
                  state(all_runs))
