@@ -127,7 +127,8 @@ sun_headline() {
             split("2 1.14 3 1.28 4 1.48 8 2.03", t, " ")
             for (i = 1; i <= 8; i += 2) sun[-t[i]] = t[i + 1]
             print "read/mmap, load + scale + release (above 1: mmap faster):"
-            for (s = -8; s <= 8; s++) {
+            for (k = 2; k <= 15; k++) {
+                s = k <= 8 ? -k : k - 7  # reduce 2..8, then enlarge 2..8
                 if (!(s in r)) continue
                 line = sprintf("  %-10s %6.2f (95%%: %.2f-%.2f)",
                                (s < 0 ? "reduce " (-s) : "enlarge " s), r[s],
