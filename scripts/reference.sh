@@ -63,6 +63,7 @@ reference_sun() {
 SP_REFERENCE_OTHER=(
     "syscall-vs-mmap --suite syscall-vs-mmap --file-size 4294967296 --reps 3"
     "syscall-vs-mmap-memlimit --suite syscall-vs-mmap --file-size 1073741824 --mem-limit 536870912 --reps 3"
+    "syscall-vs-mmap-perf --suite syscall-vs-mmap --perf"
     "zero-page --suite zero-page --reps 5"
     "random-access --suite random-access --reps 5"
     "copy --suite copy --file-size 3000000000 --reps 3"
@@ -108,7 +109,15 @@ reference_run() {
         opts=("${opts[@]:1}")
         # --quick: the suite alone (and the memory limit, kept below the
         # quick file's size), at its tiny sizes
-        ((quick)) && opts=("${opts[@]:0:2}" --quick)
+        if ((quick)); then
+            opts=("${opts[@]:0:2}" --quick)
+            [[ $name == *-perf ]] && opts+=(--perf)
+        fi
+        if [[ $name == *-perf ]] && ! perf record -q -o /dev/null -- true \
+            >/dev/null 2>&1; then
+            printf '%s: left out (perf cannot record here)\n' "$name" >&2
+            continue
+        fi
         if [[ $name == *-memlimit ]]; then
             if ((EUID != 0)); then
                 printf '%s: left out (a memory cgroup needs root)\n' \
