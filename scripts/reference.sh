@@ -61,7 +61,7 @@ reference_sun() {
 # full run (each also gets --out; with --quick, --quick in their place).
 # The seed suites at the seeds' sizes (4 GB, 3 GB), repeated.
 SP_REFERENCE_OTHER=(
-    "syscall-vs-mmap --suite syscall-vs-mmap --file-size 4294967296 --reps 3"
+    "syscall-vs-mmap --suite syscall-vs-mmap --file-size 4294967296 --reps 5"
     "syscall-vs-mmap-memlimit --suite syscall-vs-mmap --file-size 1073741824 --mem-limit 536870912 --reps 3"
     "syscall-vs-mmap-perf --suite syscall-vs-mmap --perf"
     "zero-page --suite zero-page --reps 5"
