@@ -177,10 +177,8 @@ if [[ -z $bin ]]; then
     bin=$ROOT/build-release
     sp_setup Release "$bin"
 fi
-scaleppm=$bin/src/scaleppm spcache=$bin/src/spcache
 
 if ((reference)); then
-    self=$ROOT/run_experiments.sh
     reference_run
     exit 0
 fi
@@ -243,9 +241,7 @@ for s in "${iobench_suites[@]}"; do
 done
 settings="suite=$suite quick=$quick"
 if [[ $suite == sun || $suite == all ]]; then
-    settings+=" threads=$threads runs=$runs scales=$scales cache=$cache page_cache=$page_cache"
-    settings+=" order_seed=$order_seed order=$(IFS=,; echo "${order[*]}")"
-    settings+=" fault_around_pages=$fault_around folios=${folios// /,}"
+    settings+=" $(sun_settings)"
 fi
 if [[ $suite != sun ]]; then
     settings+=" file_size=${file_size:-default} reps=${reps:-default}"

@@ -21,12 +21,7 @@ durable_suite() {
     dir=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-durable.XXXXXX")
     printf 'size,case,round,wall_ns,rss_kb\n' >"$out/durable.csv"
     for size in "${sizes[@]}"; do
-        in=$root/images/gen$size.ppm
-        [[ $size == 1280x1024 ]] && in=$root/images/sun1280x1024.ppm
-        if [[ ! -s $in ]]; then
-            printf 'generating %s\n' "$in" >&2
-            "$bin/images/genimage" -o "$in" "${size%x*}" "${size#*x}"
-        fi
+        in=$(sp_image_of "$root" "$bin" "$size") || return 1
         cat -- "$in" >/dev/null
         "$sp" -s 1 "$in" "$dir/out.ppm"  # the file the first replace replaces
         printf 'durable: %s, %d rounds\n' "$size" "$runs" >&2

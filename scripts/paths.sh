@@ -5,19 +5,6 @@
 # the whole process and its peak memory, for small to large images, warm
 # and cold.  What README.md's "Choosing read, mmap or pread" quotes.
 
-# sp_image_of ROOT BIN SIZE: the path of the WxH test image, generated into
-# images/ (git-ignored) the first time; the 1280x1024 one is the study's.
-sp_image_of() {
-    local root=$1 bin=$2 size=$3 in
-    in=$root/images/gen$size.ppm
-    [[ $size == 1280x1024 ]] && in=$root/images/sun1280x1024.ppm
-    if [[ ! -s $in ]]; then
-        printf 'generating %s\n' "$in" >&2
-        "$bin/images/genimage" -o "$in" "${size%x*}" "${size#*x}" >&2
-    fi
-    printf '%s\n' "$in"
-}
-
 # The jobs: a name, then scaleppm's options.
 PATHS_JOBS=("reduce 2|-s -2" "reduce 4|-s -4" "reduce 8|-s -8"
     "box 2|--filter box -s -2" "box 4|--filter box -s -4"
@@ -43,7 +30,7 @@ paths_suite() {
         >"$out/paths.csv"
     printf 'minflt,wall_ns,maxrss_kb,threads\n' >>"$out/paths.csv"
     for size in "${sizes[@]}"; do
-        in=$(sp_image_of "$root" "$bin" "$size")
+        in=$(sp_image_of "$root" "$bin" "$size") || return 1
         for cache in warm cold; do
             jobs=("${PATHS_JOBS[@]}")
             if [[ $cache == cold ]]; then

@@ -309,15 +309,8 @@ XML
 
     # The inputs (generated into images/, git-ignored, when missing).
     for size in "${sizes[@]}"; do
-        in=$root/images/gen$size.ppm
-        [[ $size == 1280x1024 ]] && in=$root/images/sun1280x1024.ppm
-        if [[ ! -s $in ]]; then
-            printf 'generating %s\n' "$in" >&2
-            # Beside it, then renamed: another run may be reading it.
-            "$gen" -o "$in.tmp.$$" "${size%x*}" "${size#*x}" ||
-                peers_die "genimage $size failed"
-            mv -f -- "$in.tmp.$$" "$in"
-        fi
+        in=$(sp_image_of "$root" "$bin" "$size") ||
+            peers_die "genimage $size failed"
         inputs[$size]=$in
     done
     avail=$(($(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) * 1024))

@@ -9,7 +9,7 @@
 # within one.  Folders are made in a scratch folder beside the target and
 # each moved into place once complete: an interrupted run leaves the old
 # folder, never half a new one.
-# shellcheck disable=SC2154  # quick bin order_seed out iobench_suites self
+# shellcheck disable=SC2154  # quick bin order_seed out iobench_suites
 #                              are run_experiments.sh's
 
 SP_SESSIONS=3
@@ -51,7 +51,7 @@ reference_sun() {
         [[ $which == reduce ]] && args+=(--scales "-2,-3,-4,-5,-6,-7,-8")
     fi
     for ((k = 1; k <= SP_SESSIONS; k++)); do
-        reference_step "$name session $k" "$self" "${args[@]}" \
+        reference_step "$name session $k" "$ROOT/run_experiments.sh" "${args[@]}" \
             --seed "$((seed_base + k))" --out "$dir/session-$k"
     done
     sp_sun_sessions_report "$dir"
@@ -126,7 +126,7 @@ reference_run() {
             fi
             ((quick)) && opts+=(--file-size 50331648 --mem-limit 33554432)
         fi
-        reference_step "$name" "$self" --bin "$bin" "${opts[@]}" \
+        reference_step "$name" "$ROOT/run_experiments.sh" --bin "$bin" "${opts[@]}" \
             --out "$scratch/$name"
         names+=("$name")
     done

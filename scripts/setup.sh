@@ -50,3 +50,23 @@ sp_setup() {
     sp_install
     sp_build "$@"
 }
+
+# sp_image_of TOP BIN SIZE: print the path of the experiments' WxH input,
+# generated into TOP/images/ (git-ignored) the first time, beside its name
+# and then renamed, since another run may be reading it; the 1280x1024
+# one is the study's.  1 with a message when it cannot be made.
+sp_image_of() {
+    local top=$1 bin=$2 size=$3 in
+    in=$top/images/gen$size.ppm
+    [[ $size == 1280x1024 ]] && in=$top/images/sun1280x1024.ppm
+    if [[ ! -s $in ]]; then
+        printf 'generating %s\n' "$in" >&2
+        if ! "$bin/images/genimage" -o "$in.tmp.$$" "${size%x*}" \
+            "${size#*x}" >&2 || ! mv -f -- "$in.tmp.$$" "$in"; then
+            rm -f -- "$in.tmp.$$"
+            printf '%s: cannot generate it\n' "$in" >&2
+            return 1
+        fi
+    fi
+    printf '%s\n' "$in"
+}

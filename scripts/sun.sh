@@ -9,13 +9,8 @@
 # ignored) when none was given.
 sun_input() {
     if [[ -z $image ]]; then
-        size=${size:-1280x1024}
-        image=$ROOT/images/gen$size.ppm
-        [[ $size == 1280x1024 ]] && image=$ROOT/images/sun1280x1024.ppm
-        if [[ ! -s $image ]]; then
-            printf 'generating %s\n' "$image" >&2
-            "$bin/images/genimage" -o "$image" "${size%x*}" "${size#*x}"
-        fi
+        image=$(sp_image_of "$ROOT" "$bin" "${size:-1280x1024}") ||
+            die "cannot make the input image"
     fi
     [[ -r $image ]] || die "$image: cannot read"
 }
@@ -71,6 +66,7 @@ sun_ready() {
 # order_seed, R runs per method alternating which goes first, after one
 # warm-up of each; runs.csv, summary.csv, table1.md, figure1.png in $out.
 sun_study() {
+    scaleppm=$bin/src/scaleppm spcache=$bin/src/spcache
     sun_input
     # The input as the page cache will hold it: written by 4 KiB or 8 MiB
     # writes, then written back so that no dirty pages are left to flush.
@@ -80,9 +76,7 @@ sun_study() {
     "$spcache" copy "$block" "$image" "$input"
     sync "$input"
     outfile=$work/out.ppm
-    # shellcheck disable=SC2034  # env.txt records both
     fault_around=$("$spcache" faultaround "$input" 2>/dev/null || echo '?')
-    # shellcheck disable=SC2034
     folios=$("$spcache" folios "$input" 2>/dev/null || echo '?')
 
     fields=(load_ns scale_ns release_ns write_ns load_minflt load_majflt
@@ -114,6 +108,17 @@ sun_study() {
         left_w=$((left_w - $(sun_weight "$scale")))
     done
     sp_sun_report "$out"
+}
+
+# sun_settings: the session's settings for env.txt: the options, the
+# order the factors ran in and its seed, and the input's page-cache state
+# as measured (pages one fault maps, the folios that hold it).
+sun_settings() {
+    printf 'threads=%s runs=%s scales=%s cache=%s page_cache=%s ' \
+        "$threads" "$runs" "$scales" "$cache" "$page_cache"
+    printf 'order_seed=%s order=%s fault_around_pages=%s folios=%s\n' \
+        "$order_seed" "$(IFS=,; echo "${order[*]}")" "$fault_around" \
+        "${folios// /,}"
 }
 
 # sun_headline DIR: the result in a few lines: read/mmap at each factor
