@@ -495,7 +495,7 @@ XML
 
     peers_report "$out" "$rate" "${specs[@]}"
     sp_write_env "$out/env.txt" "${inputs[${sizes[-1]}]}" "$bin" \
-        "suite=peers quick=$quick runs=$runs sizes=${sizes[*]} outputs=/dev/shm (tmpfs) memcpy_bytes_per_s=$rate inputs=$(for s in "${sizes[@]}"; do printf '%s ' "${inputs[$s]}"; done)"
+        "suite=peers quick=$quick runs=$runs sizes=${sizes[*]} outputs=/dev/shm (tmpfs) memcpy_bytes_per_s=$rate specs=$(IFS=,; echo "${specs[*]}") inputs=$(for s in "${sizes[@]}"; do printf '%s ' "${inputs[$s]}"; done)"
     cat "$out/peers.md"
 )
 

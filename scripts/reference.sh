@@ -57,21 +57,83 @@ reference_sun() {
     sp_sun_sessions_report "$dir"
 }
 
-# The other folders: NAME, then run_experiments.sh's options for the
-# full run (each also gets --out; with --quick, --quick in their place).
-# The seed suites at the seeds' sizes (4 GB, 3 GB), repeated.
+# The other folders: NAME, then run_experiments.sh's options of one
+# session (each also gets --out; with --quick, --quick in their place).
+# The seed suites at the seeds' sizes (4 GB, 3 GB); a folder's repeats
+# are its sessions' together (syscall-vs-mmap: 3 x 2 = 6).  The profile
+# under perf is one session: a picture of where the time goes, no verdict.
 SP_REFERENCE_OTHER=(
-    "syscall-vs-mmap --suite syscall-vs-mmap --file-size 4294967296 --reps 5"
-    "syscall-vs-mmap-memlimit --suite syscall-vs-mmap --file-size 1073741824 --mem-limit 536870912 --reps 3"
+    "syscall-vs-mmap --suite syscall-vs-mmap --file-size 4294967296 --reps 2"
+    "syscall-vs-mmap-memlimit --suite syscall-vs-mmap --file-size 1073741824 --mem-limit 536870912 --reps 1"
     "syscall-vs-mmap-perf --suite syscall-vs-mmap --perf"
-    "zero-page --suite zero-page --reps 5"
-    "random-access --suite random-access --reps 5"
-    "copy --suite copy --file-size 3000000000 --reps 3"
-    "cdb --suite cdb --reps 5"
-    "paths --suite paths"
-    "durable --suite durable"
-    "peers --suite peers --runs 5"
+    "zero-page --suite zero-page --reps 2"
+    "random-access --suite random-access --reps 2"
+    "copy --suite copy --file-size 3000000000 --reps 1"
+    "cdb --suite cdb --reps 2"
+    "paths --suite paths --runs 4"
+    "durable --suite durable --runs 4"
+    "peers --suite peers --runs 2"
 )
+
+# reference_other NAME SUITE OPTION...: one of the other folders, in
+# SP_SESSIONS sessions pooled by spreport pool (one for a profile), then
+# the suite's own report from the pooled rows.
+reference_other() {
+    local name=$1 suite=$2 dir=$scratch/$1 k n=$SP_SESSIONS kind fs
+    shift 2
+    [[ $name == *-perf ]] && n=1
+    for ((k = 1; k <= n; k++)); do
+        reference_step "$name session $k" "$ROOT/run_experiments.sh" \
+            --bin "$bin" --suite "$suite" "$@" --out "$dir/session-$k"
+    done
+    if ((n == 1)); then  # the one session is the folder
+        mv "$dir/session-1" "$dir.one" && rmdir "$dir" && mv "$dir.one" "$dir"
+        return
+    fi
+    case $suite in
+    paths | durable | peers) kind=$suite ;;
+    *) kind=iobench ;;
+    esac
+    reference_step "$name pooled" spreport pool "$kind" "$dir" \
+        "$dir"/session-*
+    {
+        cat "$dir/session-1/env.txt"
+        printf 'sessions: %d separate invocations, session-1 to session-%d ' \
+            "$n" "$n"
+        printf '(each its own env.txt; above: session 1'"'"'s); the rows '
+        printf 'here are theirs together\n'
+    } >"$dir/env.txt"
+    case $kind in
+    iobench)
+        reference_step "$name report" spreport iobench "$suite" \
+            "$dir/$suite.csv" "$dir/$suite.md" "$dir/$suite.png" ;;
+    paths) reference_step "$name report" spreport paths "$dir/paths.csv" \
+        "$dir/paths.md" ;;
+    durable)
+        fs=$(df -PT "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $2 " on " $1 }')
+        reference_step "$name report" spreport durable --filesystem "$fs" \
+            "$dir" ;;
+    peers) reference_peers_report "$dir" ;;
+    esac
+}
+
+# reference_peers_report DIR: the peers report of DIR's pooled rows, with
+# every session's copy rates and session 1's inputs (from the env.txt).
+reference_peers_report() {
+    local dir=$1 rates specs
+    rates=$(sed -n 's/^settings:.* memcpy_bytes_per_s=\([0-9,]*\).*/\1/p' \
+        "$dir"/session-*/env.txt | paste -sd,)
+    specs=$(sed -n 's/^settings:.* specs=\([^ ]*\).*/\1/p' \
+        "$dir/session-1/env.txt")
+    [[ -n $rates && -n $specs ]] || {
+        printf 'peers: no copy rates or inputs in %s\n' \
+            "$dir/session-1/env.txt" >&2
+        exit 1
+    }
+    # shellcheck disable=SC2086  # the specs' commas become words
+    reference_step "peers report" peers_report "$dir" "$rates" \
+        ${specs//,/ }
+}
 
 # reference_run: every folder, then each moved over its committed one.
 reference_run() {
@@ -126,8 +188,7 @@ reference_run() {
             fi
             ((quick)) && opts+=(--file-size 50331648 --mem-limit 33554432)
         fi
-        reference_step "$name" "$ROOT/run_experiments.sh" --bin "$bin" "${opts[@]}" \
-            --out "$scratch/$name"
+        reference_other "$name" "${opts[1]}" "${opts[@]:2}"
         names+=("$name")
     done
     for name in "${names[@]}"; do

@@ -40,6 +40,24 @@ sp_tree_state() {
     if [[ $n == 0 ]]; then echo clean; else echo "dirty: $n files differ from the commit"; fi
 }
 
+# sp_cache_state BUILD_DIR IMAGE: the page cache as this run found it,
+# measured (spcache): the pages one read fault maps on a fresh mapping of
+# a cached 8 MiB file (the fault-around, or the folio it falls in), and
+# the folios holding IMAGE's cached pages where there is an IMAGE.
+sp_cache_state() {
+    local spcache=$1/src/spcache probe
+    probe=$(mktemp "${TMPDIR:-/tmp}/scaleppm-probe.XXXXXX") || return 0
+    head -c 8388608 /dev/zero >"$probe"
+    printf 'fault-around, measured: %s pages a read fault (a cached 8 MiB file in %s)\n' \
+        "$("$spcache" faultaround "$probe" 2>/dev/null || echo '?')" \
+        "${TMPDIR:-/tmp}"
+    rm -f -- "$probe"
+    if [[ -f $2 ]]; then
+        printf 'folios of the cached input, measured (KiB:count): %s\n' \
+            "$("$spcache" folios "$2" 2>/dev/null || echo '? (needs root)')"
+    fi
+}
+
 # sp_write_env FILE IMAGE BUILD_DIR SETTINGS: what the figures depend on.
 sp_write_env() {
     local file=$1 image=$2 build=$3 settings=$4
@@ -64,6 +82,7 @@ sp_write_env() {
             "$(df -PT "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
         printf 'read_ahead_kb of the working copy'"'"'s device: %s\n' \
             "$(sp_read_ahead_kb "${TMPDIR:-/tmp}")"
+        sp_cache_state "$build" "$image"
         printf 'compiler: %s\n' "$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt") ($(cc --version | head -n 1))"
         printf 'build type: %s, flags: %s %s\n' \
             "$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")" \

@@ -8,6 +8,8 @@
   spreport durable DIR --filesystem FS   DIR/durable.md
   spreport peers DIR ...                 DIR/peers.md, peers.png
   spreport paths CSV MD                  the load paths' tables
+  spreport pool KIND OUT S1 S2 ...       a suite's sessions pooled into
+                                         OUT, and OUT/sessions.md
   spreport readme [--check] FILE.md ...  the READMEs' generated blocks,
                                          and every figure found in its data
   spreport model --units CSV... --out DIR RUNS_DIR...
@@ -53,6 +55,10 @@ def parser():
     s = sub.add_parser("paths", help="the load paths' tables")
     s.add_argument("csv", metavar="CSV")
     s.add_argument("md", metavar="MD")
+    s = sub.add_parser("pool", help="a suite's sessions together")
+    s.add_argument("kind", choices=("iobench", "paths", "durable", "peers"))
+    s.add_argument("out", metavar="OUT")
+    s.add_argument("dirs", nargs="+", metavar="SESSION")
     s = sub.add_parser("readme", help="the READMEs' figures and their data")
     s.add_argument("--check", action="store_true",
                    help="write nothing; differences are errors")
@@ -81,6 +87,9 @@ def run(args):
     elif args.command == "paths":
         from . import paths
         paths.report(args.csv, args.md)
+    elif args.command == "pool":
+        from . import pool
+        pool.pool(args.kind, args.out, args.dirs)
     elif args.command == "readme":
         from . import readme
         return readme.main((["--check"] if args.check else []) + args.files)
