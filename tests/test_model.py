@@ -160,5 +160,153 @@ class Report(unittest.TestCase):
         self.assertAlmostEqual(fit[8], table[8][0] / table[8][1])
 
 
+class Touched(unittest.TestCase):
+    """The bytes each path touches, on a 1024x16 image counted by hand:
+    rows of 3072 bytes after a 15-byte header ("P6\\n1024 16\\n255\\n"),
+    a file of 49167 bytes on 13 pages.  A reduce by 4 reads rows 0, 4,
+    8 and 12, at bytes 15-3086, 12303-15374, 24591-27662, 36879-39950:
+    pages 0, 3, 6 and 9."""
+    GEO = (1024, 16)
+
+    def test_read_copies_the_raster(self):
+        t = model.touched(UNITS, self.GEO, -4, "small")
+        self.assertEqual(model.header_bytes(1024, 16), 15)
+        self.assertEqual(t["file_bytes"], 49167)
+        self.assertEqual(t["read_copy_bytes"], 49152)
+        # 12 pages of raster and the load's 7, as predict counts them.
+        self.assertEqual(t["read_load_pages"], 19)
+        p = model.predict(UNITS, self.GEO, -4, "read", "small")
+        self.assertEqual(t["read_load_pages"], p["load_faults"])
+
+    def test_reduce_reads_one_row_in_four(self):
+        t = model.touched(UNITS, self.GEO, -4, "small")
+        self.assertEqual(t["mmap_input_bytes"], 4 * 3072)
+        t = model.touched(UNITS, self.GEO, 2, "small")
+        self.assertEqual(t["mmap_input_bytes"], 16 * 3072)
+
+    def test_pages_mapped_by_window(self):
+        def faults(per):
+            u = dict(UNITS, file_pages_per_fault_small=per)
+            t = model.touched(u, self.GEO, -4, "small")
+            return t["mmap_input_faults"], t["mmap_mapped_pages"]
+        # One page a fault: the four pages read.
+        self.assertEqual(faults(1), (4, 4))
+        # Windows of 4 pages: 0-3 (pages 0, 3), 4-7 (6), 8-11 (9).
+        self.assertEqual(faults(4), (3, 12))
+        # Windows of 16: one, cut at the file's 13 pages.
+        self.assertEqual(faults(16), (1, 13))
+
+    def test_settings_of(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(model.settings_of(d), {})
+            with open(os.path.join(d, "env.txt"), "w") as f:
+                f.write("page size: 4096\nsettings: suite=sun threads=10 "
+                        "fault_around_pages=512 folios=4:1,2048:1,"
+                        "uncached:0\n")
+            env = model.settings_of(d)
+        self.assertEqual(env["fault_around_pages"], "512")
+        self.assertEqual(env["folios"], "4:1,2048:1,uncached:0")
+        self.assertEqual(env["threads"], "10")
+
+    def make_case(self, root, fault_around=2):
+        """Two sessions of one case, one run a path each."""
+        runs = {1: [[-4, "read", 10, 5], [-4, "mmap", 7, 8]],
+                2: [[-4, "read", 12, 5], [-4, "mmap", 7, 10]]}
+        case = os.path.join(root, "sun-1024x16-warm-small")
+        out = []
+        for n, rs in runs.items():
+            d = os.path.join(case, "session-%d" % n)
+            os.makedirs(d)
+            out.append(d)
+            with open(os.path.join(d, "env.txt"), "w") as f:
+                f.write("settings: fault_around_pages=%s folios=4:13\n"
+                        % fault_around)
+            with open(os.path.join(d, "runs.csv"), "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["scale", "method", "load_minflt",
+                            "scale_minflt", "threads", "cache",
+                            "page_cache", "image"])
+                for r in rs:
+                    w.writerow(r + [10, "warm", "small", "gen1024x16.ppm"])
+        return out
+
+    def test_rows_pool_the_sessions(self):
+        with tempfile.TemporaryDirectory() as d:
+            rows = model_report.touched_rows(UNITS, self.make_case(d))
+        self.assertEqual(len(rows), 1)
+        r = rows[0]
+        self.assertEqual((r["case"], r["sessions"], r["runs_read"]),
+                         ("sun-1024x16-warm-small", 2, 2))
+        self.assertEqual(r["fault_around_pages"], 2)
+        self.assertAlmostEqual(r["meas_read_load_pages"], 11)
+        self.assertAlmostEqual(r["meas_read_load_bytes"], 11 * 4096)
+        self.assertAlmostEqual(r["meas_read_buffer_pages"], 4)
+        self.assertEqual(r["geo_read_load_bytes"], 19 * 4096)
+        self.assertAlmostEqual(r["meas_mmap_scale_faults"], 9)
+        self.assertAlmostEqual(r["meas_mmap_input_faults"], 4)
+        # 9 faults of 2 pages: 18, more than the file's 13 pages; the
+        # input's 4 faults: 8 pages.
+        self.assertAlmostEqual(r["meas_mmap_mapped_bytes_max"], 13 * 4096)
+        self.assertAlmostEqual(r["meas_mmap_input_mapped_bytes_max"],
+                               8 * 4096)
+        # UNITS' 16 pages a fault: one fault, all 13 pages.
+        self.assertEqual(r["pred_mmap_input_faults"], 1)
+        self.assertEqual(r["pred_mmap_mapped_bytes"], 13 * 4096)
+
+    def test_no_fault_around_no_bound(self):
+        with tempfile.TemporaryDirectory() as d:
+            rows = model_report.touched_rows(UNITS, self.make_case(d, "?"))
+        self.assertIsNone(rows[0]["meas_mmap_mapped_bytes_max"])
+        self.assertIn("| -4 | 48 | 11.0 / 19 | 12 | 52 (1) | 9.0 (4.0) | "
+                      "– (–) |", model_report.touched_table(rows))
+
+    def test_section_says_where_they_disagree(self):
+        with tempfile.TemporaryDirectory() as d:
+            rows = model_report.touched_rows(UNITS, self.make_case(d))
+        text = "\n".join(model_report.touched_section(UNITS, rows))
+        self.assertIn("### sun-1024x16-warm-small", text)
+        self.assertIn("| -4 | 48 | 11.0 / 19 | 12 | 52 (1) | 9.0 (4.0) | "
+                      "52 (32) |", text)
+        # 16 pages a fault in the model, 2 in the sessions.
+        self.assertIn("16 in the model", text)
+        self.assertIn("2 in the sessions", text)
+        self.assertIn("they disagree", text)
+        # 4 input faults measured, 1 predicted.
+        self.assertIn("-4: 4.0, 1 (measured, predicted)", text)
+        # The input's 4 faults of 2 pages cannot map the 13 predicted.
+        self.assertIn("could not map the pages predicted at -4", text)
+
+    def test_main_writes_bytes_csv(self):
+        with tempfile.TemporaryDirectory() as d:
+            folders = self.make_case(d)
+            units = os.path.join(d, "units.csv")
+            with open(units, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["unit", "value"])
+                w.writerows(sorted(UNITS.items()))
+            out = os.path.join(d, "out")
+            for folder in folders:  # compare's columns too
+                path = os.path.join(folder, "runs.csv")
+                with open(path, newline="") as f:
+                    rs = list(csv.DictReader(f))
+                with open(path, "w", newline="") as f:
+                    w = csv.DictWriter(f, list(rs[0]) + [
+                        "load_ns", "scale_ns", "release_ns"])
+                    w.writeheader()
+                    for r in rs:
+                        w.writerow(dict(r, load_ns=1000, scale_ns=1000,
+                                        release_ns=1000))
+            model.main(["--units", units, "--out", out] + folders)
+            with open(os.path.join(out, "bytes.csv"), newline="") as f:
+                rows = list(csv.DictReader(f))
+            with open(os.path.join(out, "model.md")) as f:
+                md = f.read()
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0]["geo_read_copy_bytes"], "49152")
+        self.assertEqual(rows[0]["meas_read_load_bytes"], str(11 * 4096))
+        self.assertIn("## Bytes each path touches", md)
+        self.assertLess(md.index("## Bytes each"), md.index("## Unit costs"))
+
+
 if __name__ == "__main__":
     unittest.main()

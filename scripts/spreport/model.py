@@ -7,7 +7,8 @@ image.c).  Nothing here is fitted to the times it predicts.
     PYTHONPATH=scripts /usr/bin/python3 -m spreport.model \\
         --units UNITS.csv... --out DIR RUNS_DIR...
 
-writes DIR/model.md, DIR/model.csv and DIR/model.png (model_report.py).
+writes DIR/model.md, DIR/model.csv, DIR/model.png and DIR/bytes.csv
+(model_report.py).
 A prediction is a dict of ns by phase ("load", "scale", "release") and
 of the counts it rests on (faults, madvise calls).
 
@@ -264,6 +265,31 @@ def predict(units, geo, factor, method, kind="large", threads=10,
     return out
 
 
+def touched(units, geo, factor, kind="large", threads=10):
+    """The bytes and pages each path touches at FACTOR, by the code's
+    geometry: read() copies the raster (load_read.c seeks past the
+    header) into a fresh malloc'd buffer, whose pages the load touches
+    first besides LOAD_FIRST_TOUCH (predict's load_faults); the mmap
+    path's scale reads the rows input_rows names, whole, and its faults
+    map the pages input_faults predicts (windows of spcost's
+    file_pages_per_fault_KIND pages); it gives pages back in the
+    madvise calls drops counts."""
+    w, h = geo
+    stride = w * PIXEL
+    raster = stride * h
+    p = make_plan(w, h, factor, threads)
+    faults, pages = input_faults(units, geo, p, factor, kind)
+    length = raster + header_bytes(w, h)
+    ranges, _ = drops(p, factor, stride, header_bytes(w, h), length)
+    return {"file_bytes": length,
+            "read_copy_bytes": raster,
+            "read_load_pages": -(-raster // PAGE) + LOAD_FIRST_TOUCH,
+            "mmap_input_bytes": len(input_rows(p, factor, h)) * stride,
+            "mmap_input_faults": faults,
+            "mmap_mapped_pages": len(pages),
+            "mmap_drop_calls": len(ranges)}
+
+
 def geometry_of(name):
     """W, H from an image's name (sun1280x1024.ppm, gen12000x10000.ppm),
     or None."""
@@ -275,6 +301,20 @@ def read_runs(folder):
     """A folder's runs.csv as a list of dicts."""
     with open(os.path.join(folder, "runs.csv"), newline="") as f:
         return list(csv.DictReader(f))
+
+
+def settings_of(folder):
+    """The "settings:" line of FOLDER's env.txt (sun.sh) as {key: value}
+    (fault_around_pages, folios, ...); {} where there is none."""
+    try:
+        with open(os.path.join(folder, "env.txt")) as f:
+            for line in f:
+                if line.startswith("settings:"):
+                    return dict(t.split("=", 1) for t in line.split()[1:]
+                                if "=" in t)
+    except FileNotFoundError:
+        pass
+    return {}
 
 
 def main(argv=None):
@@ -297,7 +337,8 @@ def main(argv=None):
     forced = geometry_of(a.geometry) if a.geometry else None
     os.makedirs(a.out, exist_ok=True)
     rows = model_report.compare(units, a.runs, forced, a.cpus)
-    model_report.write_all(a.out, units, rows, a.units)
+    touched_rows = model_report.touched_rows(units, a.runs, forced)
+    model_report.write_all(a.out, units, rows, a.units, touched_rows)
     return 0
 
 

@@ -1,6 +1,7 @@
 """The cost model's report: predicted against measured per folder and
-factor (model.csv, model.md, model.png), and the same model asked about
-the 2002 study's Table 1."""
+factor (model.csv, model.md, model.png), the bytes each path touches by
+the geometry against the runs' faults (bytes.csv, a section of
+model.md), and the same model asked about the 2002 study's Table 1."""
 import csv
 import os
 
@@ -87,13 +88,13 @@ def compare(units, folders, forced, cpus):
     return rows
 
 
-def write_csv(path, rows):
+def write_csv(path, rows, fmt="%.6g"):
     keys = list(rows[0].keys()) if rows else ["folder"]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()
         for r in rows:
-            w.writerow({k: ("%.6g" % v if isinstance(v, float) else v)
+            w.writerow({k: (fmt % v if isinstance(v, float) else v)
                         for k, v in r.items()})
 
 
@@ -358,8 +359,229 @@ def failures(rows, limit=0.15):
     return out
 
 
-def write_all(out_dir, units, rows, units_paths):
+def case_of(folder):
+    """The case FOLDER's runs are of: its folder_name less the session."""
+    return folder_name(folder).split("/")[0]
+
+
+def mean(xs):
+    xs = list(xs)
+    return sum(xs) / len(xs) if xs else None
+
+
+def of_case(runs, scale, method):
+    return [r for r in runs
+            if int(r["scale"]) == scale and r["method"] == method]
+
+
+def capped(faults, per, size):
+    """The bytes FAULTS faults of PER pages each map at most: the pages
+    of a file of SIZE bytes at the most; None without PER."""
+    if per is None:
+        return None
+    pages = -(-size // model.PAGE)
+    return min(pages, max(faults, 0.0) * per) * model.PAGE
+
+
+def touched_rows(units, folders, forced=None):
+    """A row a case, fault-around and factor: the bytes and pages each
+    path touches by the geometry (model.touched; geo_ exact, pred_ with
+    spcost's pages a fault) beside the runs' measures (meas_, means of
+    the runs, the sessions of a case with one fault_around_pages
+    pooled).  The scale's faults count the output chunks' and the
+    threads' own besides the input's; the read path's have all but the
+    input's, so the difference of the two paths' means is the input's
+    (meas_mmap_input_faults).  A fault maps at most fault_around_pages
+    pages (measured by sun.sh, spcache faultaround), so the faults
+    measured map at most that many, the file's pages at the most."""
+    groups = {}
+    for folder in folders:
+        runs = model.read_runs(folder)
+        if not runs:
+            continue
+        env = model.settings_of(folder)
+        fa = env.get("fault_around_pages", "")
+        fa = int(fa) if fa.isdigit() else None
+        g = groups.setdefault((case_of(folder), fa),
+                              {"runs": [], "sessions": 0, "folios": []})
+        g["runs"] += runs
+        g["sessions"] += 1
+        if env.get("folios") and env["folios"] not in g["folios"]:
+            g["folios"].append(env["folios"])
+    rows = []
+    for (case, fa), g in sorted(groups.items(),
+                                key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+        runs, first = g["runs"], g["runs"][0]
+        geo = forced or model.geometry_of(first["image"])
+        kind = first.get("page_cache", "large")
+        threads = int(first.get("threads") or 10)
+        scales = sorted({int(r["scale"]) for r in runs},
+                        key=lambda s: (s > 0, abs(s)))
+        for s in scales:
+            rd, mm = of_case(runs, s, "read"), of_case(runs, s, "mmap")
+            if not rd or not mm:
+                continue
+            t = model.touched(units, geo, s, kind, threads)
+            size = t["file_bytes"]
+            row = {"case": case, "sessions": g["sessions"],
+                   "runs_read": len(rd), "runs_mmap": len(mm),
+                   "geometry": "%dx%d" % geo, "page_cache": kind,
+                   "scale": s, "fault_around_pages": fa,
+                   "folios": " / ".join(g["folios"]),
+                   "geo_file_bytes": size,
+                   "geo_read_copy_bytes": t["read_copy_bytes"],
+                   "geo_read_load_pages": t["read_load_pages"],
+                   "geo_read_load_bytes": t["read_load_pages"] * model.PAGE}
+            load = {m: mean(float(r["load_minflt"]) for r in rs)
+                    for m, rs in (("read", rd), ("mmap", mm))}
+            flt = {m: mean(float(r["scale_minflt"]) for r in rs)
+                   for m, rs in (("read", rd), ("mmap", mm))}
+            row.update(
+                meas_read_load_pages=load["read"],
+                meas_read_load_bytes=load["read"] * model.PAGE,
+                meas_mmap_load_pages=load["mmap"],
+                meas_read_buffer_pages=load["read"] - load["mmap"],
+                geo_mmap_input_bytes=t["mmap_input_bytes"],
+                pred_mmap_input_faults=t["mmap_input_faults"],
+                pred_mmap_mapped_pages=t["mmap_mapped_pages"],
+                pred_mmap_mapped_bytes=t["mmap_mapped_pages"] * model.PAGE,
+                geo_mmap_drop_calls=t["mmap_drop_calls"],
+                meas_mmap_scale_faults=flt["mmap"],
+                meas_read_scale_faults=flt["read"],
+                meas_mmap_input_faults=flt["mmap"] - flt["read"],
+                meas_mmap_mapped_bytes_max=capped(flt["mmap"], fa, size),
+                meas_mmap_input_mapped_bytes_max=capped(
+                    flt["mmap"] - flt["read"], fa, size))
+            rows.append(row)
+    return rows
+
+
+def kib(x):
+    return "–" if x is None else "%.0f" % (x / 1024)
+
+
+def touched_table(rows):
+    out = ["| scale | read(): copied KiB [G] | read: the load's new pages, "
+           "measured / expected [M / G] | mmap: rows read KiB [G] | mmap: "
+           "KiB mapped, predicted (faults) [P] | mmap: scale faults "
+           "(the input's) [M] | mmap: KiB those map at most (the input's)"
+           " [M] |",
+           "|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append("| %d | %s | %.1f / %d | %s | %s (%d) | %.1f (%.1f) | "
+                   "%s (%s) |" % (
+                       r["scale"], kib(r["geo_read_copy_bytes"]),
+                       r["meas_read_load_pages"], r["geo_read_load_pages"],
+                       kib(r["geo_mmap_input_bytes"]),
+                       kib(r["pred_mmap_mapped_bytes"]),
+                       r["pred_mmap_input_faults"],
+                       r["meas_mmap_scale_faults"],
+                       r["meas_mmap_input_faults"],
+                       kib(r["meas_mmap_mapped_bytes_max"]),
+                       kib(r["meas_mmap_input_mapped_bytes_max"])))
+    return out
+
+
+def factors(rows):
+    return ", ".join("%+d" % r["scale"] for r in rows)
+
+
+def touched_notes(units, rows, limit=0.25):
+    """Where a case's measures and its geometry disagree, and by how
+    much."""
+    r0 = rows[0]
+    d = [r["meas_read_load_pages"] - r["geo_read_load_pages"] for r in rows]
+    buf = mean(r["meas_read_buffer_pages"] for r in rows)
+    out = ["- read, the load's new pages: measured − expected from %+.1f "
+           "to %+.1f (mean %+.1f); the read runs' minus the mmap runs' "
+           "(the buffer's, measured): %.1f, against %d pages of raster." % (
+               min(d), max(d), mean(d), buf,
+               -(-r0["geo_read_copy_bytes"] // model.PAGE))]
+    per = units.get("file_pages_per_fault_" + r0["page_cache"])
+    fa = r0["fault_around_pages"]
+    if per is not None and fa is not None:
+        out.append("- mmap, the pages a fault maps: %.0f in the model "
+                   "(spcost's file_pages_per_fault_%s, a mean over a read "
+                   "of the whole file), %d in the sessions "
+                   "(fault_around_pages, one fault at the file's middle)%s."
+                   % (per, r0["page_cache"], fa,
+                      "" if abs(per / fa - 1) <= limit else ": they disagree"))
+    ratio = [r["pred_mmap_mapped_bytes"] / r["geo_mmap_input_bytes"]
+             for r in rows]
+    out.append("- mmap maps, as the model has it, %.1f to %.1f times the "
+               "bytes its scale reads." % (min(ratio), max(ratio)))
+    off = [r for r in rows if abs(r["meas_mmap_input_faults"] -
+                                  r["pred_mmap_input_faults"]) >
+           max(2, limit * r["pred_mmap_input_faults"])]
+    if off:
+        out.append("- mmap, the input's faults: measured off the predicted "
+                   "by more than %.0f%% (and 2) at %d of %d factors: %s "
+                   "(measured, predicted)." % (
+                       100 * limit, len(off), len(rows), "; ".join(
+                           "%+d: %.1f, %d" % (
+                               r["scale"], r["meas_mmap_input_faults"],
+                               r["pred_mmap_input_faults"]) for r in off)))
+    else:
+        out.append("- mmap, the input's faults: measured within %.0f%% "
+                   "(or 2) of the predicted at every factor." % (
+                       100 * limit))
+    if fa is not None:
+        short = [r for r in rows if r["meas_mmap_input_mapped_bytes_max"] <
+                 r["pred_mmap_mapped_bytes"]]
+        whole = -(-r0["geo_file_bytes"] // model.PAGE) * model.PAGE
+        full = [r for r in rows
+                if r["meas_mmap_input_mapped_bytes_max"] == whole]
+        if short:
+            out.append("- mmap: the input's faults measured could not map "
+                       "the pages predicted at %s." % factors(short))
+        out.append("- mmap: the input's faults measured could map the "
+                   "whole file at %d of %d factors; a bound, not a count "
+                   "of the pages mapped." % (len(full), len(rows)))
+    return out
+
+
+def touched_section(units, rows):
+    out = ["## Bytes each path touches", "",
+           "Each case's sessions pooled (those with one fault_around_pages)"
+           "; measures are means of the runs.  [G]: the code's geometry, "
+           "exact; [P]: the model (the geometry, with spcost's pages a "
+           "fault); [M]: measured.  read() copies the raster, not the "
+           "header (load_read.c seeks past it; both paths' header reader "
+           "preads the first %d bytes besides).  The load's new pages are "
+           "the read runs' load_minflt; expected: the raster's pages and "
+           "the %d the load touches on either path (LOAD_FIRST_TOUCH).  "
+           "glibc's malloc gives a buffer this large a mapping of its own "
+           "with a 16-byte header before it, so the buffer may span one "
+           "page more than the raster's.  The mmap path's scale reads "
+           "whole rows, one in N for a reduce by N (within a row, one "
+           "pixel in N: in every cache line up to N = 21); the model "
+           "maps the aligned window of pages about each page read.  The "
+           "scale faults are the mmap runs' scale_minflt; in brackets, "
+           "less the read runs' (the output chunks' and the threads' "
+           "faults, which both paths take): the input's.  Those map at "
+           "most fault_around_pages pages each (measured a session, "
+           "env.txt), the file's pages at the most.  bytes.csv has the exact "
+           "bytes." % (model.HEADER_BLOCK, model.LOAD_FIRST_TOUCH)]
+    for key in sorted({(r["case"], r["fault_around_pages"] or 0)
+                       for r in rows}):
+        rs = [r for r in rows
+              if (r["case"], r["fault_around_pages"] or 0) == key]
+        r0 = rs[0]
+        out += ["", "### %s" % r0["case"], "",
+                "%d session(s), %d runs a path and factor; %s, %s page "
+                "cache; fault_around_pages %s; folios (KiB:count) %s; the "
+                "file %d bytes." % (
+                    r0["sessions"], r0["runs_read"], r0["geometry"],
+                    r0["page_cache"], r0["fault_around_pages"] or "?",
+                    r0["folios"] or "?", r0["geo_file_bytes"]), ""]
+        out += touched_table(rs) + [""] + touched_notes(units, rs)
+    return out
+
+
+def write_all(out_dir, units, rows, units_paths, touched=None):
     write_csv(os.path.join(out_dir, "model.csv"), rows)
+    if touched is not None:
+        write_csv(os.path.join(out_dir, "bytes.csv"), touched, "%.10g")
     if rows:
         figure(os.path.join(out_dir, "model.png"), rows)
     target = sun_cases(rows)
@@ -384,6 +606,8 @@ def write_all(out_dir, units, rows, units_paths):
             " (cold: the model has no device costs; shown, not judged)")
         lines += ["", "## %s%s" % (fo, note), ""] + folder_table(rs)
         lines += [""] + failures(rs)
+    if touched:
+        lines += [""] + touched_section(units, touched)
     lines += ["", "## Unit costs", "", "The model's inputs (spcost; "
               "`thread`, `read_fresh`, `anon_fault_4k`, `memcpy`, "
               "`madvise_anon`, `free_large` and `file_fault_page_*` are "
