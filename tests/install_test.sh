@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# install_test.sh CMAKE CPACK BUILD: what "cmake --install BUILD" installs
+# (scaleppm and scaleppm-iobench, their gzipped manual pages, the
+# copyright file, and nothing else: no dev tool, no test), that the
+# programs run and man finds the pages; then the Debian package that
+# "cpack -G DEB" makes from BUILD: its files, name, section and
+# dependencies.  The package is built, not installed: scripts/package.sh
+# --check installs it.
+set -uo pipefail
+usage='usage: install_test.sh CMAKE CPACK BUILD'
+cmake=${1:?$usage}
+cpack=${2:?$usage}
+build=${3:?$usage}
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-install.XXXXXX")
+trap 'rm -rf -- "$WORK"' EXIT
+prefix=$WORK/prefix
+pages=(share/man/man1/scaleppm-iobench.1.gz share/man/man1/scaleppm.1.gz)
+expected=$(printf '%s\n' bin/scaleppm bin/scaleppm-iobench \
+    share/doc/scaleppm/copyright "${pages[@]}" | sort)
+
+if ! "$cmake" --install "$build" --prefix "$prefix" --strip \
+    >"$WORK/install.log" 2>&1; then
+    fail "cmake --install" "$(tail -n 1 "$WORK/install.log")"
+    finish
+    exit
+fi
+got=$(cd "$prefix" && find . ! -type d | sed 's|^\./||' | sort)
+result "cmake --install: the programs, their pages, the copyright file" \
+    "$([[ $got == "$expected" ]] || printf 'installed: %s' "${got//$'\n'/ }")"
+
+version=$("$prefix/bin/scaleppm" --version 2>&1)
+result "installed scaleppm --version" \
+    "$([[ $version == 'scaleppm '[0-9]* ]] || printf '%s' "$version")"
+list=$("$prefix/bin/scaleppm-iobench" list 2>&1)
+result "installed scaleppm-iobench list: its five experiments" \
+    "$([[ $(grep -c . <<<"$list") == 5 ]] || printf '%s' "${list//$'\n'/ }")"
+
+for page in "${pages[@]}"; do
+    name=${page##*/}
+    name=${name%.1.gz}
+    check "$name.1.gz is gzip" gzip -t "$prefix/$page"
+    # gzip -n: no file name, no time stamp (bytes 4-7), as Debian wants
+    stamp=$(od -An -tu1 -j3 -N5 "$prefix/$page" | tr -s ' ')
+    result "$name.1.gz: gzip -n (no name, no time stamp)" \
+        "$([[ $stamp == ' 0 0 0 0 0' ]] || printf 'header: %s' "$stamp")"
+    found=$(MANPATH=$prefix/share/man man -w "$name" 2>&1)
+    result "man -w $name finds the installed page" \
+        "$([[ $found == "$prefix/$page" ]] || printf '%s' "$found")"
+done
+
+if have readelf; then
+    for prog in scaleppm scaleppm-iobench; do
+        result "--strip stripped $prog as dh_strip does" "$(
+            readelf -S "$prefix/bin/$prog" | grep -oE '\.(symtab|comment)\>' |
+                tr '\n' ' ')"
+    done
+fi
+
+# The package: cpack with BUILD's configuration, into $WORK.
+if ! have dpkg-deb || [[ ! -f $build/CPackConfig.cmake ]]; then
+    skip "cpack -G DEB" "no dpkg-deb, or no CPack in this build"
+    finish
+    exit
+fi
+if ! "$cpack" -G DEB --config "$build/CPackConfig.cmake" -B "$WORK/deb" \
+    >"$WORK/cpack.log" 2>&1; then
+    fail "cpack -G DEB" "$(grep -m 1 -i error "$WORK/cpack.log")"
+    finish
+    exit
+fi
+debs=("$WORK"/deb/*.deb)
+result "cpack -G DEB makes one package" \
+    "$([[ ${#debs[@]} == 1 && -f ${debs[0]} ]] || printf '%s' "${debs[*]}")"
+deb=${debs[0]}
+contents=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' |
+    sed 's|^\./usr/||' | sort)
+want=$(printf '%s\n' "$expected" share/doc/scaleppm/changelog.Debian.gz \
+    share/lintian/overrides/scaleppm | sort)
+result "the package: the install, the changelog, lintian's overrides" \
+    "$([[ $contents == "$want" ]] || printf '%s' "${contents//$'\n'/ }")"
+field() { dpkg-deb -f "$deb" "$1"; }
+result "package name, section, version" "$(
+    [[ $(field Package) == scaleppm && $(field Section) == graphics &&
+        $(field Version) == *-1 ]] ||
+        printf '%s %s %s' "$(field Package)" "$(field Section)" \
+            "$(field Version)")"
+# dpkg-shlibdeps: scaleppm-iobench is linked dynamically, to the C library
+# at least; scaleppm may be a static PIE that needs nothing.
+result "Depends computed by dpkg-shlibdeps" \
+    "$([[ $(field Depends) == *libc6* ]] ||
+        printf 'Depends: %s' "$(field Depends)")"
+finish
