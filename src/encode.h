@@ -21,8 +21,9 @@ sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
 
 /* sp_stb_put: IMG whole, as FMT (not PNM), to F: checked against
  * sp_outfmt_fits() first, samples rescaled to 8 bits where they are not,
- * every write of the encoder checked. */
+ * every write of the encoder checked; JPEG at QUALITY (1..100, 0: 90),
+ * PNG at zlib level COMPRESSION (0..9, -1: stb's default, 8). */
 sp_status sp_stb_put(const struct sp_image *img, FILE *f, enum sp_outfmt fmt,
-                     char *why);
+                     int quality, int compression, char *why);
 
 #endif

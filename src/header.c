@@ -79,27 +79,28 @@ static sp_status check_magic(FILE *f, off_t start, char *why)
     if (c0 == EOF)
         return SP_E_EMPTY;
     if (c0 != 'P' || c1 == EOF || c1 < '1' || c1 > '7') {
-        snprintf(why, SP_WHY_MAX, "expected P2, P3, P5 or P6");
+        snprintf(why, SP_WHY_MAX, "expected a PBM, PGM, PPM or PAM magic "
+                 "number, P1 to P7");
         return SP_E_NOTPNM;
-    }
-    if (c1 == '1' || c1 == '4') {
-        snprintf(why, SP_WHY_MAX, "PBM (P%c) is not supported; "
-                 "use P2, P3, P5 or P6", c1);
-        return SP_E_UNSUPPORTED;
-    }
-    if (c1 == '7') {
-        snprintf(why, SP_WHY_MAX, "PAM (P7) is not supported; "
-                 "use P2, P3, P5 or P6");
-        return SP_E_UNSUPPORTED;
     }
     if (fseeko(f, start, SEEK_SET) != 0)
         return SP_E_BADHEADER;
     return SP_OK;
 }
 
+/* has_alpha: whether PAM's last plane is opacity, as netpbm's tuple types
+ * say (GRAYSCALE_ALPHA: 2 planes, RGB_ALPHA: 4). */
+static int has_alpha(const struct pam *pam)
+{
+    return (strcmp(pam->tuple_type, "GRAYSCALE_ALPHA") == 0 &&
+            pam->depth == 2) ||
+           (strcmp(pam->tuple_type, "RGB_ALPHA") == 0 && pam->depth == 4);
+}
+
 sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why)
 {
     struct pam pam;
+    struct sp_image type;
     sp_status st;
     off_t off;
 
@@ -121,32 +122,59 @@ sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why)
         return SP_E_BADHEADER;
 
     /* libnetpbm refuses these itself; the core does not rely on it. */
-    if (pam.width <= 0 || pam.height <= 0 || pam.maxval < 1 ||
-        pam.maxval > 65535) {
-        snprintf(why, SP_WHY_MAX, "%d x %d, maxval %lu", pam.width,
-                 pam.height, (unsigned long)pam.maxval);
+    if (pam.width <= 0 || pam.height <= 0 || pam.depth < 1 ||
+        pam.maxval < 1 || pam.maxval > 65535) {
+        snprintf(why, SP_WHY_MAX, "%d x %d, depth %u, maxval %lu",
+                 pam.width, pam.height, pam.depth, (unsigned long)pam.maxval);
         return SP_E_BADHEADER;
     }
     hdr->magic = (char)(pam.format & 0xff);
-    hdr->plain = hdr->magic == '2' || hdr->magic == '3';
+    hdr->plain = hdr->magic >= '1' && hdr->magic <= '3';
+    hdr->packed = hdr->magic == '1' || hdr->magic == '4';
     hdr->width = (size_t)pam.width;
     hdr->height = (size_t)pam.height;
-    hdr->channels = (hdr->magic == '3' || hdr->magic == '6') ? 3 : 1;
-    hdr->maxval = (unsigned)pam.maxval;
+    hdr->channels = pam.depth;
+    hdr->maxval = hdr->packed ? 1 : (unsigned)pam.maxval;
     hdr->sample_size = hdr->maxval > 255 ? 2 : 1;
+    hdr->alpha = hdr->magic == '7' && has_alpha(&pam);
+    snprintf(hdr->tuple_type, sizeof hdr->tuple_type, "%s", pam.tuple_type);
     hdr->raster_offset = off;
-    st = sp_image_raster_size(hdr->width, hdr->height, hdr->channels,
-                              hdr->sample_size, &hdr->raster_bytes);
+    sp_image_type_of(&type, hdr);
+    st = sp_image_raster_size(hdr->width, hdr->height, &type,
+                              &hdr->raster_bytes);
     if (st != SP_OK)
         snprintf(why, SP_WHY_MAX, "%zu x %zu pixels", hdr->width, hdr->height);
     return st;
+}
+
+/* put_row: libnetpbm's row TUPLES as a row of the binary raster at P:
+ * samples of BYTES bytes big-endian, or a PBM's packed bits (libnetpbm
+ * gives a PBM's black as 0, the raster has it as a 1 bit). */
+static void put_row(const struct pam *pam, const tuple *tuples,
+                    unsigned char *p, unsigned bytes, int packed)
+{
+    if (packed) {
+        memset(p, 0, (size_t)pam->width / 8 + (pam->width % 8 != 0));
+        for (int x = 0; x < pam->width; x++)
+            if (tuples[x][0] == PAM_PBM_BLACK)
+                p[x / 8] |= (unsigned char)(0x80u >> (x % 8));
+        return;
+    }
+    for (int x = 0; x < pam->width; x++) {
+        for (unsigned c = 0; c < pam->depth; c++) {
+            sample v = tuples[x][c];
+            if (bytes == 2)
+                *p++ = (unsigned char)(v >> 8);
+            *p++ = (unsigned char)v;
+        }
+    }
 }
 
 /* read_rows: decode every row of PAM to where ROW(ARG, y) says, under a
  * jump buffer.  Returns 0, -1 with netpbm_msg set, or -2 when ROW had no
  * memory for a row. */
 static int read_rows(struct pam *pam, sp_row_fn *row, void *arg,
-                     unsigned bytes)
+                     const struct sp_header *hdr)
 {
     jmp_buf jb;
     volatile int rc = 0;  /* set after setjmp */
@@ -168,14 +196,7 @@ static int read_rows(struct pam *pam, sp_row_fn *row, void *arg,
             break;
         }
         pnm_readpamrow(pam, row_buf);
-        for (int x = 0; x < pam->width; x++) {
-            for (unsigned c = 0; c < pam->depth; c++) {
-                sample v = row_buf[x][c];
-                if (bytes == 2)
-                    *p++ = (unsigned char)(v >> 8);
-                *p++ = (unsigned char)v;
-            }
-        }
+        put_row(pam, row_buf, p, hdr->sample_size, hdr->packed);
     }
     pnm_freepamrow(row_buf);
     row_buf = NULL;
@@ -198,7 +219,7 @@ sp_status sp_header_decode_plain_rows(FILE *f, const struct sp_header *hdr,
     }
     if ((size_t)pam.width != hdr->width || (size_t)pam.height != hdr->height)
         return SP_E_BADHEADER;
-    rc = read_rows(&pam, row, arg, hdr->sample_size);
+    rc = read_rows(&pam, row, arg, hdr);
     if (rc == -2)
         return ENOMEM;
     if (rc != 0) {
@@ -245,30 +266,39 @@ static int write_pam(struct pam *pam)
     return 0;
 }
 
-sp_status sp_header_write(FILE *f, size_t width, size_t height,
-                          unsigned channels, unsigned maxval, char *why)
+sp_status sp_header_write(FILE *f, const struct sp_image *layout, char *why)
 {
     struct pam pam;
 
     why[0] = '\0';
     netpbm_setup();
-    if (width > INT_MAX || height > INT_MAX) {
-        snprintf(why, SP_WHY_MAX, "%zu x %zu is too large for PNM", width,
-                 height);
+    if (layout->width > INT_MAX || layout->height > INT_MAX) {
+        snprintf(why, SP_WHY_MAX, "%zu x %zu is too large for PNM",
+                 layout->width, layout->height);
         return SP_E_TOOBIG;
     }
     memset(&pam, 0, sizeof pam);
     pam.size = sizeof pam;
     pam.len = PAM_LEN;
     pam.file = f;
-    pam.format = channels == 3 ? RPPM_FORMAT : RPGM_FORMAT;
+    switch (layout->magic) {
+    case '4': pam.format = RPBM_FORMAT; break;
+    case '5': pam.format = RPGM_FORMAT; break;
+    case '6': pam.format = RPPM_FORMAT; break;
+    case '7': pam.format = PAM_FORMAT; break;
+    default:  /* a layout of no type: by its channels */
+        pam.format = layout->channels == 1   ? RPGM_FORMAT
+                     : layout->channels == 3 ? RPPM_FORMAT
+                                             : PAM_FORMAT;
+        break;
+    }
     pam.plainformat = 0;
-    pam.width = (int)width;
-    pam.height = (int)height;
-    pam.depth = channels;
-    pam.maxval = maxval;
+    pam.width = (int)layout->width;
+    pam.height = (int)layout->height;
+    pam.depth = layout->channels;
+    pam.maxval = layout->maxval;
     snprintf(pam.tuple_type, sizeof pam.tuple_type, "%s",
-             channels == 3 ? PAM_PPM_TUPLETYPE : PAM_PGM_TUPLETYPE);
+             layout->tuple_type);
     if (write_pam(&pam) != 0) {
         snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
         return SP_E_BADHEADER;

@@ -13,25 +13,31 @@
 
 #include "status.h"
 
+struct sp_image;
+
 struct sp_header {
-    char magic;           /* '2', '3' (plain), '5' or '6' (binary) */
-    int plain;            /* 1 for P2/P3: the raster is ASCII and decoded */
+    char magic;           /* '1'..'7': P1-P3 plain, P4-P6 binary, P7 PAM */
+    int plain;            /* 1 for P1/P2/P3: the raster is ASCII and
+                             decoded */
     size_t width;
     size_t height;
-    unsigned channels;    /* 1 for P2/P5, 3 for P3/P6 */
+    unsigned channels;    /* 1 for PBM/PGM, 3 for PPM, a PAM's depth */
     unsigned sample_size; /* bytes a sample: 1 when maxval <= 255, else 2 */
-    unsigned maxval;      /* 1..65535 */
+    unsigned maxval;      /* 1..65535 (PBM: 1) */
+    int packed;           /* PBM: a bit a pixel (image.h) */
+    int alpha;            /* a PAM whose tuple type ends in "_ALPHA" */
+    char tuple_type[256]; /* PAM's tuple type; for the others netpbm's
+                             name of their type ("RGB", ...) */
     off_t start;          /* file offset of the magic number */
     off_t raster_offset;  /* file offset of the first raster byte */
-    size_t raster_bytes;  /* width * height * channels * sample_size: the
-                             binary raster, and the size of a decoded plain
-                             one */
+    size_t raster_bytes;  /* the binary raster's bytes (a PBM's packed),
+                             and the size of a decoded plain one */
 };
 
-/* sp_header_parse: parse and validate the PNM header at the start of F,
- * which must be seekable and positioned at the image's first byte.  Checks the magic
- * number (PBM and PAM give SP_E_UNSUPPORTED), dimensions > 0, maxval
- * 1..65535, and that raster_bytes fits in size_t; it does not check the
+/* sp_header_parse: parse and validate the PNM or PAM header at the start
+ * of F, which must be seekable and positioned at the image's first byte.
+ * Checks the magic number, dimensions > 0, a depth > 0, maxval 1..65535,
+ * and that raster_bytes fits in size_t; it does not check the
  * file's length (the loader does, before it allocates or maps).  On error,
  * WHY (SP_WHY_MAX bytes) gets a one-line detail, possibly empty.
  * Bad dimensions or maxval come back as SP_E_BADHEADER, with libnetpbm's
@@ -39,11 +45,11 @@ struct sp_header {
  * SP_E_BADHEADER or SP_E_TOOBIG. */
 sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why);
 
-/* sp_header_decode_plain: decode the plain (P2/P3) raster described by HDR
- * from F (seekable; read again from hdr->start) into RASTER,
- * hdr->raster_bytes bytes in the binary layout (16-bit samples big-endian).
- * *END gets the offset past the last sample and the one whitespace
- * character libnetpbm reads after it.  Returns 0,
+/* sp_header_decode_plain: decode the plain (P1/P2/P3) raster described by
+ * HDR from F (seekable; read again from hdr->start) into RASTER,
+ * hdr->raster_bytes bytes in the binary layout (16-bit samples
+ * big-endian, PBM packed).  *END gets the offset past the last sample and
+ * the one whitespace character libnetpbm reads after it.  Returns 0,
  * SP_E_BADRASTER (WHY says where) or SP_E_BADHEADER. */
 sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
                                  unsigned char *raster, off_t *end, char *why);
@@ -60,11 +66,12 @@ sp_status sp_header_decode_plain_rows(FILE *f, const struct sp_header *hdr,
                                       sp_row_fn *row, void *arg, off_t *end,
                                       char *why);
 
-/* sp_header_write: write the binary PNM header (P5 or P6, by channels) of
- * a WIDTH x HEIGHT image with MAXVAL to F, as libnetpbm's own tools write
- * it.  Returns 0, SP_E_TOOBIG (a dimension over INT_MAX), or SP_E_BADHEADER
- * with WHY set when libnetpbm refuses. */
-sp_status sp_header_write(FILE *f, size_t width, size_t height,
-                          unsigned channels, unsigned maxval, char *why);
+/* sp_header_write: write the binary header of LAYOUT (image.h: its width,
+ * height and type: P4, P5, P6 by its magic, or P7 with its depth, maxval
+ * and tuple type; with no magic, P5 or P6 by its channels, else P7) to
+ * F, as libnetpbm's own tools write it.  Returns 0, SP_E_TOOBIG (a
+ * dimension over INT_MAX), or SP_E_BADHEADER with WHY set when libnetpbm
+ * refuses. */
+sp_status sp_header_write(FILE *f, const struct sp_image *layout, char *why);
 
 #endif

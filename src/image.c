@@ -1,6 +1,7 @@
 #include "image.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -9,27 +10,31 @@
 #include "header.h"
 #include "sys.h"
 
-sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
-                               unsigned sample_size, size_t *size)
+sp_status sp_image_raster_size(size_t width, size_t height,
+                               const struct sp_image *layout, size_t *size)
 {
     size_t row, total;
 
-    if (__builtin_mul_overflow(width, (size_t)channels * sample_size, &row) ||
-        __builtin_mul_overflow(row, height, &total))
+    if (layout->packed)
+        row = width / 8 + (width % 8 != 0);
+    else if (__builtin_mul_overflow(width, (size_t)layout->channels *
+                                               layout->sample_size, &row))
+        return SP_E_TOOBIG;
+    if (__builtin_mul_overflow(row, height, &total))
         return SP_E_TOOBIG;
     *size = total;
     return SP_OK;
 }
 
-sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
-                         unsigned channels, unsigned sample_size,
-                         unsigned maxval)
+sp_status sp_image_alloc_like(struct sp_image *img, size_t width,
+                              size_t height, const struct sp_image *layout)
 {
+    struct sp_image type = *layout;  /* LAYOUT may be IMG */
     size_t size;
     sp_status st;
 
     memset(img, 0, sizeof *img);
-    st = sp_image_raster_size(width, height, channels, sample_size, &size);
+    st = sp_image_raster_size(width, height, &type, &size);
     if (st != SP_OK)
         return st;
     /* malloc(0) may return NULL; a zero-pixel image never reaches here,
@@ -40,13 +45,58 @@ sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
     img->backing = SP_BACKING_MALLOC;
     img->base_len = size;
     img->pixels = img->base;
+    img->fd = -1;
     img->width = width;
     img->height = height;
-    img->stride = width * channels * sample_size;
-    img->channels = channels;
-    img->sample_size = sample_size;
-    img->maxval = maxval;
+    img->channels = type.channels;
+    img->sample_size = type.sample_size;
+    img->maxval = type.maxval;
+    img->packed = type.packed;
+    img->alpha = type.alpha;
+    img->magic = type.magic;
+    memcpy(img->tuple_type, type.tuple_type, sizeof img->tuple_type);
+    img->stride = sp_image_row_bytes(img, width);
     return SP_OK;
+}
+
+sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
+                         unsigned channels, unsigned sample_size,
+                         unsigned maxval)
+{
+    struct sp_image type = {.channels = channels, .sample_size = sample_size,
+                            .maxval = maxval};
+
+    type.magic = channels == 1 ? '5' : channels == 3 ? '6' : '7';
+    snprintf(type.tuple_type, sizeof type.tuple_type, "%s",
+             channels == 1 ? "GRAYSCALE" : channels == 3 ? "RGB" : "");
+    return sp_image_alloc_like(img, width, height, &type);
+}
+
+void sp_image_type_of(struct sp_image *img, const struct sp_header *hdr)
+{
+    img->width = hdr->width;
+    img->height = hdr->height;
+    img->channels = hdr->channels;
+    img->sample_size = hdr->sample_size;
+    img->maxval = hdr->maxval;
+    img->packed = hdr->packed;
+    img->alpha = hdr->alpha;
+    img->magic = hdr->plain ? (char)(hdr->magic + 3) : hdr->magic;
+    memcpy(img->tuple_type, hdr->tuple_type, sizeof img->tuple_type);
+    img->stride = sp_image_row_bytes(img, hdr->width);
+}
+
+const char *sp_image_kind(const struct sp_image *img)
+{
+    static __thread char buf[SP_TUPLE_MAX + 8];
+
+    if (img->magic == '7') {
+        snprintf(buf, sizeof buf, "PAM %s", img->tuple_type[0] != '\0'
+                                                ? img->tuple_type
+                                                : "(no tuple type)");
+        return buf;
+    }
+    return img->packed ? "PBM" : img->channels == 3 ? "color" : "gray";
 }
 
 void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp)
@@ -115,11 +165,6 @@ void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
     img->base = base;
     img->base_len = base_len;
     img->pixels = raster;
-    img->width = hdr->width;
-    img->height = hdr->height;
-    img->channels = hdr->channels;
-    img->sample_size = hdr->sample_size;
-    img->maxval = hdr->maxval;
-    img->stride = hdr->width * hdr->channels * hdr->sample_size;
+    sp_image_type_of(img, hdr);
     img->fd = -1;
 }

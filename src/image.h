@@ -15,6 +15,9 @@
 
 struct sp_header;
 
+/* The longest PAM tuple type kept, with its terminator (libnetpbm's). */
+#define SP_TUPLE_MAX 256
+
 enum sp_backing {
     SP_BACKING_NONE = 0,  /* nothing to release */
     SP_BACKING_MALLOC,    /* base came from malloc: released by free() */
@@ -56,30 +59,63 @@ struct sp_image {
     size_t width;
     size_t height;
     size_t stride;        /* bytes from one row to the next */
-    unsigned channels;    /* 1 (gray) or 3 (RGB) */
+    unsigned channels;    /* samples a pixel: 1 (gray, PBM), 3 (RGB), or a
+                             PAM's depth */
     unsigned sample_size; /* bytes a sample: 1 or 2 */
     unsigned maxval;      /* 1..65535 */
+    int packed;           /* PBM: a bit a pixel, 1 black, eight to a
+                             byte from its high bit, rows padded to a
+                             byte; channels 1, sample_size 1, maxval 1 */
+    int alpha;            /* the last channel is opacity (a PAM of tuple
+                             type GRAYSCALE_ALPHA or RGB_ALPHA) */
+    char magic;           /* the PNM type it came as or goes out as:
+                             '4' PBM, '5' PGM, '6' PPM, '7' PAM */
+    char tuple_type[SP_TUPLE_MAX];  /* PAM's, e.g. "RGB_ALPHA" */
 };
 
-/* sp_image_pixel_size: bytes per pixel, channels * sample_size. */
+/* sp_image_pixel_size: bytes per pixel, channels * sample_size (a packed
+ * image's: 0, a pixel is a bit). */
 static inline size_t sp_image_pixel_size(const struct sp_image *img)
 {
-    return (size_t)img->channels * img->sample_size;
+    return img->packed ? 0 : (size_t)img->channels * img->sample_size;
 }
 
-/* sp_image_alloc: give IMG a fresh malloc'd raster of WIDTH x HEIGHT pixels
- * of the given layout, rows packed (stride = width * channels * sample_size).
- * The sizes are overflow-checked.  On success the caller owns the raster
- * and frees it with sp_image_release().  Returns 0, SP_E_TOOBIG, or ENOMEM;
- * on failure IMG is left empty. */
+/* sp_image_row_bytes: the bytes of a packed row of IMG's layout WIDTH
+ * pixels wide (no overflow check: the raster's size was checked). */
+static inline size_t sp_image_row_bytes(const struct sp_image *img,
+                                        size_t width)
+{
+    return img->packed ? width / 8 + (width % 8 != 0)
+                       : width * img->channels * img->sample_size;
+}
+
+/* sp_image_alloc_like: give IMG a fresh malloc'd raster of WIDTH x HEIGHT
+ * pixels of LAYOUT's type (channels, sample size, maxval, packed, ...),
+ * rows packed.  The sizes are overflow-checked.  On success the caller
+ * owns the raster and frees it with sp_image_release().  Returns 0,
+ * SP_E_TOOBIG, or ENOMEM; on failure IMG is left empty. */
+sp_status sp_image_alloc_like(struct sp_image *img, size_t width,
+                              size_t height, const struct sp_image *layout);
+
+/* sp_image_alloc: sp_image_alloc_like() for a PGM (1 channel), PPM (3) or
+ * PAM (any other number) of CHANNELS samples of SAMPLE_SIZE bytes. */
 sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
                          unsigned channels, unsigned sample_size,
                          unsigned maxval);
 
-/* sp_image_raster_size: the bytes of a packed raster of the given layout in
- * *SIZE.  Returns 0, or SP_E_TOOBIG when it does not fit in size_t. */
-sp_status sp_image_raster_size(size_t width, size_t height, unsigned channels,
-                               unsigned sample_size, size_t *size);
+/* sp_image_raster_size: the bytes of a raster of WIDTH x HEIGHT pixels of
+ * LAYOUT's type, rows packed, in *SIZE.  Returns 0, or SP_E_TOOBIG when
+ * it does not fit in size_t. */
+sp_status sp_image_raster_size(size_t width, size_t height,
+                               const struct sp_image *layout, size_t *size);
+
+/* sp_image_type_of: IMG's layout as the header HDR describes it (no
+ * raster, no backing). */
+void sp_image_type_of(struct sp_image *img, const struct sp_header *hdr);
+
+/* sp_image_kind: a few words for IMG's type in messages: "PBM", "gray",
+ * "color", "PAM RGB_ALPHA". */
+const char *sp_image_kind(const struct sp_image *img);
 
 /* sp_stamp_of: the stamp of the file SB describes, into *STAMP. */
 void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp);

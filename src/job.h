@@ -34,6 +34,10 @@ struct sp_job {
     size_t drop_grain;     /* a mapped input is given back in blocks ending
                               on multiples of this (sp_source_open's GRAIN);
                               0: the mmap backend's default */
+    int quality;           /* JPEG quality, 1..100; 0: 90 */
+    int compression_set;   /* PNG: COMPRESSION is the zlib level (0..9);
+                              else stb's default, 8 */
+    int compression;
     /* A test seam: called, if set, between load and scale. */
     void (*after_load)(void *arg);
     void *after_load_arg;

@@ -21,13 +21,16 @@ const char *sp_io_name(enum sp_io io)
 }
 
 /* A plain raster needs at least one digit and one separator a sample (but
- * the last), so a header cannot make us allocate far more than the input
- * holds. */
+ * the last), a plain PBM a digit a pixel (it needs no separators), so a
+ * header cannot make us allocate far more than the input holds. */
 size_t sp_load_raster_end(const struct sp_header *hdr)
 {
     size_t need = hdr->raster_bytes, end;
 
-    if (hdr->plain) {
+    if (hdr->plain && hdr->packed) {
+        if (__builtin_mul_overflow(hdr->width, hdr->height, &need))
+            need = SIZE_MAX;
+    } else if (hdr->plain) {
         size_t samples = hdr->raster_bytes / hdr->sample_size;
         need = samples > (SIZE_MAX - 1) / 2 ? SIZE_MAX : 2 * samples - 1;
     }
@@ -41,13 +44,16 @@ sp_status sp_load_check_length(const struct sp_header *hdr, size_t input_bytes,
 {
     size_t off = (size_t)hdr->raster_offset;
     size_t have = input_bytes > off ? input_bytes - off : 0;
+    struct sp_image type;
 
     if (input_bytes >= sp_load_raster_end(hdr))
         return SP_OK;
+    sp_image_type_of(&type, hdr);
     snprintf(why, SP_WHY_MAX,
              "%zux%zu %s image needs %s%zu bytes of pixel data, file has %zu",
-             hdr->width, hdr->height, hdr->channels == 3 ? "color" : "gray",
-             hdr->plain ? "at least " : "", sp_load_raster_end(hdr) - off, have);
+             hdr->width, hdr->height, sp_image_kind(&type),
+             hdr->plain ? "at least " : "", sp_load_raster_end(hdr) - off,
+             have);
     return SP_E_TRUNCATED;
 }
 
@@ -164,6 +170,7 @@ static sp_status load_file(int fd, const struct sp_stamp *stamp,
     img->stamp = *stamp;
     info->magic = hdr.magic;
     info->raster_offset = hdr.raster_offset;
+    info->next = end;
     info->trailing_bytes = size - (size_t)end;
     info->trailing_image =
         info->trailing_bytes >= 2 &&
@@ -174,6 +181,13 @@ static sp_status load_file(int fd, const struct sp_stamp *stamp,
 sp_status sp_load_checked(const char *path, enum sp_io io,
                           sp_accept_fn *accept, void *arg,
                           struct sp_image *img, struct sp_load_info *info)
+{
+    return sp_load_at(path, 0, io, accept, arg, img, info);
+}
+
+sp_status sp_load_at(const char *path, off_t start, enum sp_io io,
+                     sp_accept_fn *accept, void *arg, struct sp_image *img,
+                     struct sp_load_info *info)
 {
     struct sp_accept acc = {accept, arg};
     struct sp_stamp stamp;
@@ -198,13 +212,18 @@ sp_status sp_load_checked(const char *path, enum sp_io io,
         info->input_bytes = (size_t)sb.st_size;
         if (io == SP_IO_AUTO)
             io = SP_IO_PREAD;
-        st = load_file(fd, &stamp, io, &acc, img, info);
+        st = SP_OK;
+        if (!is_stdin && start > 0 &&
+            sp_sys.lseek(fd, start, SEEK_SET) != start)
+            st = errno ? errno : EIO;
+        if (st == SP_OK)
+            st = load_file(fd, &stamp, io, &acc, img, info);
         /* Leave a shared stdin just past the image, as netpbm does. */
         if (st == SP_OK && is_stdin)
             (void)sp_sys.lseek(fd, (off_t)(info->input_bytes -
                                            info->trailing_bytes), SEEK_SET);
     } else {
-        st = sp_load_stream(fd, &acc, img, info);
+        st = sp_load_stream(fd, start > 0, &acc, img, info);
     }
     if (!is_stdin)
         sp_sys.close(fd);

@@ -12,9 +12,9 @@
  * size, and every check (the raster's length, the mapping's, the ends of
  * the reads) is made against it.  The header is checked, and offered to
  * the caller (sp_accept_fn), before any raster memory is allocated or
- * mapped and before a raster byte is read.  Binary rasters (P5/P6) are
+ * mapped and before a raster byte is read.  Binary rasters (P4-P7) are
  * used as they are: read into one malloc'd buffer, or used in place inside
- * the mapping at the header's offset.  Plain rasters (P2/P3) are decoded
+ * the mapping at the header's offset.  Plain rasters (P1-P3) are decoded
  * into a malloc'd buffer, so they always take the read path; from a
  * stream they are decoded as they arrive.  A file that changes while it
  * is loaded (its stamp differs afterwards) is SP_E_CHANGED. */
@@ -38,12 +38,18 @@ const char *sp_io_name(enum sp_io io);
 struct sp_load_info {
     enum sp_io io_used;     /* READ when mmap or pread was asked but not
                                possible */
-    char magic;             /* '2', '3', '5' or '6' */
+    char magic;             /* '1' to '7' (P1 to P7) */
     off_t raster_offset;
+    off_t next;             /* where a next image would start: a regular
+                               file's offset just past this one; for a
+                               stream, the bytes read through this one
+                               (never 0): sp_load_at() takes it back */
     size_t input_bytes;     /* the file's size when opened, or the bytes
                                read from the stream */
-    size_t trailing_bytes;  /* bytes after the first image, ignored */
-    int trailing_image;     /* they start with a PNM magic number */
+    size_t trailing_bytes;  /* bytes after the image (of a stream: those
+                               read so far) */
+    int trailing_image;     /* they start with a PNM magic number: the
+                               next image of a multi-image input */
     char why[SP_WHY_MAX];   /* detail of an error, possibly empty */
 };
 
@@ -73,6 +79,18 @@ typedef sp_status sp_accept_fn(const struct sp_header *hdr, void *arg,
 sp_status sp_load_checked(const char *path, enum sp_io io,
                           sp_accept_fn *accept, void *arg,
                           struct sp_image *img, struct sp_load_info *info);
+
+/* sp_load_at: sp_load_checked() of the image that starts at START, the
+ * INFO->next of the image before it in a multi-image input (0: the
+ * first): in a regular file, its offset; standard input and streams go
+ * on from where the last load left them (a stream's bytes read past an
+ * image are kept for a load that goes on, sp_load_done() forgets them). */
+sp_status sp_load_at(const char *path, off_t start, enum sp_io io,
+                     sp_accept_fn *accept, void *arg, struct sp_image *img,
+                     struct sp_load_info *info);
+
+/* sp_load_done: forget what a stream's last load read past its image. */
+void sp_load_done(void);
 
 /* sp_load: sp_load_checked() with no ACCEPT: every header that parses and
  * fits in memory is loaded. */

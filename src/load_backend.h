@@ -77,9 +77,11 @@ sp_status sp_load_decode_plain(FILE *f, const struct sp_header *hdr,
 
 /* sp_load_stream: anything that is not a regular file with a size: a
  * pipe, FIFO, terminal, device, open on FD (load_stream.c).  Reads the
- * header first, and after ACC accepts it, exactly the raster it announces
- * (plain: up to its last sample). */
-sp_status sp_load_stream(int fd, const struct sp_accept *acc,
+ * header first, and after ACC accepts it, the raster it announces (plain:
+ * up to its last sample); what it read past the image is kept, and taken
+ * first by the next load from FD if it RESUMEs (the next image of a
+ * multi-image stream), else forgotten. */
+sp_status sp_load_stream(int fd, int resume, const struct sp_accept *acc,
                          struct sp_image *img, struct sp_load_info *info);
 
 #endif

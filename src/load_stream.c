@@ -18,6 +18,59 @@ struct inbuf {
     int eof;
 };
 
+/* The bytes read from a stream past the image just loaded: the start of
+ * the next image of a multi-image stream, which the next load from the
+ * same descriptor takes first.  One, as the loader runs on one thread
+ * (libnetpbm's jump buffer is one global). */
+static struct inbuf rest;
+static int rest_fd = -1;
+
+/* keep_rest: the N bytes at P (past an image read from FD) for the next
+ * load; with at least two of them (unless the stream ended), enough to
+ * tell whether another image follows.  Returns 0 or an errno value. */
+static sp_status keep_rest(int fd, const unsigned char *p, size_t n, int eof)
+{
+    unsigned char *b = malloc(n + 2);
+    ssize_t got;
+
+    if (b == NULL)
+        return ENOMEM;
+    memcpy(b, p, n);
+    free(rest.buf);
+    rest = (struct inbuf){b, n, n + 2, eof};
+    rest_fd = fd;
+    while (rest.len < 2 && !rest.eof) {
+        got = sp_sys.read(fd, rest.buf + rest.len, rest.cap - rest.len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return errno;
+        rest.len += (size_t)got;
+        rest.eof = got == 0;
+    }
+    return SP_OK;
+}
+
+void sp_load_done(void)
+{
+    free(rest.buf);
+    rest = (struct inbuf){NULL, 0, 0, 0};
+    rest_fd = -1;
+}
+
+/* take_rest: S starts with what the last load from FD read past its
+ * image, if anything. */
+static void take_rest(int fd, struct inbuf *s)
+{
+    if (rest_fd == fd && rest.len > 0) {
+        *s = rest;
+        rest = (struct inbuf){NULL, 0, 0, 0};
+        rest_fd = -1;
+    } else {
+        sp_load_done();
+    }
+}
+
 /* fill_some: one read() from FD into S, the buffer grown by doubling up to
  * LIMIT bytes, so that memory follows the data that arrives and never
  * passes what a header claims. */
@@ -86,8 +139,10 @@ static sp_status stream_header(int fd, struct inbuf *s,
     /* Parse after every read: a header cut off by what has arrived so far
      * may parse with more, so a bad one is final only at the end of the
      * stream or past STREAM_HEADER_MAX bytes. */
-    for (;;) {
-        st = fill_some(fd, s, STREAM_HEADER_MAX);
+    for (int first = 1;; first = 0) {
+        /* what the last image left is parsed before anything is read */
+        st = first && s->len > 0 ? SP_OK
+                                 : fill_some(fd, s, STREAM_HEADER_MAX);
         if (st == SP_OK && s->len == 0 && s->eof)
             st = SP_E_EMPTY;
         if (st == SP_OK && s->len > 0)
@@ -150,7 +205,7 @@ static sp_status stream_short(int fd, struct inbuf *s, size_t total,
 }
 
 /* stream_plain: decode HDR's plain raster from what S holds and then FD,
- * stopping after its last sample. */
+ * stopping after its last sample; what was read past it is kept. */
 static sp_status stream_plain(int fd, struct inbuf *s,
                               const struct sp_header *hdr,
                               struct sp_image *img, struct sp_load_info *info)
@@ -159,8 +214,8 @@ static sp_status stream_plain(int fd, struct inbuf *s,
                             .eof = s->eof};
     struct rows r = {NULL, 0, hdr->raster_bytes / hdr->height,
                      hdr->raster_bytes};
+    struct inbuf after = {NULL, 0, 0, 0};
     off_t end = 0;
-    int c0 = EOF, c1 = EOF;
     sp_status st;
     FILE *f = sp_reader_open(&rd);
 
@@ -168,9 +223,24 @@ static sp_status stream_plain(int fd, struct inbuf *s,
         return errno;
     st = sp_header_decode_plain_rows(f, hdr, grow_row, &r, &end, info->why);
     rd.stop = 1;  /* what follows the image stays unread */
-    if (st == SP_OK) {
-        c0 = getc(f);
-        c1 = getc(f);
+    /* What stdio and S hold past the image: the next image's start. */
+    while (st == SP_OK) {
+        size_t got;
+
+        if (after.len == after.cap) {
+            unsigned char *p = realloc(after.buf, after.cap + 4096);
+
+            if (p == NULL) {
+                st = ENOMEM;
+                break;
+            }
+            after.buf = p;
+            after.cap += 4096;
+        }
+        got = fread(after.buf + after.len, 1, after.cap - after.len, f);
+        if (got == 0)
+            break;
+        after.len += got;
     }
     fclose(f);
     if (rd.error != 0) {
@@ -181,14 +251,17 @@ static sp_status stream_plain(int fd, struct inbuf *s,
         if (cut != SP_OK)
             st = cut;
     }
+    if (st == SP_OK)
+        st = keep_rest(fd, after.buf, after.len, rd.eof);
+    free(after.buf);
     if (st != SP_OK) {
         free(r.buf);
         return st;
     }
     sp_image_adopt(img, SP_BACKING_MALLOC, r.buf, r.cap, hdr, r.buf);
     info->input_bytes = s->len + rd.taken;
-    info->trailing_bytes = info->input_bytes - (size_t)end;
-    info->trailing_image = c0 == 'P' && c1 >= '1' && c1 <= '7';
+    info->trailing_bytes = rest.len;
+    info->trailing_image = sp_load_is_magic(rest.buf, rest.len);
     return SP_OK;
 }
 
@@ -202,11 +275,13 @@ static sp_status stream_binary(int fd, struct inbuf *s,
 
     if (st == SP_OK)
         st = sp_load_check_length(hdr, s->len, info->why);
+    if (st == SP_OK)  /* the next image's start, if any, for the next load */
+        st = keep_rest(fd, s->buf + end, s->len - end, s->eof);
     if (st != SP_OK)
         return st;
     info->input_bytes = s->len;
-    info->trailing_bytes = s->len - end;  /* what was read: the rest waits */
-    info->trailing_image = sp_load_is_magic(s->buf + end, s->len - end);
+    info->trailing_bytes = rest.len;  /* what was read: the rest waits */
+    info->trailing_image = sp_load_is_magic(rest.buf, rest.len);
     sp_image_adopt(img, SP_BACKING_MALLOC, s->buf, s->cap, hdr,
                    s->buf + hdr->raster_offset);
     s->buf = NULL;  /* IMG's now */
@@ -216,12 +291,18 @@ static sp_status stream_binary(int fd, struct inbuf *s,
 /* load_stream: anything that is not a regular file with a size: a pipe,
  * FIFO, terminal, device.  Reads the header first, and after ACC accepts
  * it, exactly the raster it announces (plain: up to its last sample). */
-sp_status sp_load_stream(int fd, const struct sp_accept *acc,
+sp_status sp_load_stream(int fd, int resume, const struct sp_accept *acc,
                          struct sp_image *img, struct sp_load_info *info)
 {
     struct inbuf s = {NULL, 0, 0, 0};
     struct sp_header hdr;
-    sp_status st = stream_header(fd, &s, &hdr, info->why);
+    sp_status st;
+
+    if (resume)
+        take_rest(fd, &s);
+    else
+        sp_load_done();
+    st = stream_header(fd, &s, &hdr, info->why);
 
     if (st == SP_OK)
         st = sp_load_ask(acc, &hdr, info->why);
@@ -234,6 +315,7 @@ sp_status sp_load_stream(int fd, const struct sp_accept *acc,
         return st;
     info->magic = hdr.magic;
     info->raster_offset = hdr.raster_offset;
+    info->next = (off_t)(info->input_bytes - info->trailing_bytes);
     info->io_used = SP_IO_READ;
     return SP_OK;
 }

@@ -2,27 +2,49 @@
 
 #include <inttypes.h>
 
+/* put_string: S as a JSON string: quoted, with quotes, backslashes and
+ * control characters escaped, so that a record stays one line. */
+static void put_string(const char *s, FILE *f)
+{
+    putc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0';
+         p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else
+            putc(*p, f);
+    }
+    putc('"', f);
+}
+
 void sp_report_print(const struct sp_report *r, int json, FILE *f)
 {
     static const char *names[SP_NPHASES] = {"load", "scale", "release",
                                             "write"};
     const char *io = sp_io_name(r->load.io_used);
+    const char *key = json ? ",\"" : " ", *eq = json ? "\":" : "=";
 
-    if (json) {
-        fprintf(f, "{\"io\":\"%s\",\"threads\":%u", io, r->threads_used);
-        for (int i = 0; i < SP_NPHASES; i++)
-            fprintf(f, ",\"%s_ns\":%" PRIu64 ",\"%s_minflt\":%ld,"
-                    "\"%s_majflt\":%ld", names[i], r->phase[i].ns, names[i],
-                    r->phase[i].minflt, names[i], r->phase[i].majflt);
-        fprintf(f, ",\"in\":\"%zux%zu\",\"out\":\"%zux%zu\"}\n", r->in_width,
-                r->in_height, r->out_width, r->out_height);
-        return;
-    }
-    fprintf(f, "io=%s threads=%u", io, r->threads_used);
+    fputs(json ? "{\"input\":" : "input=", f);
+    put_string(r->input != NULL ? r->input : "", f);
+    fputs(json ? ",\"output\":" : " output=", f);
+    put_string(r->output != NULL ? r->output : "", f);
+    if (json)
+        fprintf(f, ",\"factor\":%d,\"filter\":\"%s\",\"io\":\"%s\","
+                "\"threads\":%u", r->factor, r->filter ? r->filter : "",
+                io, r->threads_used);
+    else
+        fprintf(f, " factor=%d filter=%s io=%s threads=%u", r->factor,
+                r->filter ? r->filter : "", io, r->threads_used);
     for (int i = 0; i < SP_NPHASES; i++)
-        fprintf(f, " %s_ns=%" PRIu64 " %s_minflt=%ld %s_majflt=%ld", names[i],
-                r->phase[i].ns, names[i], r->phase[i].minflt, names[i],
-                r->phase[i].majflt);
-    fprintf(f, " in=%zux%zu out=%zux%zu\n", r->in_width, r->in_height,
-            r->out_width, r->out_height);
+        fprintf(f, "%s%s_ns%s%" PRIu64 "%s%s_minflt%s%ld%s%s_majflt%s%ld",
+                key, names[i], eq, r->phase[i].ns, key, names[i], eq,
+                r->phase[i].minflt, key, names[i], eq, r->phase[i].majflt);
+    if (json)
+        fprintf(f, ",\"in\":\"%zux%zu\",\"out\":\"%zux%zu\"}\n",
+                r->in_width, r->in_height, r->out_width, r->out_height);
+    else
+        fprintf(f, " in=%zux%zu out=%zux%zu\n", r->in_width, r->in_height,
+                r->out_width, r->out_height);
 }

@@ -25,14 +25,21 @@ struct sp_report {
     struct sp_phase phase[SP_NPHASES];
     struct sp_load_info load;  /* io path used, trailing data, ... */
     unsigned threads_used;     /* the threads that ran the items */
+    unsigned images;           /* of a multi-image input: those loaded
+                                  (the sizes are the last one's) */
     size_t in_width, in_height, out_width, out_height;
     unsigned channels, sample_size, maxval;
+    const char *input, *output;  /* the job's paths ("-": standard I/O) */
+    int factor;
+    const char *filter;          /* sp_filter_name()'s */
     const char *failed_path;   /* on error: the file the error is about */
     char why[SP_WHY_MAX];      /* on error: a detail, possibly empty */
 };
 
 /* sp_report_print: REPORT on F as key=value pairs on one line, or as one
- * JSON object when JSON is set; one line either way. */
+ * JSON object when JSON is set; one line either way, a record a run that
+ * names what ran: input, output (as JSON strings in both forms), factor,
+ * filter, I/O path, threads, sizes, and each phase's time and faults. */
 void sp_report_print(const struct sp_report *report, int json, FILE *f);
 
 #endif

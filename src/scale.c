@@ -1,11 +1,26 @@
 #include "scale.h"
+#include "scale_bits.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *sp_filter_name(enum sp_filter filter)
 {
     return filter == SP_FILTER_BOX ? "box" : "sample";
+}
+
+void sp_scale_type(const struct sp_image *src, int factor,
+                   enum sp_filter filter, struct sp_image *out)
+{
+    *out = *src;
+    if (src->packed && factor < -1 && filter == SP_FILTER_BOX) {
+        out->packed = 0;
+        out->maxval = 255;
+        out->magic = '5';
+        snprintf(out->tuple_type, sizeof out->tuple_type, "GRAYSCALE");
+    }
+    out->stride = sp_image_row_bytes(out, out->width);
 }
 
 static size_t magnitude(int factor)
@@ -58,14 +73,18 @@ static inline void st64(unsigned char *p, uint64_t v)
     memcpy(p, &v, sizeof v);
 }
 
-/* Run BODY with PX, the bytes of a pixel (1, 2, 3 or 6), a constant, so
- * that the compiler turns each fixed-size memcpy into a move or two. */
-#define PIXEL_LOOP(P, body)                                                  \
+/* Run BODY with PX, the bytes of a pixel (1, 2, 3, 4, 6 or 8: gray, RGB
+ * and RGBA of 8 or 16 bits), a constant, so that the compiler turns each
+ * fixed-size memcpy into a move or two; any other size runs GENERIC. */
+#define PIXEL_LOOP(P, body, generic)                                         \
     switch (P) {                                                             \
     case 1: { enum { PX = 1 }; body; } break;                                \
     case 2: { enum { PX = 2 }; body; } break;                                \
     case 3: { enum { PX = 3 }; body; } break;                                \
-    default: { enum { PX = 6 }; body; } break;                               \
+    case 4: { enum { PX = 4 }; body; } break;                                \
+    case 6: { enum { PX = 6 }; body; } break;                                \
+    case 8: { enum { PX = 8 }; body; } break;                                \
+    default: generic; break;                                                 \
     }
 
 /* PATTERN: V = the PX-byte pixel at S repeated over 8 bytes, as the word
@@ -82,9 +101,13 @@ static inline void st64(unsigned char *p, uint64_t v)
         } else if (PX == 3) {                                                \
             uint64_t p_ = ld32(s) & 0xffffff;                                \
             (v) = p_ | p_ << 24 | p_ << 48;                                  \
-        } else {                                                             \
+        } else if (PX == 4) {                                                \
+            (v) = (uint64_t)ld32(s) * UINT64_C(0x0000000100000001);          \
+        } else if (PX == 6) {                                                \
             uint64_t p_ = ld64(s) & UINT64_C(0xffffffffffff);                \
             (v) = p_ | p_ << 48;                                             \
+        } else {                                                             \
+            (v) = ld64(s);                                                   \
         }                                                                    \
     } while (0)
 #else
@@ -96,6 +119,17 @@ static inline void st64(unsigned char *p, uint64_t v)
         (v) = ld64(pat_);                                                    \
     } while (0)
 #endif
+
+/* copy_pixels: pixel by pixel, for the sizes PIXEL_LOOP has no case
+ * for (a PAM of other depths): COUNT pixels of P bytes from S, each N
+ * times, S advancing SKIP pixels a pixel written. */
+static void copy_pixels(unsigned char *d, const unsigned char *s,
+                        size_t count, size_t n, size_t skip, size_t p)
+{
+    for (size_t x = 0; x < count; x++, s += skip * p)
+        for (size_t k = 0; k < n; k++, d += p)
+            memcpy(d, s, p);
+}
 
 /* expand_row: each of the W pixels of S written N times into D.  A block
  * of N pixels is filled by 8-byte stores of the pixel's pattern, STEP
@@ -126,7 +160,7 @@ static void expand_row(unsigned char *d, const unsigned char *s, size_t w,
         for (; x < w; x++, s += PX)
             for (size_t k = 0; k < n; k++, d += PX)
                 memcpy(d, s, PX);
-    })
+    }, copy_pixels(d, s, w, n, 1, p))
 }
 
 /* sample_row: every N-th of the pixels of S, OW of them, into D.  3- and
@@ -150,7 +184,7 @@ static void sample_row(unsigned char *d, const unsigned char *s, size_t ow,
         }
         if (ow > 0)
             memcpy(d, s, PX);
-    })
+    }, copy_pixels(d, s, ow, 1, n, p))
 }
 
 /* Rounded division by the pixel count of a box, without a divide
@@ -211,6 +245,41 @@ static inline void put_sample(unsigned char *d, unsigned v, unsigned bytes)
             put_sample(d, rounded_mean(sum[ch], v), B);                      \
     }
 
+/* box_pixel: the pixel at D, the mean of the ROWS x COLS block at S of
+ * SRC's type (any number of channels): with an alpha channel, the colour
+ * samples weighted by their opacity, so that a transparent pixel's colour
+ * does not bleed into its neighbours (a block all transparent: the plain
+ * mean); the alpha itself, and every sample without one, the plain
+ * mean.  Rounded to nearest.  For the types BOX_LOOP has no case for. */
+static void box_pixel(const struct sp_image *src, const unsigned char *s,
+                      size_t rows, size_t cols, unsigned char *d)
+{
+    const unsigned c = src->channels, b = src->sample_size;
+    const size_t px = (size_t)c * b;
+    const uint64_t count = (uint64_t)rows * cols;
+    unsigned __int128 alpha = 0;
+
+    if (src->alpha)
+        for (size_t r = 0; r < rows; r++)
+            for (size_t k = 0; k < cols; k++)
+                alpha += get_sample(s + r * src->stride + k * px +
+                                    (c - 1) * b, b);
+    for (unsigned ch = 0; ch < c; ch++, d += b) {
+        const int weigh = src->alpha && ch + 1 < c && alpha > 0;
+        unsigned __int128 sum = 0;
+
+        for (size_t r = 0; r < rows; r++) {
+            const unsigned char *q = s + r * src->stride + ch * b;
+            for (size_t k = 0; k < cols; k++, q += px) {
+                unsigned __int128 v = get_sample(q, b);
+                sum += weigh ? v * get_sample(q + (c - 1 - ch) * b, b) : v;
+            }
+        }
+        put_sample(d, (unsigned)(weigh ? (sum + alpha / 2) / alpha
+                                       : (sum + count / 2) / count), b);
+    }
+}
+
 /* box_rows: output rows [y0, y1) into OUT, each pixel the rounded mean of
  * its N x N block (the blocks of the last row and column over the pixels
  * that exist), summed in registers straight from the source rows. */
@@ -228,7 +297,11 @@ static void box_rows(const struct sp_image *src, size_t n, size_t ow,
         const unsigned char *s = src->pixels + sy * src->stride;
         unsigned char *d = out;
 
-        if (src->channels == 3 && src->sample_size == 1) {
+        if (src->alpha || (src->channels != 1 && src->channels != 3)) {
+            for (size_t x = 0; x < ow; x++, s += n * sp_image_pixel_size(src),
+                        d += sp_image_pixel_size(src))
+                box_pixel(src, s, rows, x + 1 < ow ? n : last_cols, d);
+        } else if (src->channels == 3 && src->sample_size == 1) {
             BOX_LOOP(3, 1)
         } else if (src->channels == 1 && src->sample_size == 1) {
             BOX_LOOP(1, 1)
@@ -251,6 +324,10 @@ void sp_scale_rows(const struct sp_image *src, int factor,
                                  : src->width / n + (src->width % n != 0);
     const size_t orow = ow * p;
 
+    if (src->packed) {
+        sp_scale_bits(src, factor, filter, y0, y1, out);
+        return;
+    }
     if (factor < -1 && filter == SP_FILTER_BOX) {
         box_rows(src, n, ow, y0, y1, out);
         return;

@@ -6,7 +6,9 @@
  * N <= -2 reduces by |N| to ceil(w/|N|) x ceil(h/|N|); 1 and -1 copy.
  * A reduce with SP_FILTER_SAMPLE keeps the pixel at (x*|N|, y*|N|), the
  * Sun study's sampling; SP_FILTER_BOX takes the mean of each |N| x |N|
- * block (edge blocks over the pixels that exist), rounded to nearest. */
+ * block (edge blocks over the pixels that exist), rounded to nearest;
+ * with an alpha channel the colour samples are weighted by opacity.  Any
+ * number of channels; a PBM's bits are scaled as bits (scale_bits.h). */
 #ifndef SP_SCALE_H
 #define SP_SCALE_H
 
@@ -29,11 +31,18 @@ const char *sp_filter_name(enum sp_filter filter);
 sp_status sp_scale_size(size_t w, size_t h, int factor, size_t *ow,
                         size_t *oh);
 
+/* sp_scale_type: the type of SRC scaled by FACTOR with FILTER, into OUT
+ * (its width and height are the caller's): SRC's own, but a box reduce
+ * of a PBM, which gives 8-bit gray (scale_bits.h). */
+void sp_scale_type(const struct sp_image *src, int factor,
+                   enum sp_filter filter, struct sp_image *out);
+
 /* sp_scale_rows: rows [Y0, Y1) of SRC scaled by FACTOR with FILTER, into
- * OUT: packed rows of the output's width (sp_scale_size()) in SRC's pixel
- * layout, row Y0 first.  Rows are independent of one another, so bands of
- * rows may be filled by different threads; within a call, enlarge expands
- * a source row once and copies it for the other output rows it gives.
+ * OUT: packed rows of the output's width (sp_scale_size()) of the type
+ * sp_scale_type() gives, row Y0 first.  Rows are independent of one
+ * another, so bands of rows may be filled by different threads; within a
+ * call, enlarge expands a source row once and copies it for the other
+ * output rows it gives.
  * Uses no memory but OUT, so a jump out of it (the SIGBUS guard) leaks
  * nothing. */
 void sp_scale_rows(const struct sp_image *src, int factor,

@@ -30,12 +30,14 @@ sp_status sp_source_rows(struct sp_source *s, size_t y0, size_t y1,
     if (p == NULL)
         return st;
     /* The view's fields alone: the bookkeeping (DROPPED) is the finishing
-     * thread's to write while others ask for rows. */
+     * thread's to write while others ask for rows; the kernels need no
+     * tuple type. */
     *band = (struct sp_image){
         .backing = SP_BACKING_NONE, .fd = -1, .pixels = (unsigned char *)p,
         .width = s->img.width, .height = y1 - y0, .stride = s->img.stride,
         .channels = s->img.channels, .sample_size = s->img.sample_size,
-        .maxval = s->img.maxval};
+        .maxval = s->img.maxval, .packed = s->img.packed,
+        .alpha = s->img.alpha, .magic = s->img.magic};
     return SP_OK;
 }
 

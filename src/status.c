@@ -22,6 +22,7 @@ const char *sp_strerror(sp_status status)
     case SP_E_CHANGED:     return "input changed while reading";
     case SP_E_LIMIT:       return "image too large for --max-pixels";
     case SP_E_REFUSED:     return "refused";
+    case SP_E_CONVERT:     return "cannot write this type from the input";
     }
     return "unknown error";
 }

@@ -29,6 +29,8 @@ enum {
     SP_E_CHANGED = -12,     /* the input changed while it was being read */
     SP_E_LIMIT = -13,       /* more pixels than the job allows */
     SP_E_REFUSED = -14,     /* an output that would not be replaced safely */
+    SP_E_CONVERT = -15,     /* the output's type cannot be made from the
+                               image's in one step */
 };
 
 /* sp_strerror: a short lower-case description of STATUS, for either kind

@@ -24,6 +24,7 @@ struct work {
     struct sp_output *out;
     struct sp_report *report;
     struct sp_image whole;     /* stb: the whole output; else empty */
+    struct sp_image type;      /* the scaled rows' (sp_scale_type) */
     size_t orow;
     struct sp_buffers mem;       /* the chunks and the scratch */
     struct slot *slot;         /* [plan.slots] */
@@ -96,7 +97,6 @@ static void gather(struct work *w, struct sp_report *r)
  * the chunks (PNM), and the source's scratch. */
 static sp_status prepare(struct work *w, int chunked)
 {
-    const struct sp_image *src = &w->src->img;
     const struct sp_plan *p = &w->plan;
     size_t chunk = 0;
     sp_status st = SP_OK;
@@ -106,18 +106,18 @@ static sp_status prepare(struct work *w, int chunked)
     if (w->slot == NULL || w->intervals == NULL)
         return ENOMEM;
     if (!chunked)
-        st = sp_image_alloc(&w->whole, w->report->out_width, p->out_height,
-                            src->channels, src->sample_size, src->maxval);
+        st = sp_image_alloc_like(&w->whole, w->report->out_width,
+                                 p->out_height, &w->type);
     else
         st = sp_image_raster_size(w->report->out_width, p->chunk_rows,
-                                  src->channels, src->sample_size, &chunk);
+                                  &w->type, &chunk);
     if (st == SP_OK)
         st = sp_buffers_map(&w->mem, p, chunk,
                           sp_source_scratch(w->src, p->band_rows));
     for (unsigned i = 0; st == SP_OK && chunked && i < p->slots; i++) {
         struct sp_image *c = &w->slot[i].chunk;
 
-        *c = *src;
+        *c = w->type;
         c->backing = SP_BACKING_NONE;
         c->base = NULL;
         c->base_len = 0;
@@ -139,7 +139,8 @@ sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
     struct sp_meter m;
     sp_status st;
 
-    w.orow = r->out_width * sp_image_pixel_size(&src->img);
+    sp_scale_type(&src->img, job->factor, job->filter, &w.type);
+    w.orow = sp_image_row_bytes(&w.type, r->out_width);
     sp_plan_make(&w.plan, job, chunked, w.orow, r->out_height,
                  src->img.height);
     r->threads_used = w.plan.threads;

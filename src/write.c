@@ -5,18 +5,30 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
+#include "convert.h"
 #include "encode.h"
 
-sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt)
+/* name_kind: the format and the type PATH's extension asks for,
+ * case-insensitive; no extension (or a dot file's name) and "-" ask for
+ * PNM of the image's own type.  Returns 0 or SP_E_OUTFORMAT. */
+static sp_status name_kind(const char *path, enum sp_outfmt *fmt,
+                           enum sp_want *want)
 {
-    static const struct { const char *ext; enum sp_outfmt fmt; } known[] = {
-        {"ppm", SP_OUT_PNM}, {"pgm", SP_OUT_PNM}, {"pnm", SP_OUT_PNM},
-        {"png", SP_OUT_PNG}, {"jpg", SP_OUT_JPEG}, {"jpeg", SP_OUT_JPEG},
-        {"bmp", SP_OUT_BMP}, {"tga", SP_OUT_TGA},
+    static const struct {
+        const char *ext;
+        enum sp_outfmt fmt;
+        enum sp_want want;
+    } known[] = {
+        {"pnm", SP_OUT_PNM, SP_WANT_KEEP}, {"pam", SP_OUT_PNM, SP_WANT_PAM},
+        {"pbm", SP_OUT_PNM, SP_WANT_PBM},  {"pgm", SP_OUT_PNM, SP_WANT_PGM},
+        {"ppm", SP_OUT_PNM, SP_WANT_PPM},  {"png", SP_OUT_PNG, SP_WANT_STB},
+        {"jpg", SP_OUT_JPEG, SP_WANT_STB}, {"jpeg", SP_OUT_JPEG, SP_WANT_STB},
+        {"bmp", SP_OUT_BMP, SP_WANT_STB},  {"tga", SP_OUT_TGA, SP_WANT_STB},
     };
     const char *base = strrchr(path, '/');
     const char *dot;
@@ -24,36 +36,60 @@ sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt)
     base = base != NULL ? base + 1 : path;
     dot = strrchr(base, '.');
     *fmt = SP_OUT_PNM;
+    *want = SP_WANT_KEEP;
     if (dot == NULL || dot == base)  /* no extension, or a dot file */
         return SP_OK;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         if (strcasecmp(dot + 1, known[i].ext) == 0) {
             *fmt = known[i].fmt;
+            *want = known[i].want;
             return SP_OK;
         }
     }
     return SP_E_OUTFORMAT;
 }
 
+sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt)
+{
+    enum sp_want want;
+
+    return name_kind(path, fmt, &want);
+}
+
+/* wanted: the type PATH asks for, written as FMT (stdout: PNM). */
+static enum sp_want wanted(const char *path, enum sp_outfmt fmt)
+{
+    enum sp_outfmt named;
+    enum sp_want want;
+
+    if (fmt != SP_OUT_PNM)
+        return SP_WANT_STB;
+    return name_kind(path, &named, &want) == SP_OK && named == SP_OUT_PNM
+               ? want
+               : SP_WANT_KEEP;
+}
+
 sp_status sp_output_open(struct sp_output *o, const char *path,
                          enum sp_outfmt fmt, const struct sp_image *layout,
                          char *why)
 {
-    sp_status st = SP_OK;
+    int to_stdout = strcmp(path, "-") == 0;
+    sp_status st;
 
     why[0] = '\0';
     memset(o, 0, sizeof *o);
     o->file = (struct sp_outfile){.fd = -1, .dir = -1};
-    o->fmt = fmt;
+    o->fmt = to_stdout ? SP_OUT_PNM : fmt;
+    o->path = path;
+    o->compression = -1;
     /* Refused before the file exists, and before anything is scaled. */
-    if (fmt != SP_OUT_PNM && strcmp(path, "-") != 0) {
-        st = sp_outfmt_fits(fmt, layout->width, layout->height,
-                            layout->channels, why);
-        if (st != SP_OK)
-            return st;
-    }
-    if (strcmp(path, "-") == 0) {
-        o->fmt = SP_OUT_PNM;
+    st = sp_convert_type(layout, wanted(path, o->fmt), &o->type, why);
+    if (st == SP_OK && o->fmt != SP_OUT_PNM)
+        st = sp_outfmt_fits(o->fmt, layout->width, layout->height,
+                            o->type.channels, why);
+    if (st != SP_OK)
+        return st;
+    if (to_stdout) {
         o->f = stdout;
     } else {
         st = sp_outfile_open(&o->file, path, why);
@@ -64,29 +100,91 @@ sp_status sp_output_open(struct sp_output *o, const char *path,
     }
     if (st == SP_OK && o->fmt == SP_OUT_PNM) {
         errno = 0;
-        st = sp_header_write(o->f, layout->width, layout->height,
-                             layout->channels, layout->maxval, why);
+        st = sp_header_write(o->f, &o->type, why);
     }
     if (st != SP_OK)
         return sp_output_close(o, st);
     return SP_OK;
 }
 
+sp_status sp_output_next(struct sp_output *o, const struct sp_image *layout,
+                         char *why)
+{
+    sp_status st;
+
+    why[0] = '\0';
+    if (o->fmt != SP_OUT_PNM) {
+        snprintf(why, SP_WHY_MAX, "the input holds more than one image and "
+                 "this format holds one (write PNM, or split the input with "
+                 "pamsplit)");
+        return SP_E_ENCODE;
+    }
+    st = sp_convert_type(layout, wanted(o->path, o->fmt), &o->type, why);
+    if (st != SP_OK)
+        return st;
+    errno = 0;
+    return sp_header_write(o->f, &o->type, why);
+}
+
+/* converted: IMG's rows in O's type into *VIEW: IMG itself, or its rows
+ * converted into O's buffer.  Returns 0, SP_E_TOOBIG or ENOMEM. */
+static sp_status converted(struct sp_output *o, const struct sp_image *img,
+                           struct sp_image *view)
+{
+    size_t row, need;
+
+    if (!sp_convert_needed(img, &o->type)) {
+        *view = *img;
+        return SP_OK;
+    }
+    row = sp_image_row_bytes(&o->type, img->width);
+    if (__builtin_mul_overflow(row, img->height, &need))
+        return SP_E_TOOBIG;
+    if (need > o->conv_len) {
+        unsigned char *p = realloc(o->conv, need);
+
+        if (p == NULL)
+            return ENOMEM;
+        o->conv = p;
+        o->conv_len = need;
+    }
+    for (size_t y = 0; y < img->height; y++)
+        sp_convert_row(img, &o->type, img->width,
+                       img->pixels + y * img->stride, o->conv + y * row);
+    *view = o->type;
+    view->backing = SP_BACKING_NONE;
+    view->pixels = o->conv;
+    view->width = img->width;
+    view->height = img->height;
+    view->stride = row;
+    return SP_OK;
+}
+
 sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
                         char *why)
 {
+    struct sp_image view;
+    sp_status st = converted(o, img, &view);
+
+    if (st != SP_OK)
+        return st;
     errno = 0;
     if (o->fmt == SP_OUT_PNM)
-        return sp_pnm_put_rows(img, o->f);
-    return sp_stb_put(img, o->f, o->fmt, why);
+        return sp_pnm_put_rows(&view, o->f);
+    return sp_stb_put(&view, o->f, o->fmt, o->quality, o->compression, why);
 }
 
 sp_status sp_output_put_repeated(struct sp_output *o,
                                  const struct sp_image *img, unsigned times)
 {
+    struct sp_image view;
+    sp_status st = converted(o, img, &view);
+
+    if (st != SP_OK)
+        return st;
     if (times == 1)
-        return sp_pnm_put_rows(img, o->f);
-    return sp_pnm_put_repeated(img, times, o->f);
+        return sp_pnm_put_rows(&view, o->f);
+    return sp_pnm_put_repeated(&view, times, o->f);
 }
 
 sp_status sp_output_close(struct sp_output *o, sp_status st)
@@ -106,6 +204,7 @@ sp_status sp_output_close(struct sp_output *o, sp_status st)
             st = errno;
         sp_outfile_close(&o->file);
     }
+    free(o->conv);
     memset(o, 0, sizeof *o);
     o->file = (struct sp_outfile){.fd = -1, .dir = -1};
     return st;

@@ -16,8 +16,10 @@
 enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
 
 /* sp_outfmt_for: the format PATH's extension asks for, case-insensitive:
- * .png, .jpg/.jpeg, .bmp, .tga; .ppm, .pgm, .pnm, no extension and "-" give
- * PNM.  Returns 0, or SP_E_OUTFORMAT for any other extension. */
+ * .png, .jpg/.jpeg, .bmp, .tga; .pbm, .pgm, .ppm, .pam, .pnm, no extension
+ * and "-" give PNM (the netpbm family: the name picks its type too, as
+ * sp_output_open says).  Returns 0, or SP_E_OUTFORMAT for any other
+ * extension. */
 sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
 
 /* sp_outfmt_fits: whether a WIDTH x HEIGHT image of CHANNELS 8-bit
@@ -39,24 +41,43 @@ struct sp_output {
     FILE *f;
     struct sp_outfile file;  /* unused for standard output */
     enum sp_outfmt fmt;
+    const char *path;        /* as opened */
+    struct sp_image type;    /* what is written: the image's type, or the
+                                one the name asks for (convert.h) */
+    unsigned char *conv;     /* rows converted to TYPE, CONV_LEN bytes */
+    size_t conv_len;
+    int quality;             /* JPEG's, 1..100; 0: 90 */
+    int compression;         /* PNG's zlib level, 0..9; -1: stb's (8) */
 };
 
 /* sp_output_open: start writing an image laid out as LAYOUT (its width,
- * height, channels, bytes and maxval; not its pixels) to PATH ("-" is
- * standard output, always PNM) as FMT, opened as sp_outfile_open() says.
- * For PNM the header is written here; for the other formats the layout
- * must pass sp_outfmt_fits() first.  WHY (SP_WHY_MAX) may get a detail.
- * Returns 0, or an errno value (EACCES, EISDIR, ...), SP_E_REFUSED,
+ * height and type; not its pixels) to PATH ("-" is standard output,
+ * always PNM) as FMT, opened as sp_outfile_open() says.  The type written
+ * is the one PATH's name asks for (.pnm or none: LAYOUT's own; .pam PAM,
+ * .pbm, .pgm, .ppm those types) made from LAYOUT's (convert.h); the
+ * rows put are converted as they go.
+ * For PNM the header is written here; for the other formats the type
+ * must pass sp_outfmt_fits() first.  QUALITY and COMPRESSION may be set
+ * once it is open.  WHY (SP_WHY_MAX) may get a detail.  Returns 0, or an
+ * errno value (EACCES, EISDIR, ...), SP_E_REFUSED, SP_E_CONVERT,
  * SP_E_TOOBIG, SP_E_BADHEADER or sp_outfmt_fits()'s status; on failure
  * nothing is left open or created. */
 sp_status sp_output_open(struct sp_output *o, const char *path,
                          enum sp_outfmt fmt, const struct sp_image *layout,
                          char *why);
 
-/* sp_output_put: write IMG: for PNM, the next IMG->height rows of the
- * image; for the other formats, the whole image (PNM keeps the image's
- * type, P5/P6, 8 or 16 bits; the stb formats take 8-bit samples, so other
- * maxvals are rescaled to 0..255, rounded).  Returns 0, an errno value
+/* sp_output_next: for a PNM output, begin the next image of a
+ * multi-image stream, laid out as LAYOUT: its header, in the type the
+ * output's name asks for.  The other formats hold one image: SP_E_ENCODE,
+ * WHY saying so.  Returns 0, SP_E_CONVERT, SP_E_BADHEADER, SP_E_TOOBIG
+ * or an errno value. */
+sp_status sp_output_next(struct sp_output *o, const struct sp_image *layout,
+                         char *why);
+
+/* sp_output_put: write IMG (of LAYOUT's type): for PNM, the next
+ * IMG->height rows of the image; for the other formats, the whole image
+ * (the stb formats take 8-bit samples, so other maxvals are rescaled to
+ * 0..255, rounded).  Returns 0, an errno value
  * (ENOSPC for /dev/full, ...), SP_E_TOOBIG or SP_E_ENCODE. */
 sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
                         char *why);

@@ -14,7 +14,7 @@
  * write() per few rows. */
 sp_status sp_pnm_put_rows(const struct sp_image *img, FILE *f)
 {
-    size_t row = img->width * sp_image_pixel_size(img);
+    size_t row = sp_image_row_bytes(img, img->width);
     size_t rows = img->stride == row ? 1 : img->height;
     size_t len = img->stride == row ? row * img->height : row;
 
@@ -34,7 +34,7 @@ sp_status sp_pnm_put_rows(const struct sp_image *img, FILE *f)
 sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
                              FILE *f)
 {
-    size_t row = img->width * sp_image_pixel_size(img), n = 0;
+    size_t row = sp_image_row_bytes(img, img->width), n = 0;
     struct iovec iov[PUT_BATCH];
     sp_status st;
 

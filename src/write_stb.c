@@ -181,7 +181,8 @@ static unsigned char *to_8bit(const struct sp_image *img)
 }
 
 sp_status sp_stb_put(const struct sp_image *img, FILE *f,
-                     enum sp_outfmt fmt, char *why)
+                     enum sp_outfmt fmt, int quality, int compression,
+                     char *why)
 {
     struct sink sink = {f, 0};
     const unsigned char *px = img->pixels;
@@ -202,10 +203,14 @@ sp_status sp_stb_put(const struct sp_image *img, FILE *f,
     }
     switch (fmt) {
     case SP_OUT_PNG:
+        /* a global of stb's: scaleppm writes one image at a time */
+        stbi_write_png_compression_level = compression >= 0 ? compression
+                                                            : 8;
         ok = stbi_write_png_to_func(sink_write, &sink, w, h, c, px, w * c);
         break;
     case SP_OUT_JPEG:
-        ok = stbi_write_jpg_to_func(sink_write, &sink, w, h, c, px, 90);
+        ok = stbi_write_jpg_to_func(sink_write, &sink, w, h, c, px,
+                                    quality > 0 ? quality : 90);
         break;
     case SP_OUT_BMP:
         ok = stbi_write_bmp_to_func(sink_write, &sink, w, h, c, px);

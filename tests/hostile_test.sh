@@ -52,10 +52,21 @@ magic_comment.ppm |1|all |not a PNM image   |#c\nP6\n1 1\n255\n\0\0\0
 magic_split.ppm   |1|all |not a PNM image   |P#c\n6\n1 1\n255\n\0\0\0
 pfm_color.pfm     |1|all |not a PNM image   |PF\n1 1\n-1.0\n\0\0\0\0\0\0\0\0\0\0\0\0
 pfm_gray.pfm      |1|all |not a PNM image   |Pf\n1 1\n-1.0\n\0\0\0\0
-pbm_P1_bare.pbm   |1|all |unsupported format|P1
-pbm_P4_huge.pbm   |1|all |unsupported format|P4\n100000 100000\n\0
-pam_P7_bare.pam   |1|all |unsupported format|P7\n
-pam_P7_rgb.pam    |1|all |unsupported format|P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n\0\0\0
+# --- PBM and PAM: their headers' faults
+pbm_P1_bare.pbm   |1|all |bad PNM header    |P1
+pbm_P4_huge.pbm   |1|redir|file is truncated|P4\n100000 100000\n\0
+pbm_P4_huge_pipe.pbm|1|pipe|too large for --max-pixels|P4\n100000 100000\n\0
+pbm_P4_short.pbm  |1|all |file is truncated |P4\n9 2\n\0\0\0
+pbm_P1_bad.pbm    |1|all |bad pixel data    |P1\n2 1\n0 2\n
+pam_P7_bare.pam   |1|all |bad PNM header    |P7\n
+pam_P7_no_end.pam |1|all |bad PNM header    |P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\n
+pam_P7_depth0.pam |1|all |bad PNM header    |P7\nWIDTH 1\nHEIGHT 1\nDEPTH 0\nMAXVAL 255\nENDHDR\n
+pam_P7_maxval0.pam|1|all |bad PNM header    |P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 0\nENDHDR\n\0
+pam_P7_huge_depth.pam|1|redir|file is truncated|P7\nWIDTH 1000\nHEIGHT 1000\nDEPTH 100000\nMAXVAL 65535\nENDHDR\n\0
+pam_P7_short.pam  |1|all |file is truncated |P7\nWIDTH 2\nHEIGHT 1\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n\0\0\0
+pam_P7_rgb.pam    |0|all |-                 |P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n\0\0\0
+pam_P7_rgba16.pam |0|all |-                 |P7\nWIDTH 1\nHEIGHT 1\nDEPTH 4\nMAXVAL 65535\nTUPLTYPE RGB_ALPHA\nENDHDR\n\1\2\3\4\5\6\7\10
+pbm_P4_ok.pbm     |0|all |-                 |P4\n9 2\n\377\200\125\0
 # --- dimensions
 dims_both_zero.ppm|1|all |bad PNM header    |P6\n0 0\n255\n
 dims_neg_height.pgm|1|all|bad PNM header    |P5\n3 -2\n255\n\0\0\0\0\0\0
@@ -307,12 +318,12 @@ check_case() {
     label=$path
     [[ $how != redir && $how != pipe ]] || label=-
     # read and redir write a new file; mmap, pipe and user an existing one.
-    rm -f od/new.ppm
-    printf 'keep me\n' >od/keep.ppm
-    chmod 0666 od/keep.ppm
+    rm -f od/new.pnm
+    printf 'keep me\n' >od/keep.pnm
+    chmod 0666 od/keep.pnm
     case $how in
-    read | redir) out=od/new.ppm ;;
-    *) out=od/keep.ppm ;;
+    read | redir) out=od/new.pnm ;;
+    *) out=od/keep.pnm ;;
     esac
     before=$(checksum "$path")
     sp_run "$how" "$path" "$out"
@@ -334,9 +345,9 @@ check_case() {
             why="stderr '$line' does not start 'scaleppm: $label: '"
         elif ! grep -Eq -- "$word" e; then
             why="stderr '$line' does not match '$word'"
-        elif [[ -e od/new.ppm ]]; then
+        elif [[ -e od/new.pnm ]]; then
             why='an output file was created'
-        elif [[ $(cat od/keep.ppm) != 'keep me' ]]; then
+        elif [[ $(cat od/keep.pnm) != 'keep me' ]]; then
             why='an existing output was changed'
         fi
     fi
@@ -383,7 +394,7 @@ if ! "${as_limit[@]}" "$SP" --version >/dev/null 2>&1; then
 fi
 big_out() {
     local input=$1 factor=$2 out=od/out.$3 expect=$4 why='' line
-    rm -f od/keep.ppm od/new.ppm
+    rm -f od/keep.pnm od/new.pnm
     rc=0
     timeout 20 "${as_limit[@]}" "$SP" -s "$factor" "in/$input" "$out" \
         >o 2>e </dev/null || rc=$?

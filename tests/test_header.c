@@ -98,6 +98,14 @@ static const struct good goods[] = {
     /* plain formats */
     {"P2\n4 1\n15\n", '2', 4, 1, 1, 1, 15},
     {"P3\n1 4\n1000\n", '3', 1, 4, 3, 2, 1000},
+    /* PBM: a bit a pixel, maxval 1; PAM of any depth */
+    {"P4\n8 1\n", '4', 8, 1, 1, 1, 1},
+    {"P4\n9 2\n", '4', 9, 2, 1, 1, 1},
+    {"P1\n3 1\n", '1', 3, 1, 1, 1, 1},
+    {"P7\nWIDTH 3\nHEIGHT 2\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\n"
+     "ENDHDR\n", '7', 3, 2, 4, 1, 255},
+    {"P7\nWIDTH 1\nHEIGHT 1\nDEPTH 5\nMAXVAL 1000\nENDHDR\n", '7', 1, 1,
+     5, 2, 1000},
 };
 
 START_TEST(test_good_headers)
@@ -110,7 +118,8 @@ START_TEST(test_good_headers)
     ck_assert_msg(st == SP_OK, "'%s': %d %s (%s)", g->text, st,
                   sp_strerror(st), why);
     ck_assert_int_eq(hdr.magic, g->magic);
-    ck_assert_int_eq(hdr.plain, g->magic == '2' || g->magic == '3');
+    ck_assert_int_eq(hdr.plain, g->magic >= '1' && g->magic <= '3');
+    ck_assert_int_eq(hdr.packed, g->magic == '1' || g->magic == '4');
     ck_assert_uint_eq(hdr.width, g->w);
     ck_assert_uint_eq(hdr.height, g->h);
     ck_assert_uint_eq(hdr.channels, g->channels);
@@ -119,7 +128,9 @@ START_TEST(test_good_headers)
     /* Exactly one whitespace character follows maxval. */
     ck_assert_int_eq(hdr.raster_offset, (off_t)strlen(g->text));
     ck_assert_uint_eq(hdr.raster_bytes,
-                      g->w * g->h * g->channels * g->sample_size);
+                      hdr.packed ? (g->w + 7) / 8 * g->h
+                                 : g->w * g->h * g->channels * g->sample_size);
+    ck_assert_int_eq(hdr.alpha, strstr(g->text, "_ALPHA") != NULL);
 }
 END_TEST
 
@@ -131,13 +142,15 @@ START_TEST(test_good_headers_load)
     static const unsigned char first[] = {'\n', '#', ' ', '7'};
     const struct good *g = &goods[_i];
     size_t hl = strlen(g->text);
-    size_t n = g->w * g->h * g->channels * g->sample_size;
+    int packed = g->magic == '4';
+    size_t n = packed ? (g->w + 7) / 8 * g->h
+                      : g->w * g->h * g->channels * g->sample_size;
     unsigned char *file;
     struct sp_image img;
     struct sp_load_info info;
     const char *path = fx_path("g.pnm");
 
-    if (g->magic == '2' || g->magic == '3')
+    if (g->magic >= '1' && g->magic <= '3')
         return;  /* the plain rasters have tests of their own */
     file = malloc(hl + n);
     ck_assert_ptr_nonnull(file);
@@ -182,10 +195,10 @@ static const struct bad bads[] = {
     {"\x89PNG\r\n\x1a\n", SP_E_NOTPNM, NULL},
     {"\xff\xd8\xff\xe0", SP_E_NOTPNM, NULL},
     {"BM", SP_E_NOTPNM, NULL},
-    {"P1\n1 1\n0\n", SP_E_UNSUPPORTED, "PBM"},
-    {"P4\n8 1\n\x55", SP_E_UNSUPPORTED, "PBM"},
-    {"P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n"
-     "abc", SP_E_UNSUPPORTED, "PAM"},
+    {"P7\nWIDTH 1\nHEIGHT 1\nDEPTH 0\nMAXVAL 255\nENDHDR\n",
+     SP_E_BADHEADER, NULL},
+    {"P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\n", SP_E_BADHEADER, NULL},
+    {"P4\n0 1\n", SP_E_BADHEADER, NULL},
     {"P5\n0 2\n255\nAB", SP_E_BADHEADER, "zero"},
     {"P5\n2 0\n255\nAB", SP_E_BADHEADER, "zero"},
     {"P6\n0 0\n255\n", SP_E_BADHEADER, "zero"},
@@ -417,6 +430,19 @@ END_TEST
 /* The header writer writes what netpbm's tools write (pamenlarge 2 of a
  * 3x2 image starts "P6\n6 4\n255\n"): magic, newline, width, space,
  * height, newline, maxval, newline. */
+/* write_header: sp_header_write() of a W x H PGM (C 1), PPM (3) or PAM
+ * (any other C) with MAXVAL. */
+static sp_status write_header(FILE *f, size_t w, size_t h, unsigned c,
+                              unsigned maxval, char *why)
+{
+    struct sp_image type = {.width = w, .height = h, .channels = c,
+                            .sample_size = maxval > 255 ? 2 : 1,
+                            .maxval = maxval};
+
+    type.magic = c == 1 ? '5' : c == 3 ? '6' : '7';
+    return sp_header_write(f, &type, why);
+}
+
 START_TEST(test_header_write)
 {
     static const struct {
@@ -439,8 +465,8 @@ START_TEST(test_header_write)
         FILE *f = open_memstream(&buf, &len);
 
         ck_assert_ptr_nonnull(f);
-        ck_assert_int_eq(sp_header_write(f, cases[i].w, cases[i].h,
-                                         cases[i].c, cases[i].maxval, why),
+        ck_assert_int_eq(write_header(f, cases[i].w, cases[i].h,
+                                      cases[i].c, cases[i].maxval, why),
                          SP_OK);
         ck_assert_int_eq(fclose(f), 0);
         ck_assert_str_eq(buf, cases[i].want);
@@ -458,11 +484,11 @@ START_TEST(test_header_write_refused)
     FILE *f = open_memstream(&buf, &len);
 
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(sp_header_write(f, (size_t)INT_MAX + 1, 1, 3, 255, why),
+    ck_assert_int_eq(write_header(f, (size_t)INT_MAX + 1, 1, 3, 255, why),
                      SP_E_TOOBIG);
-    ck_assert_int_eq(sp_header_write(f, 1, (size_t)INT_MAX + 1, 1, 255, why),
+    ck_assert_int_eq(write_header(f, 1, (size_t)INT_MAX + 1, 1, 255, why),
                      SP_E_TOOBIG);
-    ck_assert_int_eq(sp_header_write(f, 1, 1, 3, 65536, why),
+    ck_assert_int_eq(write_header(f, 1, 1, 3, 65536, why),
                      SP_E_BADHEADER);
     ck_assert_msg(strstr(why, "65536") != NULL, "why: '%s'", why);
     ck_assert_int_eq(fclose(f), 0);
@@ -485,7 +511,7 @@ START_TEST(test_header_round_trip)
             FILE *f = open_memstream(&buf, &len);
 
             ck_assert_ptr_nonnull(f);
-            ck_assert_int_eq(sp_header_write(f, 5, 7, c, maxvals[i], why),
+            ck_assert_int_eq(write_header(f, 5, 7, c, maxvals[i], why),
                              SP_OK);
             ck_assert_int_eq(fclose(f), 0);
             ck_assert_int_eq(parse_bytes(buf, len, &hdr, why), SP_OK);

@@ -538,10 +538,10 @@ START_TEST(test_report_print)
         "io", "threads", "load_ns", "load_minflt", "load_majflt", "scale_ns",
         "scale_minflt", "scale_majflt", "release_ns", "release_minflt",
         "release_majflt", "write_ns", "write_minflt", "write_majflt", "in",
-        "out",
+        "out", "input", "output", "factor", "filter",
     };
     static const char *const json_keys[] = {
-        "$io", "threads", "load_ns", "load_minflt", "load_majflt",
+        "$input", "$output", "factor", "$filter", "$io", "threads", "load_ns", "load_minflt", "load_majflt",
         "scale_ns", "scale_minflt", "scale_majflt", "release_ns",
         "release_minflt", "release_majflt", "write_ns", "write_minflt",
         "write_majflt", "$in", "$out",
@@ -919,7 +919,7 @@ static sp_status job_from_pipe(struct sp_job *job, const char *head,
  * without reading them. */
 START_TEST(test_max_pixels_pipe)
 {
-    const char *out = fx_path("out.ppm");
+    const char *out = fx_path("out.pnm");
     struct sp_job job = {.out = out, .io = SP_IO_READ, .factor = -2,
                          .threads = 2, .max_pixels = 1000};
     unsigned char *bytes;

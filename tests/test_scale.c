@@ -90,10 +90,12 @@ static const size_t sizes[][2] = {
 };
 
 /* Every factor -8..8, both filters, on odd sizes; _i picks the layout:
- * channels 1 or 3, bytes 1 or 2. */
+ * channels 1, 3, 2, 4 or 5 (a PAM's: the pixel sizes with a kernel of
+ * their own, and one without), bytes 1 or 2. */
 START_TEST(test_against_reference)
 {
-    unsigned channels = _i & 1 ? 3 : 1, bytes = _i & 2 ? 2 : 1;
+    static const unsigned chans[] = {1, 3, 2, 4, 5};
+    unsigned channels = chans[_i / 2], bytes = _i & 1 ? 2 : 1;
     unsigned maxval = bytes == 2 ? 65535 : 255;
 
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -116,6 +118,102 @@ START_TEST(test_against_reference)
             }
         }
         sp_image_release(&src);
+    }
+}
+END_TEST
+
+/* Alpha weighs colour in a box: opaque red beside transparent blue is
+ * red, half opaque: (255*255 + 0*0 + 127) / 255 = 255, alpha (255 + 0 + 1)
+ * / 2 = 128; all transparent takes the plain mean. */
+START_TEST(test_box_alpha_by_hand)
+{
+    static const unsigned char px[2][8] = {{255, 0, 0, 255, 0, 0, 255, 0},
+                                           {10, 20, 30, 0, 30, 40, 50, 0}};
+    static const unsigned char want[2][4] = {{255, 0, 0, 128},
+                                             {20, 30, 40, 0}};
+    struct sp_image src;
+    unsigned char got[4];
+
+    ck_assert_int_eq(sp_image_alloc(&src, 2, 1, 4, 1, 255), SP_OK);
+    src.alpha = 1;
+    for (int r = 0; r < 2; r++) {
+        memcpy(src.pixels, px[r], sizeof px[r]);
+        sp_scale_rows(&src, -2, SP_FILTER_BOX, 0, 1, got);
+        ck_assert_mem_eq(got, want[r], sizeof got);
+    }
+    sp_image_release(&src);
+}
+END_TEST
+
+/* bit_of: pixel (X, Y) of a packed image, 1 black. */
+static unsigned bit_of(const struct sp_image *img, size_t x, size_t y)
+{
+    return img->pixels[y * img->stride + x / 8] >> (7 - x % 8) & 1u;
+}
+
+/* A PBM's bits, every factor -8..8 and both filters on odd widths (spare
+ * bits in the last byte), against the same image as 0/1 gray through the
+ * reference: sample and enlarge give its bits back, box the share of
+ * white as 0..255. */
+START_TEST(test_bits_against_reference)
+{
+    static const size_t dims[][2] = {{1, 1}, {7, 3}, {8, 2}, {9, 5},
+                                     {37, 13}, {64, 9}};
+    uint32_t rng = 5;
+
+    for (size_t s = 0; s < sizeof dims / sizeof dims[0]; s++) {
+        size_t w = dims[s][0], h = dims[s][1];
+        struct sp_image bits = {.width = w, .height = h, .channels = 1,
+                                .sample_size = 1, .maxval = 1, .packed = 1,
+                                .magic = '4'};
+        struct sp_image gray, want, got, type;
+
+        ck_assert_int_eq(sp_image_alloc_like(&bits, w, h, &bits), SP_OK);
+        ck_assert_int_eq(sp_image_alloc(&gray, w, h, 1, 1, 255), SP_OK);
+        for (size_t i = 0; i < bits.base_len; i++) {
+            rng = rng * 1103515245u + 12345u;
+            bits.pixels[i] = (unsigned char)(rng >> 16);
+        }
+        for (size_t y = 0; y < h; y++)
+            for (size_t x = 0; x < w; x++)
+                fx_set_sample(&gray, x, y, 0, bit_of(&bits, x, y) ? 0 : 255);
+        for (int factor = -8; factor <= 8; factor++) {
+            for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
+                size_t ow, oh;
+
+                if (factor == 0 || (f == SP_FILTER_BOX && factor > -2))
+                    continue;
+                fx_ref_scale(&gray, factor, (enum sp_filter)f, &want);
+                ck_assert_int_eq(sp_scale_size(w, h, factor, &ow, &oh), SP_OK);
+                sp_scale_type(&bits, factor, (enum sp_filter)f, &type);
+                ck_assert_int_eq(sp_image_alloc_like(&got, ow, oh, &type),
+                                 SP_OK);
+                memset(got.pixels, 0xa5, got.base_len);
+                sp_scale_rows(&bits, factor, (enum sp_filter)f, 0, oh,
+                              got.pixels);
+                for (size_t y = 0; y < oh; y++) {
+                    for (size_t x = 0; x < ow; x++) {
+                        unsigned v = got.packed
+                                         ? (bit_of(&got, x, y) ? 0 : 255)
+                                         : got.pixels[y * got.stride + x];
+                        ck_assert_msg(v == fx_sample(&want, x, y, 0),
+                                      "%zux%zu by %d %s: (%zu, %zu) is %u, "
+                                      "want %u", w, h, factor,
+                                      sp_filter_name((enum sp_filter)f), x,
+                                      y, v, fx_sample(&want, x, y, 0));
+                    }
+                    /* the last byte's spare bits are 0 */
+                    if (got.packed && ow % 8 != 0)
+                        ck_assert_uint_eq(got.pixels[y * got.stride +
+                                                     ow / 8] &
+                                              (0xffu >> (ow % 8)), 0);
+                }
+                sp_image_release(&want);
+                sp_image_release(&got);
+            }
+        }
+        sp_image_release(&bits);
+        sp_image_release(&gray);
     }
 }
 END_TEST
@@ -673,7 +771,9 @@ static Suite *scale_suite(void)
     TCase *tc = fx_tcase("kernels");
 
     tcase_add_test(tc, test_scale_size);
-    tcase_add_loop_test(tc, test_against_reference, 0, 4);
+    tcase_add_loop_test(tc, test_against_reference, 0, 10);
+    tcase_add_test(tc, test_box_alpha_by_hand);
+    tcase_add_test(tc, test_bits_against_reference);
     tcase_add_test(tc, test_reference_larger);
     tcase_add_test(tc, test_box_by_hand);
     tcase_add_test(tc, test_box_16bit);

@@ -9,7 +9,7 @@
 #include "status.h"
 
 /* The last project code: a new code goes below it, and moves this. */
-#define LAST_CODE SP_E_REFUSED
+#define LAST_CODE SP_E_CONVERT
 
 START_TEST(test_codes_distinct)
 {

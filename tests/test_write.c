@@ -96,10 +96,16 @@ START_TEST(test_pnm_exact)
     ck_assert_mem_eq(got, "P6\n3 2\n255\n", 11);
     ck_assert_mem_eq(got + 11, rgb, sizeof rgb);
     free(got);
-    /* The extension does not change the type: a .pgm of RGB is a P6. */
+    /* The name asks for a type: a .pgm of RGB is gray, as ppmtopgm
+     * makes it ((77 R + 150 G + 29 B + 128) / 256). */
     write_ok(&img, fx_path("a.pgm"));
     got = fx_read_file(fx_path("a.pgm"), &len);
-    ck_assert_mem_eq(got, "P6\n3 2\n255\n", 11);
+    ck_assert_uint_eq(len, 11 + sizeof rgb / 3);
+    ck_assert_mem_eq(got, "P5\n3 2\n255\n", 11);
+    for (size_t i = 0; i < sizeof rgb / 3; i++)
+        ck_assert_uint_eq(got[11 + i],
+                          (77u * rgb[3 * i] + 150u * rgb[3 * i + 1] +
+                           29u * rgb[3 * i + 2] + 128u) >> 8);
     free(got);
     sp_image_release(&img);
 
@@ -463,14 +469,14 @@ START_TEST(test_symlink)
     fx_make_image(&img, 5, 3, 1, 2, 65535, 4);
     want = fx_pnm_bytes(&img, &want_len);
     ck_assert_int_eq(mkdir(fx_path("sub"), 0755), 0);
-    fx_write_text(fx_path("real.ppm"), "old");
-    ck_assert_int_eq(chmod(fx_path("real.ppm"), 0640), 0);
-    ck_assert_int_eq(symlink("real.ppm", fx_path("link.ppm")), 0);
-    ck_assert_int_eq(symlink("../real.ppm", fx_path("sub/up.ppm")), 0);
+    fx_write_text(fx_path("real.pgm"), "old");
+    ck_assert_int_eq(chmod(fx_path("real.pgm"), 0640), 0);
+    ck_assert_int_eq(symlink("real.pgm", fx_path("link.pgm")), 0);
+    ck_assert_int_eq(symlink("../real.pgm", fx_path("sub/up.pgm")), 0);
 
     for (int which = 0; which < 2; which++) {
-        const char *link = which ? fx_path("sub/up.ppm")
-                                 : fx_path("link.ppm");
+        const char *link = which ? fx_path("sub/up.pgm")
+                                 : fx_path("link.pgm");
 
         write_ok(&img, link);
         ck_assert_int_eq(lstat(link, &sb), 0);
@@ -478,11 +484,11 @@ START_TEST(test_symlink)
         n = readlink(link, target, sizeof target - 1);
         ck_assert_int_gt(n, 0);
         target[n] = '\0';
-        ck_assert_str_eq(target, which ? "../real.ppm" : "real.ppm");
-        ck_assert_int_eq(lstat(fx_path("real.ppm"), &sb), 0);
+        ck_assert_str_eq(target, which ? "../real.pgm" : "real.pgm");
+        ck_assert_int_eq(lstat(fx_path("real.pgm"), &sb), 0);
         ck_assert(S_ISREG(sb.st_mode));
         ck_assert_uint_eq(sb.st_mode & 07777, 0640);
-        got = fx_read_file(fx_path("real.ppm"), &len);
+        got = fx_read_file(fx_path("real.pgm"), &len);
         ck_assert_uint_eq(len, want_len);
         ck_assert_mem_eq(got, want, len);
         free(got);
@@ -490,7 +496,7 @@ START_TEST(test_symlink)
         assert_no_temp(fx_path("sub"));
         ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 3);
         ck_assert_int_eq(fx_count_entries(fx_path("sub"), NULL), 1);
-        fx_write_text(fx_path("real.ppm"), "old");
+        fx_write_text(fx_path("real.pgm"), "old");
     }
     free(want);
     sp_image_release(&img);

@@ -3,14 +3,15 @@
  * The input is a file's bytes, read through fmemopen().  Besides "no crash,
  * no exit, no leak", it checks what header.h promises: a parsed header
  * satisfies its own invariants, survives a round trip through
- * sp_header_write(), and a decoded plain raster holds no sample above
- * maxval and ends inside the input. */
+ * sp_header_write() (PBM, PGM, PPM, PAM), and a decoded plain raster holds
+ * no sample above maxval and ends inside the input. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
 #include "header.h"
+#include "image.h"
 
 /* Decode plain rasters up to this size: the decoder allocates nothing of
  * its own, but the harness allocates the raster for it. */
@@ -28,11 +29,14 @@ static void check_header(const struct sp_header *h, size_t size)
 {
     size_t samples;
 
-    SP_FUZZ_CHECK(h->magic == '2' || h->magic == '3' || h->magic == '5' ||
-                  h->magic == '6');
-    SP_FUZZ_CHECK(h->plain == (h->magic == '2' || h->magic == '3'));
-    SP_FUZZ_CHECK(h->channels == ((h->magic == '3' || h->magic == '6') ? 3u
-                                                                        : 1u));
+    SP_FUZZ_CHECK(h->magic >= '1' && h->magic <= '7');
+    SP_FUZZ_CHECK(h->plain == (h->magic >= '1' && h->magic <= '3'));
+    SP_FUZZ_CHECK(h->packed == (h->magic == '1' || h->magic == '4'));
+    if (h->magic != '7')
+        SP_FUZZ_CHECK(h->channels == ((h->magic == '3' || h->magic == '6')
+                                          ? 3u
+                                          : 1u));
+    SP_FUZZ_CHECK(h->channels >= 1);
     SP_FUZZ_CHECK(h->width >= 1 && h->width <= INT_MAX);
     SP_FUZZ_CHECK(h->height >= 1 && h->height <= INT_MAX);
     SP_FUZZ_CHECK(h->maxval >= 1 && h->maxval <= 65535);
@@ -40,6 +44,13 @@ static void check_header(const struct sp_header *h, size_t size)
     SP_FUZZ_CHECK(h->start == 0);
     SP_FUZZ_CHECK(h->raster_offset > 0 && (size_t)h->raster_offset <= size);
     /* raster_bytes is the product, and the product did not overflow */
+    if (h->packed) {
+        SP_FUZZ_CHECK(h->channels == 1 && h->maxval == 1);
+        SP_FUZZ_CHECK(h->raster_bytes / h->height ==
+                          (h->width + 7) / 8 &&
+                      h->raster_bytes % h->height == 0);
+        return;
+    }
     samples = h->raster_bytes / h->sample_size / h->channels;
     SP_FUZZ_CHECK(samples % h->width == 0 && samples / h->width == h->height);
     SP_FUZZ_CHECK(h->raster_bytes % ((size_t)h->sample_size * h->channels) == 0);
@@ -51,12 +62,14 @@ static void round_trip(const struct sp_header *h)
     char why[SP_WHY_MAX], *buf = NULL;
     size_t len = 0;
     struct sp_header back;
+    struct sp_image type;
     sp_status st;
     FILE *f = open_memstream(&buf, &len);
 
     if (f == NULL)
         return;
-    st = sp_header_write(f, h->width, h->height, h->channels, h->maxval, why);
+    sp_image_type_of(&type, h);  /* written raw: P1-P3 as P4-P6 */
+    st = sp_header_write(f, &type, why);
     SP_FUZZ_CHECK(st == SP_OK);
     SP_FUZZ_CHECK(fclose(f) == 0);
     f = fmemopen(buf, len, "r");
@@ -89,7 +102,8 @@ static void decode(FILE *f, const struct sp_header *h, size_t size)
                   st == SP_E_BADHEADER);
     if (st == SP_OK) {
         SP_FUZZ_CHECK(end >= h->raster_offset && (size_t)end <= size);
-        for (size_t i = 0; i < h->raster_bytes; i += h->sample_size) {
+        for (size_t i = 0; !h->packed && i < h->raster_bytes;
+             i += h->sample_size) {
             unsigned v = h->sample_size == 2
                              ? (unsigned)raster[i] << 8 | raster[i + 1]
                              : raster[i];

@@ -10,7 +10,8 @@ usage: seeds.sh OUTDIR GENIMAGE
 Writes the seed corpus of the fuzz harnesses into OUTDIR (created; files
 already there are replaced): valid P2, P3, P5 and P6 files of 8 and 16
 bits from GENIMAGE (build/images/genimage) and printf, with comments, odd
-sizes and 1x1, and the known-bad cases (PBM, PAM, junk, truncated, zero
+sizes and 1x1, PBM and PAM of every tuple type, a multi-image stream,
+and the known-bad cases (junk, truncated, zero
 and huge dimensions, maxval 0 and 65536, bad plain samples).
 USAGE
 }
@@ -70,14 +71,25 @@ put p3-one-line.ppm 'P3 2 1 65535 0 1 65535 65535 2 3'
 put p2-no-final-newline.pgm 'P2 2 2 9 1 2 3 9'
 put p5-trailing-junk.pgm 'P5 2 1 255\n\001\002trailing junk'
 put p5-two-images.pgm 'P5 1 1 255\n\001P5 1 1 255\n\002'
+put p1-3x2.pbm 'P1\n3 2\n0 1 0\n101\n'
+put p4-9x2.pbm 'P4\n9 2\n\377\200\125\000'
+put p4-16x1.pbm 'P4 16 1\n\252\125'
+put p7-gray.pam 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\n\001\002'
+put p7-rgba.pam 'P7\nWIDTH 2\nHEIGHT 2\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n\377\000\000\377\000\000\377\000\001\002\003\200\004\005\006\000'
+put p7-ga16.pam 'P7\nWIDTH 1\nHEIGHT 2\nDEPTH 2\nMAXVAL 1000\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n\001\002\003\004\000\005\000\006'
+put p7-depth5.pam 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\nENDHDR\n0123456789'
+put p7-bw.pam 'P7\nWIDTH 3\nHEIGHT 1\nDEPTH 1\nMAXVAL 1\nTUPLTYPE BLACKANDWHITE\nENDHDR\n\000\001\000'
+put p4-two-images.pbm 'P4 8 1\n\125P4 8 1\n\252'
 put p6-16bit-le.ppm 'P6 1 2 65535\n\377\000\000\377\001\002\003\004\005\006\007\010'
 
 # Bad files: each must be refused with a status, never a crash or exit.
 put bad-empty ''
 printf 'P' >"$out/bad-p"
-put bad-p1.pbm 'P1\n2 2\n0 1\n1 0\n'
-put bad-p4.pbm 'P4\n8 1\n\125'
-put bad-p7.pam 'P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\n\000'
+put bad-p1-digit.pbm 'P1\n2 1\n0 2\n'
+put bad-p4-short.pbm 'P4\n9 2\n\125'
+put bad-p7-depth0.pam 'P7\nWIDTH 1\nHEIGHT 1\nDEPTH 0\nMAXVAL 255\nENDHDR\n'
+put bad-p7-noend.pam 'P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\n\000'
+put bad-p7-short.pam 'P7\nWIDTH 2\nHEIGHT 2\nDEPTH 4\nMAXVAL 255\nENDHDR\n\001'
 put bad-p8 'P8 1 1 255\n\000'
 put bad-junk 'GIF89a\001\000\001\000'
 put bad-magic-only.ppm 'P6\n'

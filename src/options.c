@@ -1,0 +1,241 @@
+/* The command line: scaleppm's options and file arguments, read into a
+ * job (job.h), with the help text and the usage errors. */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parallel.h"
+
+/* default_threads: one thread per CPU online. */
+unsigned sp_default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return n < 1 ? 1 : n > SP_THREADS_MAX ? SP_THREADS_MAX : (unsigned)n;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: scaleppm [OPTION]... -s N [IN [OUT]]\n"
+"\n"
+"Scale the netpbm image IN (PBM, PGM, PPM or PAM, plain or raw, 1 to 16\n"
+"bits; every image of a stream of them) by an integer factor into OUT.\n"
+"IN and OUT default to standard input and output; - names them too.\n"
+"\n"
+"  -s, --scale N       N >= 2 enlarges N times (each pixel an N x N block),\n"
+"                      N <= -2 reduces |N| times, 1 or -1 copies\n"
+"      --filter F      reduce by sampling one pixel per block (sample, the\n"
+"                      default) or by the block's mean (box: colour\n"
+"                      weighted by alpha; a PBM gives a PGM)\n"
+"      --io METHOD     load with read() into a buffer, with mmap(), or\n"
+"                      pread() the rows each part of the output needs as\n"
+"                      it is scaled; auto (the default) preads a regular\n"
+"                      file; pipes and devices are always read\n"
+"  -t, --threads T     threads, 1..%d (default: the CPUs online, %u)\n"
+"      --quality Q     JPEG quality, 1..100 (default 90)\n"
+"      --compression L PNG deflate effort, 0..9 (default 8; stb_image_write\n"
+"                      searches alike up to 5)\n"
+"      --timings[=text|json]\n"
+"                      a record of each run on stderr: files, factor,\n"
+"                      filter, I/O path, threads, each phase's time and\n"
+"                      page faults; json: one object a line\n"
+"      --max-pixels N  refuse an input or output of more than N pixels\n"
+"                      (default 2147483648)\n"
+"  -v, --verbose       describe the input and output on stderr\n"
+"  -h, --help          show this help\n"
+"  -V, --version       show the version\n"
+"\n"
+"OUT's name picks what is written: .pnm, none or - the input's type;\n"
+".pam PAM; .pgm gray (from colour as ppmtopgm); .ppm colour (from gray\n"
+"as pgmtoppm); .pbm from a PBM only; .png (keeps alpha), .jpg/.jpeg,\n"
+".bmp, .tga (8 bits a sample).\n"
+"Exit status: 0 success, 1 bad input or I/O error, 2 bad usage; a reader\n"
+"that closes the pipe early ends scaleppm quietly (SIGPIPE).\n",
+            SP_THREADS_MAX, sp_default_threads());
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "scaleppm: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see scaleppm --help)\n");
+    return EXIT_USAGE;
+}
+
+/* parse_int: all of S as a decimal int in [LO, HI]. */
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    long v;
+
+    if (!(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')))
+        return -1;  /* strtol would take blanks and a '+' */
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS, OPT_QUALITY,
+       OPT_COMPRESSION };
+
+/* parse_choice: OPTARG as one of NAMES (N of them) into *OUT, its index. */
+static int parse_choice(const char *arg, const char *const *names, int n,
+                        int *out)
+{
+    for (int i = 0; i < n; i++) {
+        if (strcmp(arg, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* parse_value: the option C with the argument ARG into O: 0, or the exit
+ * status of a usage error (already printed). */
+static int parse_value(int c, const char *arg, struct options *o)
+{
+    static const char *const ios[] = {"read", "mmap", "pread", "auto"};
+    static const char *const filters[] = {"sample", "box"};
+    int v;
+    char *end;
+
+    switch (c) {
+    case OPT_IO:
+        if (parse_choice(arg, ios, 4, &v))
+            return usage_error("--io '%s': expected auto, read, mmap or "
+                               "pread", arg);
+        o->job.io = (enum sp_io)v;
+        return 0;
+    case 's':
+        if (parse_int(arg, -SP_SCALE_MAX, SP_SCALE_MAX, &o->job.factor) ||
+            o->job.factor == 0)
+            return usage_error("-s '%s': expected a non-zero integer "
+                               "from -65536 to 65536", arg);
+        o->have_scale = 1;
+        return 0;
+    case 't':
+        if (parse_int(arg, 1, SP_THREADS_MAX, &v))
+            return usage_error("-t '%s': expected 1 to 1024 threads", arg);
+        o->job.threads = (unsigned)v;
+        return 0;
+    case OPT_FILTER:
+        if (parse_choice(arg, filters, 2, &v))
+            return usage_error("--filter '%s': expected sample or box", arg);
+        o->job.filter = v == 0 ? SP_FILTER_SAMPLE : SP_FILTER_BOX;
+        return 0;
+    case OPT_TIMINGS:
+        if (arg != NULL && strcmp(arg, "json") != 0 &&
+            strcmp(arg, "text") != 0)
+            return usage_error("--timings='%s': expected text or json", arg);
+        o->timings = 1;
+        o->json = arg != NULL && strcmp(arg, "json") == 0;
+        o->timings_bare = arg == NULL;
+        return 0;
+    case OPT_QUALITY:
+        if (parse_int(arg, 1, 100, &o->job.quality))
+            return usage_error("--quality '%s': expected 1 to 100", arg);
+        return 0;
+    case OPT_COMPRESSION:
+        if (parse_int(arg, 0, 9, &o->job.compression))
+            return usage_error("--compression '%s': expected 0 to 9", arg);
+        o->job.compression_set = 1;
+        return 0;
+    default:  /* OPT_MAX_PIXELS */
+        errno = 0;
+        o->job.max_pixels = strtoull(arg, &end, 10);
+        if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 ||
+            o->job.max_pixels == 0)
+            return usage_error("--max-pixels '%s': expected a positive "
+                               "number", arg);
+        return 0;
+    }
+}
+
+/* check_options: the N file arguments FILES, and what the options ask
+ * together, into O: -1 to run, or the exit status of a usage error. */
+static int check_options(int n, char **files, struct options *o)
+{
+    if (!o->have_scale)
+        return usage_error("%s", "missing -s N");
+    if (o->job.filter == SP_FILTER_BOX && o->job.factor > 1)
+        return usage_error("--filter box: for reduces only (-s N with N "
+                           "<= -2); an enlarge copies each pixel");
+    /* "--timings json": the format as a file, which is not there */
+    if (n > 0 && o->timings_bare &&
+        (strcmp(files[0], "json") == 0 || strcmp(files[0], "text") == 0) &&
+        access(files[0], F_OK) != 0)
+        return usage_error("--timings %s: the format goes after '=': "
+                           "--timings=%s", files[0], files[0]);
+    if (n > 2)
+        return usage_error("'%s': one input and one output at most",
+                           files[2]);
+    o->job.in = n > 0 ? files[0] : "-";
+    o->job.out = n > 1 ? files[1] : "-";
+    return -1;
+}
+
+int sp_parse_options(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"io", required_argument, NULL, OPT_IO},
+        {"scale", required_argument, NULL, 's'},
+        {"threads", required_argument, NULL, 't'},
+        {"filter", required_argument, NULL, OPT_FILTER},
+        {"timings", optional_argument, NULL, OPT_TIMINGS},
+        {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
+        {"quality", required_argument, NULL, OPT_QUALITY},
+        {"compression", required_argument, NULL, OPT_COMPRESSION},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c, rc;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":s:t:vhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'v':
+            o->verbose = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("scaleppm %s (%s)\n", SP_VERSION, SP_COMMIT);
+            return 0;
+        case ':':
+            if (optopt != 0 && optopt < OPT_IO)
+                return usage_error("-%c needs an argument", optopt);
+            return usage_error("%s needs an argument", argv[optind - 1]);
+        case 's': case 't': case OPT_IO: case OPT_FILTER: case OPT_TIMINGS:
+        case OPT_MAX_PIXELS: case OPT_QUALITY: case OPT_COMPRESSION:
+            if ((rc = parse_value(c, optarg, o)) != 0)
+                return rc;
+            break;
+        default:
+            /* optopt names a bad short option even inside a cluster. */
+            if (optopt != 0)
+                return usage_error("unknown option '-%c'", optopt);
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    return check_options(argc - optind, argv + optind, o);
+}
+
