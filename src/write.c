@@ -133,7 +133,7 @@ static sp_status converted(struct sp_output *o, const struct sp_image *img,
 {
     size_t row, need;
 
-    if (!sp_convert_needed(img, &o->type)) {
+    if (!sp_convert_needed(img, &o->type) || img->height == 0) {
         *view = *img;
         return SP_OK;
     }
