@@ -277,6 +277,16 @@ sp_status sp_header_write(FILE *f, const struct sp_image *layout, char *why)
                  layout->width, layout->height);
         return SP_E_TOOBIG;
     }
+    /* libnetpbm writes the tuple type on one line, and reads a header
+     * line of up to 255 bytes back: a longer type (read from several
+     * TUPLTYPE lines) would make a file it cannot read. */
+    if (layout->magic == '7' &&
+        strlen(layout->tuple_type) > SP_TUPLE_LINE_MAX) {
+        snprintf(why, SP_WHY_MAX, "a PAM tuple type of %zu characters: "
+                 "netpbm reads back %d at most",
+                 strlen(layout->tuple_type), SP_TUPLE_LINE_MAX);
+        return SP_E_BADHEADER;
+    }
     memset(&pam, 0, sizeof pam);
     pam.size = sizeof pam;
     pam.len = PAM_LEN;

@@ -66,12 +66,16 @@ sp_status sp_header_decode_plain_rows(FILE *f, const struct sp_header *hdr,
                                       sp_row_fn *row, void *arg, off_t *end,
                                       char *why);
 
+/* The longest PAM tuple type sp_header_write() writes: libnetpbm reads a
+ * "TUPLTYPE " line of up to 255 bytes back. */
+#define SP_TUPLE_LINE_MAX 246
+
 /* sp_header_write: write the binary header of LAYOUT (image.h: its width,
  * height and type: P4, P5, P6 by its magic, or P7 with its depth, maxval
  * and tuple type; with no magic, P5 or P6 by its channels, else P7) to
  * F, as libnetpbm's own tools write it.  Returns 0, SP_E_TOOBIG (a
  * dimension over INT_MAX), or SP_E_BADHEADER with WHY set when libnetpbm
- * refuses. */
+ * refuses or the tuple type is longer than SP_TUPLE_LINE_MAX. */
 sp_status sp_header_write(FILE *f, const struct sp_image *layout, char *why);
 
 #endif

@@ -154,6 +154,12 @@ static sp_status load_file(int fd, const struct sp_stamp *stamp,
         end = hdr.raster_offset + (off_t)hdr.raster_bytes;
         st = load_binary(fd, size, io, &hdr, img, info);
     }
+    /* Whether another image follows: read before the stamp is checked, so
+     * that a file cut after the image is caught, not taken for its end. */
+    info->trailing_bytes = st == SP_OK ? size - (size_t)end : 0;
+    info->trailing_image =
+        info->trailing_bytes >= 2 &&
+        sp_sys.pread(fd, next, 2, end) == 2 && sp_load_is_magic(next, 2);
     /* The bytes read (or mapped, before any is touched) must be those of
      * the file whose size was taken; a load that failed on a file that
      * changed says so, not what its new bytes look like. */
@@ -171,10 +177,6 @@ static sp_status load_file(int fd, const struct sp_stamp *stamp,
     info->magic = hdr.magic;
     info->raster_offset = hdr.raster_offset;
     info->next = end;
-    info->trailing_bytes = size - (size_t)end;
-    info->trailing_image =
-        info->trailing_bytes >= 2 &&
-        sp_sys.pread(fd, next, 2, end) == 2 && sp_load_is_magic(next, 2);
     return SP_OK;
 }
 

@@ -318,7 +318,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* a target that is not a regular file is written in place */
     stn = run_job(in, "/dev/null", p.null_io, &p, p.threads[0], &rn);
-    SP_FUZZ_CHECK(stn == st[0] || (st[0] != SP_OK && stn == SP_OK));
+    /* (a multi-image input fails into the one-image stb formats, and may
+     * fail otherwise, later, into /dev/null, a PNM) */
+    SP_FUZZ_CHECK(stn == st[0] || (st[0] != SP_OK && stn == SP_OK) ||
+                  (!p.pnm && st[0] == SP_E_ENCODE));
 
     close(fd);
     SP_FUZZ_CHECK(count_entries(outdir) == 0);   /* no temporary left */
