@@ -5,6 +5,7 @@
 #define SP_ENCODE_H
 
 #include <stdio.h>
+#include <sys/uio.h>
 
 #include "image.h"
 #include "status.h"
@@ -15,9 +16,12 @@
 sp_status sp_pnm_put_rows(const struct sp_image *img, FILE *f);
 
 /* sp_pnm_put_repeated: IMG's rows to F, each TIMES times, with writev()
- * on F's descriptor after what stdio holds is flushed. */
+ * on F's descriptor after what stdio holds is flushed.  With PAGES (F a
+ * pipe; IMG's rows inside PAGES, whole pages of private anonymous memory)
+ * with vmsplice(), and then fresh zero pages are mapped over PAGES: the
+ * pipe keeps the old ones, which nothing writes again. */
 sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
-                              FILE *f);
+                              FILE *f, const struct iovec *pages);
 
 /* sp_stb_put: IMG whole, as FMT (not PNM), to F: checked against
  * sp_outfmt_fits() first, samples rescaled to 8 bits where they are not,

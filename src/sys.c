@@ -13,7 +13,8 @@
         .open = open, .close = close, .fstat = fstat, .read = read,          \
         .write = write, .pread = pread, .preadv2 = preadv2, .lseek = lseek,  \
         .mmap = mmap, .munmap = munmap, .madvise = madvise,                  \
-        .writev = writev, .openat = openat, .fsync = fsync,                  \
+        .writev = writev, .vmsplice = vmsplice, .openat = openat,            \
+        .fsync = fsync,                                                      \
     }
 
 static const struct sp_sys real = REAL_CALLS;
@@ -84,7 +85,8 @@ sp_status sp_sys_write_full(int fd, const void *buf, size_t len)
     return SP_OK;
 }
 
-sp_status sp_sys_writev_full(int fd, struct iovec *iov, size_t n)
+/* vec_out: the loop of both vectored writes: vmsplice when SPLICE. */
+static sp_status vec_out(int fd, struct iovec *iov, size_t n, int splice)
 {
     for (;;) {
         ssize_t w;
@@ -96,7 +98,8 @@ sp_status sp_sys_writev_full(int fd, struct iovec *iov, size_t n)
             n--;
         if (n == 0)
             return SP_OK;
-        w = sp_sys.writev(fd, iov, n > IOV_MAX ? IOV_MAX : (int)n);
+        w = splice ? sp_sys.vmsplice(fd, iov, n > IOV_MAX ? IOV_MAX : n, 0)
+                   : sp_sys.writev(fd, iov, n > IOV_MAX ? IOV_MAX : (int)n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0)
@@ -111,4 +114,14 @@ sp_status sp_sys_writev_full(int fd, struct iovec *iov, size_t n)
             iov->iov_len -= done;
         }
     }
+}
+
+sp_status sp_sys_writev_full(int fd, struct iovec *iov, size_t n)
+{
+    return vec_out(fd, iov, n, 0);
+}
+
+sp_status sp_sys_vmsplice_full(int fd, struct iovec *iov, size_t n)
+{
+    return vec_out(fd, iov, n, 1);
 }

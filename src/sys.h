@@ -30,6 +30,8 @@ struct sp_sys {
     int (*munmap)(void *addr, size_t len);
     int (*madvise)(void *addr, size_t len, int advice);
     ssize_t (*writev)(int fd, const struct iovec *iov, int n);
+    ssize_t (*vmsplice)(int fd, const struct iovec *iov, size_t n,
+                        unsigned flags);
     int (*openat)(int dirfd, const char *path, int flags, ...);
     int (*fsync)(int fd);
 };
@@ -60,5 +62,11 @@ sp_status sp_sys_write_full(int fd, const void *buf, size_t len);
  * calls as it takes (at most IOV_MAX buffers a call).  IOV is used up: its
  * entries are changed.  Returns as sp_sys_write_full. */
 sp_status sp_sys_writev_full(int fd, struct iovec *iov, size_t n);
+
+/* sp_sys_vmsplice_full: sp_sys_writev_full with vmsplice() into the pipe
+ * FD: the pipe takes references to the buffers' pages instead of copies,
+ * so they must not be written again while a reader may still see them
+ * (write_pnm.c maps fresh pages over them). */
+sp_status sp_sys_vmsplice_full(int fd, struct iovec *iov, size_t n);
 
 #endif

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "item.h"
 #include "parallel.h"
@@ -26,6 +28,8 @@ struct work {
     struct sp_image whole;     /* stb: the whole output; else empty */
     struct sp_image type;      /* the scaled rows' (sp_scale_type) */
     size_t orow;
+    size_t gift;               /* a chunk's whole pages, for a pipe
+                                  output to take; 0: none */
     struct sp_buffers mem;       /* the chunks and the scratch */
     struct slot *slot;         /* [plan.slots] */
     struct sp_interval *intervals;     /* [items]: when each was scaled */
@@ -70,9 +74,12 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
         sp_meter_stop(&m, &w->release);
     }
     if (w->whole.pixels == NULL) {
+        struct iovec pages = {l->chunk.pixels, w->gift};
+
         sp_meter_start(&m);
         l->chunk.height = (y1 - y0) / w->plan.times;
-        st = sp_output_put_repeated(w->out, &l->chunk, w->plan.times);
+        st = sp_output_put_repeated(w->out, &l->chunk, w->plan.times,
+                                    w->gift ? &pages : NULL);
         sp_meter_stop(&m, &w->write);
         if (st != SP_OK)
             w->report->failed_path = w->job->out;
@@ -111,6 +118,12 @@ static sp_status prepare(struct work *w, int chunked)
     else
         st = sp_image_raster_size(w->report->out_width, p->chunk_rows,
                                   &w->type, &chunk);
+    /* A pipe takes whole pages: each chunk its own. */
+    if (st == SP_OK && chunked && w->out->splice) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+        chunk = w->gift = (chunk + page - 1) / page * page;
+    }
     if (st == SP_OK)
         st = sp_buffers_map(&w->mem, p, chunk,
                           sp_source_scratch(w->src, p->band_rows));

@@ -4,10 +4,12 @@
 #include "write.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "convert.h"
@@ -69,6 +71,28 @@ static enum sp_want wanted(const char *path, enum sp_outfmt fmt)
                : SP_WANT_KEEP;
 }
 
+/* PIPE_BYTES: the pipe size asked for on a pipe output: Linux's default
+ * most an unprivileged process may set (/proc/sys/fs/pipe-max-size).  A
+ * 64 KiB pipe wakes its reader and blocks its writer 16 times as often:
+ * enlarging the 12000x10000 image by 2 into `| cat` took 1.8 s with it,
+ * 0.45 s with 1 MiB (results/threads). */
+#define PIPE_BYTES (1024 * 1024)
+
+/* widen_pipe: whether FD is a pipe; if so, made PIPE_BYTES large where it
+ * is smaller and the kernel allows (a refusal keeps the pipe as it is). */
+static int widen_pipe(int fd)
+{
+    struct stat st;
+    int size;
+
+    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return 0;
+    size = fcntl(fd, F_GETPIPE_SZ);
+    if (size >= 0 && size < PIPE_BYTES)
+        (void)fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES);
+    return 1;
+}
+
 sp_status sp_output_open(struct sp_output *o, const char *path,
                          enum sp_outfmt fmt, const struct sp_image *layout,
                          char *why)
@@ -91,6 +115,7 @@ sp_status sp_output_open(struct sp_output *o, const char *path,
         return st;
     if (to_stdout) {
         o->f = stdout;
+        o->splice = o->fmt == SP_OUT_PNM && widen_pipe(STDOUT_FILENO);
     } else {
         st = sp_outfile_open(&o->file, path, why);
         if (st == SP_OK && (o->f = fdopen(o->file.fd, "wb")) == NULL) {
@@ -175,16 +200,19 @@ sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
 }
 
 sp_status sp_output_put_repeated(struct sp_output *o,
-                                 const struct sp_image *img, unsigned times)
+                                 const struct sp_image *img, unsigned times,
+                                 const struct iovec *pages)
 {
     struct sp_image view;
     sp_status st = converted(o, img, &view);
 
     if (st != SP_OK)
         return st;
+    if (o->splice && pages != NULL && view.pixels == img->pixels)
+        return sp_pnm_put_repeated(&view, times, o->f, pages);
     if (times == 1)
         return sp_pnm_put_rows(&view, o->f);
-    return sp_pnm_put_repeated(&view, times, o->f);
+    return sp_pnm_put_repeated(&view, times, o->f, NULL);
 }
 
 sp_status sp_output_close(struct sp_output *o, sp_status st)

@@ -8,6 +8,8 @@
 #ifndef SP_WRITE_H
 #define SP_WRITE_H
 
+#include <sys/uio.h>
+
 #include "header.h"
 #include "image.h"
 #include "outfile.h"
@@ -48,6 +50,8 @@ struct sp_output {
     size_t conv_len;
     int quality;             /* JPEG's, 1..100; 0: 90 */
     int compression;         /* PNG's zlib level, 0..9; -1: stb's (8) */
+    int splice;              /* standard output is a pipe: rows handed
+                                with pages may go by vmsplice() */
 };
 
 /* sp_output_open: start writing an image laid out as LAYOUT (its width,
@@ -85,9 +89,14 @@ sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
 /* sp_output_put_repeated: for a PNM output, the next IMG->height * TIMES
  * rows of the image: each of IMG's rows TIMES times (an enlarge's equal
  * rows, made once and copied only by the kernel as it writes them).
- * Returns 0, or an errno value. */
+ * PAGES, when not NULL, are the whole pages of private anonymous memory
+ * IMG's rows lie in, which the caller lets go: an output that splices
+ * (O->splice) hands them to its pipe without a copy and maps fresh zero
+ * pages in their place, so the memory stays the caller's but not what it
+ * held.  Returns 0, or an errno value. */
 sp_status sp_output_put_repeated(struct sp_output *o,
-                                 const struct sp_image *img, unsigned times);
+                                 const struct sp_image *img, unsigned times,
+                                 const struct iovec *pages);
 
 /* sp_output_close: finish the output.  With ST 0 it is flushed and put in
  * place (sp_outfile_commit); with any other ST, or when that fails,

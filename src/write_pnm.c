@@ -1,9 +1,11 @@
 /* The PNM encoder's raster: rows as they are (P5/P6, 8 or 16 bits), in
  * one fwrite when packed, or each row repeated by writev() so that the
- * kernel makes an enlarge's copies.  The header is header.c's
+ * kernel makes an enlarge's copies, or by vmsplice() into a pipe, so that
+ * it makes none.  The header is header.c's
  * (libnetpbm). */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 
 #include "encode.h"
@@ -28,12 +30,27 @@ sp_status sp_pnm_put_rows(const struct sp_image *img, FILE *f)
 /* PUT_BATCH: the rows a writev() call takes (Linux allows 1024). */
 #define PUT_BATCH 256
 
+/* renew: fresh zero pages over PAGES, whose old ones a pipe now holds;
+ * populated in the one call (a fault each, on a VM, cost as much again:
+ * 0.4 s against 0.27 s for the 12000x10000 image enlarged by 2). */
+static sp_status renew(const struct iovec *pages)
+{
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE;
+    void *m = sp_sys.mmap(pages->iov_base, pages->iov_len,
+                          PROT_READ | PROT_WRITE, flags, -1, 0);
+
+    return m == MAP_FAILED ? errno : SP_OK;
+}
+
 /* IMG's rows to F, each TIMES times, with writev() on F's
  * descriptor (after what stdio holds): the copies are the kernel's, made
- * as it writes, not the caller's. */
+ * as it writes, not the caller's.  With PAGES, vmsplice() instead: the
+ * pipe takes the pages themselves, and PAGES gets new ones. */
 sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
-                             FILE *f)
+                             FILE *f, const struct iovec *pages)
 {
+    sp_status (*out)(int, struct iovec *, size_t) =
+        pages != NULL ? sp_sys_vmsplice_full : sp_sys_writev_full;
     size_t row = sp_image_row_bytes(img, img->width), n = 0;
     struct iovec iov[PUT_BATCH];
     sp_status st;
@@ -46,12 +63,13 @@ sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
             iov[n].iov_base = img->pixels + y * img->stride;
             iov[n].iov_len = row;
             if (++n == PUT_BATCH) {
-                st = sp_sys_writev_full(fileno(f), iov, n);
+                st = out(fileno(f), iov, n);
                 if (st != SP_OK)
                     return st;
                 n = 0;
             }
         }
     }
-    return sp_sys_writev_full(fileno(f), iov, n);
+    st = out(fileno(f), iov, n);
+    return st == SP_OK && pages != NULL ? renew(pages) : st;
 }

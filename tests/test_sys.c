@@ -123,6 +123,14 @@ static ssize_t fake_writev(int fd, const struct iovec *iov, int cnt)
     return n;
 }
 
+static ssize_t fake_vmsplice(int fd, const struct iovec *iov, size_t cnt,
+                             unsigned flags)
+{
+    ck_assert_uint_le(cnt, IOV_MAX);
+    ck_assert_uint_eq(flags, 0);
+    return fake_writev(fd, iov, (int)cnt);
+}
+
 /* The loop tests' parameters: STEP 1..7 bytes a call, and EINTR on every
  * second or third call (or never). */
 #define NSTEPS 7
@@ -173,7 +181,7 @@ START_TEST(test_write_whole)
     unsigned char src[CAP];
 
     fill(src, CAP);
-    fake_reset_loop(_i, CAP);
+    fake_reset_loop(_i % (NSTEPS * NEINTR), CAP);
     memset(f.data, 0, CAP);  /* a sink now: nothing in it yet */
     sp_sys.write = fake_write;
     ck_assert_int_eq(sp_sys_write_full(3, src, CAP), SP_OK);
@@ -182,7 +190,8 @@ START_TEST(test_write_whole)
 }
 END_TEST
 
-/* Buffers of 0..12 bytes, empty ones among them, cut anywhere. */
+/* Buffers of 0..12 bytes, empty ones among them, cut anywhere; by writev
+ * and by vmsplice. */
 START_TEST(test_writev_whole)
 {
     static const size_t lens[] = {0, 5, 12, 0, 1, 9, 3, 0, 11, 7, 10, 6, 0};
@@ -197,10 +206,15 @@ START_TEST(test_writev_whole)
         iov[i].iov_len = lens[i];
         at += lens[i];
     }
-    fake_reset_loop(_i, CAP);
+    fake_reset_loop(_i % (NSTEPS * NEINTR), CAP);
     memset(f.data, 0, CAP);  /* a sink now: nothing in it yet */
     sp_sys.writev = fake_writev;
-    ck_assert_int_eq(sp_sys_writev_full(3, iov, N), SP_OK);
+    sp_sys.vmsplice = fake_vmsplice;
+    /* the loop's first half with writev, its second with vmsplice */
+    if (_i < NSTEPS * NEINTR)
+        ck_assert_int_eq(sp_sys_writev_full(3, iov, N), SP_OK);
+    else
+        ck_assert_int_eq(sp_sys_vmsplice_full(3, iov, N), SP_OK);
     ck_assert_uint_eq(f.pos, at);
     expect_data(f.data, 0, at);
 }
@@ -385,7 +399,7 @@ static Suite *sys_suite(void)
     tcase_add_loop_test(tc, test_read_whole, 0, NSTEPS * NEINTR);
     tcase_add_loop_test(tc, test_pread_whole, 0, NSTEPS * NEINTR);
     tcase_add_loop_test(tc, test_write_whole, 0, NSTEPS * NEINTR);
-    tcase_add_loop_test(tc, test_writev_whole, 0, NSTEPS * NEINTR);
+    tcase_add_loop_test(tc, test_writev_whole, 0, 2 * NSTEPS * NEINTR);
     tcase_add_test(tc, test_writev_over_iov_max);
     suite_add_tcase(s, tc);
 
