@@ -15,8 +15,11 @@ struct options {
     int timings_bare;  /* --timings without =FORMAT */
 };
 
-/* sp_default_threads: one thread per CPU online, at most
- * SP_THREADS_MAX. */
+/* sp_default_threads: one thread per CPU this process may run on
+ * (sched_getaffinity) that no other runnable task is using at the moment
+ * of asking: at least 1, at most SP_THREADS_MAX.  On a loaded machine
+ * more threads than idle CPUs queue behind one another in the ordered
+ * write (results/threads). */
 unsigned sp_default_threads(void);
 
 /* sp_parse_options: ARGV into O (whose job holds the defaults): -1 to

@@ -593,32 +593,49 @@ why=$(expect_status 0)
 result '-t 1024 on a 1200-row enlarged output: threads=300, same bytes as -t 1' "$why"
 rm -f od/t1.ppm od/t1024.ppm
 
-# The default is one thread per CPU online (what sysconf says, which is
-# what getconf says; not nproc, which counts the CPUs this process may use),
-# clamped to the output's rows.
-cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
-((cpus >= 1)) || cpus=1
+# The default is one thread per CPU this process may use (nproc, not
+# getconf's CPUs online) that no other runnable task holds at the moment
+# it asks: 1 to nproc, clamped to the output's rows; exactly 1 when the
+# process may use one CPU.
+cpus=$(nproc)
 ((cpus <= 1024)) || cpus=1024
+# threads_in LO HI: empty, or why the last run's threads= is not in LO..HI.
+threads_in() {
+    local n
+    n=$(grep -Eo '(^| )threads=[0-9]+' e | head -n 1 | cut -d= -f2)
+    [[ -n $n ]] && ((n >= $1 && n <= $2)) ||
+        printf 'threads=%s, want %s..%s: %s' "$n" "$1" "$2" "$(head -n 1 e)"
+}
 sp --timings -s 2 rows3.ppm od/t6.ppm
 why=$(expect_status 0)
-want=$((cpus < 6 ? cpus : 6))
-[[ -n $why ]] || grep -Eq "(^| )threads=$want( |\$)" e || why="$(head -n 1 e)"
-result "default threads ($cpus CPUs) on a 6-row output: threads=$want" "$why"
+[[ -n $why ]] || why=$(threads_in 1 $((cpus < 6 ? cpus : 6)))
+result "default threads ($cpus CPUs) on a 6-row output: 1..min(CPUs, 6)" "$why"
 
 sp --timings -s 4 c451.ppm od/tdef.ppm
 why=$(expect_status 0)
-want=$((cpus < 1200 ? cpus : 1200))
-[[ -n $why ]] || grep -Eq "(^| )threads=$want( |\$)" e || why="$(head -n 1 e)"
+[[ -n $why ]] || why=$(threads_in 1 "$cpus")
 [[ -n $why ]] || "$SP" -t 1 -s 4 c451.ppm od/t1.ppm
 [[ -n $why ]] || cmp -s od/t1.ppm od/tdef.ppm || why='differs from -t 1'
-result "default threads ($cpus CPUs) on a 1200-row output: threads=$want, same bytes as -t 1" "$why"
+result "default threads ($cpus CPUs) on a 1200-row output: 1..CPUs, same bytes as -t 1" "$why"
 rm -f od/t1.ppm od/tdef.ppm
+
+if have taskset; then
+    rc=0
+    taskset -c "$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')" \
+        "$SP" --timings -s 4 c451.ppm od/tdef.ppm 2>e </dev/null || rc=$?
+    why=$(expect_status 0)
+    [[ -n $why ]] || why=$(threads_in 1 1)
+    result "default threads on one CPU (taskset): 1" "$why"
+    rm -f od/tdef.ppm
+else
+    skip "default threads on one CPU" "no taskset"
+fi
 
 sp --help
 why=$(expect_status 0)
-[[ -n $why ]] || grep -Eq "default: the CPUs online, $cpus\)" o ||
-    why="--help does not give the default as $cpus: $(grep -e '--threads' o)"
-result "--help gives the default threads as the CPUs online ($cpus)" "$why"
+[[ -n $why ]] || grep -Eq 'default: one per idle CPU\)' o ||
+    why="--help does not give the default: $(grep -e '--threads' o)"
+result "--help gives the default threads: one per idle CPU" "$why"
 
 # --- genimage, when it is built ------------------------------------------
 if [[ -n $GEN ]]; then
