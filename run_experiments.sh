@@ -14,6 +14,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/durable.sh"
 # shellcheck source=scripts/paths.sh
 . "$ROOT/scripts/paths.sh"
+# shellcheck source=scripts/threads.sh
+. "$ROOT/scripts/threads.sh"
 # shellcheck source=scripts/sun.sh
 . "$ROOT/scripts/sun.sh"
 # shellcheck source=scripts/reference.sh
@@ -105,6 +107,15 @@ env.txt. With it:
   --runs R            rounds (default 10)
   --quick             64x64 and 320x256 images: for tests
 
+--suite threads times scaleppm's default thread count against -t 1, 2
+and 4 on reduce, enlarge and box jobs of the 1280x1024 and 12000x10000
+images, into a pipe, a tmpfs file and a file in $TMPDIR, on a quiet
+machine and with a busy loop on every CPU; and, into the pipe, enlarge 2
+against vips zoom (12000x10000) and pamenlarge (1280x1024).  It writes
+threads.csv, threads.md and env.txt. With it:
+  --runs R            rounds (default 10)
+  --quick             320x256 and 2000x1500 images: for tests
+
 --reference makes every committed result under results/ again from this
 tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
 folios, warm in 4 KiB pages, cold), each as three separate sessions with
@@ -165,8 +176,8 @@ order_seed=${order_seed:-$(($(date +%s) % 1000000))}
 [[ $order_seed =~ ^[0-9]+$ ]] || die "--seed: a number"
 iobench_suites=(syscall-vs-mmap zero-page random-access copy cdb)
 case $suite in
-sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | durable | paths) ;;
-*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, cdb, peers, durable, paths or all" ;;
+sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | durable | paths | threads) ;;
+*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, cdb, peers, durable, paths, threads or all" ;;
 esac
 [[ -z $mem_limit || $suite == syscall-vs-mmap ]] ||
     die "--mem-limit: with --suite syscall-vs-mmap only"
@@ -223,7 +234,7 @@ if [[ $suite == peers ]]; then
     printf 'results in %s\n' "$out" >&2
     exit 0
 fi
-if [[ $suite == durable || $suite == paths ]]; then
+if [[ $suite == durable || $suite == paths || $suite == threads ]]; then
     "${suite}_suite" "$ROOT" "$bin" "$out" "$runs" "$quick" ||
         die "--suite $suite failed"
     sp_write_env "$out/env.txt" "" "$bin" "suite=$suite runs=$runs quick=$quick"

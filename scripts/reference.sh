@@ -73,6 +73,7 @@ SP_REFERENCE_OTHER=(
     "paths --suite paths --runs 4"
     "durable --suite durable --runs 4"
     "peers --suite peers --runs 2"
+    "threads --suite threads --runs 3"
 )
 
 # reference_other NAME SUITE OPTION...: one of the other folders, in
@@ -91,7 +92,7 @@ reference_other() {
         return
     fi
     case $suite in
-    paths | durable | peers) kind=$suite ;;
+    paths | durable | peers | threads) kind=$suite ;;
     *) kind=iobench ;;
     esac
     reference_step "$name pooled" spreport pool "$kind" "$dir" \
@@ -114,6 +115,9 @@ reference_other() {
         reference_step "$name report" spreport durable --filesystem "$fs" \
             "$dir" ;;
     peers) reference_peers_report "$dir" ;;
+    threads) reference_step "$name report" spreport threads --cpus "$(nproc)" \
+        --disk "$(df -PT "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $2 " on " $1 }')" \
+        "$dir" ;;
     esac
 }
 

@@ -13,22 +13,6 @@
 
 #include "parallel.h"
 
-/* runnable_others: how many tasks other than this one the kernel had
- * runnable a moment ago (/proc/loadavg's "R/T" field, which counts this
- * one); 0 when it cannot be read. */
-static long runnable_others(void)
-{
-    FILE *f = fopen("/proc/loadavg", "r");
-    long running = 0;
-
-    if (f != NULL) {
-        if (fscanf(f, "%*s %*s %*s %ld/", &running) != 1)
-            running = 0;
-        fclose(f);
-    }
-    return running > 1 ? running - 1 : 0;
-}
-
 unsigned sp_default_threads(void)
 {
     cpu_set_t set;
@@ -36,7 +20,6 @@ unsigned sp_default_threads(void)
 
     if (sched_getaffinity(0, sizeof set, &set) == 0)
         n = CPU_COUNT(&set);
-    n -= runnable_others();
     return n < 1 ? 1 : n > SP_THREADS_MAX ? SP_THREADS_MAX : (unsigned)n;
 }
 
@@ -58,7 +41,7 @@ static void usage(FILE *f)
 "                      pread() the rows each part of the output needs as\n"
 "                      it is scaled; auto (the default) preads a regular\n"
 "                      file; pipes and devices are always read\n"
-"  -t, --threads T     threads, 1..%d (default: one per idle CPU)\n"
+"  -t, --threads T     threads, 1..%d (default: one per CPU it may use)\n"
 "      --quality Q     JPEG quality, 1..100 (default 90)\n"
 "      --compression L PNG deflate effort, 0..9 (default 8; stb_image_write\n"
 "                      searches alike up to 5)\n"

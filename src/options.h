@@ -16,10 +16,9 @@ struct options {
 };
 
 /* sp_default_threads: one thread per CPU this process may run on
- * (sched_getaffinity) that no other runnable task is using at the moment
- * of asking: at least 1, at most SP_THREADS_MAX.  On a loaded machine
- * more threads than idle CPUs queue behind one another in the ordered
- * write (results/threads). */
+ * (sched_getaffinity: taskset, cpusets), at most SP_THREADS_MAX.  Not
+ * fewer on a busy machine: the scheduler shares a CPU among threads, so
+ * there more threads get more of it (results/threads). */
 unsigned sp_default_threads(void);
 
 /* sp_parse_options: ARGV into O (whose job holds the defaults): -1 to

@@ -55,8 +55,14 @@ def parser():
     s = sub.add_parser("paths", help="the load paths' tables")
     s.add_argument("csv", metavar="CSV")
     s.add_argument("md", metavar="MD")
+    s = sub.add_parser("threads", help="the threads suite's tables")
+    s.add_argument("dir", metavar="DIR")
+    s.add_argument("--cpus", default="?", help="the busy loops' count")
+    s.add_argument("--disk", default="?",
+                   help="the disk output's filesystem, for the text")
     s = sub.add_parser("pool", help="a suite's sessions together")
-    s.add_argument("kind", choices=("iobench", "paths", "durable", "peers"))
+    s.add_argument("kind", choices=("iobench", "paths", "durable", "peers",
+                                    "threads"))
     s.add_argument("out", metavar="OUT")
     s.add_argument("dirs", nargs="+", metavar="SESSION")
     s = sub.add_parser("readme", help="the READMEs' figures and their data")
@@ -87,6 +93,9 @@ def run(args):
     elif args.command == "paths":
         from . import paths
         paths.report(args.csv, args.md)
+    elif args.command == "threads":
+        from . import threads
+        threads.report(args.dir, args.cpus, args.disk)
     elif args.command == "pool":
         from . import pool
         pool.pool(args.kind, args.out, args.dirs)
