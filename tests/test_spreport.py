@@ -605,6 +605,53 @@ class Iobench(Folder):
         self.assertIn("r.csv:6: unit MB/s", err)
 
 
+# ---- threads ----------------------------------------------------------------
+
+class Threads(Folder):
+    HEAD = "image,job,output,load,contender,round,wall_ns,rss_kb\n"
+
+    def rows(self, image, job, output, load, ms_by_who):
+        out = ""
+        for who, values in ms_by_who.items():
+            for r, v in enumerate(values, start=1):
+                out += (f"{image},{job},{output},{load},{who},{r},"
+                        f"{int(v * 1e6)},1\n")
+        return out
+
+    def test_default_against_best_and_targets(self):
+        text = self.HEAD
+        # default 10 ms against a best -t 2 of 8 (1.25: missed)
+        text += self.rows("320x256", "-2", "pipe", "quiet",
+                          {"default": [10, 11, 9], "t1": [12, 12, 12],
+                           "t2": [8, 8, 9], "t4": [20, 9, 30]})
+        # default 5 against a best -t 1 of 4.6 (1.09: met)
+        text += self.rows("320x256", "2", "pipe", "quiet",
+                          {"default": [5, 5, 5], "t1": [4.6, 4.6, 4.6],
+                           "t2": [6, 6, 6], "t4": [7, 7, 7],
+                           "pamenlarge": [20, 20, 20]})
+        self.write("d/threads.csv", text)
+        rc, err = self.spreport("threads", "--cpus", "2", "--disk",
+                                "ext4 on /dev/x", self.path("d"))
+        self.assertEqual((rc, err), (0, ""))
+        md = self.read("d/threads.md")
+        self.assertIn("a file on ext4 on /dev/x", md)
+        self.assertIn("within 10% of the best `-t` in 1 of 2 cases", md)
+        self.assertIn("| 320x256 | reduce 2 | pipe | quiet | 10.0 | 12.0 "
+                      "| 8.00 | 20.0 | -t 2 | 1.25 | **no** |", md)
+        self.assertIn("| 320x256 | enlarge 2 | pipe | quiet | 5.00 | 4.60 "
+                      "| 6.00 | 7.00 | -t 1 | 1.09 | yes |", md)
+        # the quick image stands in for 1280x1024: 5 / 20 against 0.5
+        self.assertIn("| 320x256 | enlarge 2 | 5.00 | pamenlarge | 20.0 "
+                      "| 0.25 | ≤ 0.5 | yes |", md)
+
+    def test_a_variant_missing(self):
+        self.write("d/threads.csv", self.HEAD + self.rows(
+            "320x256", "-2", "disk", "loaded", {"default": [1], "t1": [1]}))
+        rc, err = self.spreport("threads", self.path("d"))
+        self.assertEqual(rc, 1)
+        self.assertIn("lacks t2, t4", err)
+
+
 # ---- durable ----------------------------------------------------------------
 
 class Durable(Folder):
