@@ -107,8 +107,8 @@ env.txt. With it:
   --runs R            rounds (default 10)
   --quick             64x64 and 320x256 images: for tests
 
---suite threads times scaleppm's default thread count against -t 1, 2
-and 4 on reduce, enlarge and box jobs of the 1280x1024 and 12000x10000
+--suite threads times scaleppm's default thread count against -t 1, 2,
+4 and 8 on reduce, enlarge and box jobs of the 1280x1024 and 12000x10000
 images, into a pipe, a tmpfs file and a file in $TMPDIR, on a quiet
 machine and with a busy loop on every CPU; and, into the pipe, enlarge 2
 against vips zoom (12000x10000) and pamenlarge (1280x1024).  It writes

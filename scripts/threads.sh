@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # threads.sh: run_experiments.sh --suite threads (sourced): scaleppm's
-# default thread count against -t 1, 2 and 4 on the peers suite's kinds of
+# default thread count against -t 1, 2, 4 and 8 on the peers suite's kinds of
 # job, into a pipe, a tmpfs file and a file on $TMPDIR's filesystem, on a
 # quiet machine and on one with a busy loop on every CPU; and, into the
 # pipe on the quiet machine, the two pipe targets of issue 16 against
@@ -9,7 +9,7 @@
 # THREADS_JOBS: the jobs of each image, as scaleppm's -s (and --filter).
 THREADS_SMALL_JOBS=(-2 -4 2 4 box-2)
 THREADS_LARGE_JOBS=(-2 2 box-2)
-THREADS_VARIANTS=(default t1 t2 t4)
+THREADS_VARIANTS=(default t1 t2 t4 t8)
 
 # threads_busy N: start N busy loops in the background; their pids in
 # threads_busy_pids.
@@ -114,11 +114,10 @@ threads_rounds() {
                         whos=("${THREADS_VARIANTS[@]}")
                         if [[ $output == pipe && $load == quiet &&
                             $job == 2 ]]; then
-                            if ((i == 1)); then
-                                whos+=(vips-zoom)
-                            else
-                                whos+=(pamenlarge)
-                            fi
+                            who=pamenlarge
+                            ((i == 1)) && who=vips-zoom
+                            command -v "${who%-zoom}" >/dev/null &&
+                                whos+=("$who")
                         fi
                         k=$((r % ${#whos[@]}))
                         whos=("${whos[@]:k}" "${whos[@]:0:k}")

@@ -111,6 +111,25 @@ else
         "$(tail -n 3 "$work/paths.log" | tr '\n' ' ')"
 fi
 
+# The default threads against -t 1..8 (--suite threads --quick, 1
+# round): 2 images, 5 + 3 jobs, 3 outputs, 2 loads, 5 variants, and the
+# two pipe targets' peers (where they are installed).
+if "$root/run_experiments.sh" --suite threads --quick --runs 1 \
+    --bin "$build" --out "$work/threads" >"$work/threads.log" 2>&1; then
+    result "run_experiments.sh --suite threads --quick" ""
+    csv=$work/threads/threads.csv
+    result "threads: CSV header" \
+        "$([[ $(head -n 1 "$csv") == image,job,output,load,contender,round,wall_ns,rss_kb ]] ||
+            echo 'header differs')"
+    result "threads: (5 + 3) jobs x 3 outputs x 2 loads x 5 variants" \
+        "$(n=$(grep -cvE '^image|,(vips-zoom|pamenlarge),' "$csv"); ((n == 240)) || echo "$n rows")"
+    result "threads: a table row a case" \
+        "$(n=$(grep -cE '^\| [0-9]+x[0-9]+ \| [a-z]+ [0-9] \| (pipe|tmpfs|disk) ' "$work/threads/threads.md"); ((n == 48)) || echo "$n rows")"
+else
+    result "run_experiments.sh --suite threads --quick" \
+        "$(tail -n 3 "$work/threads.log" | tr '\n' ' ')"
+fi
+
 # iobench's experiments, each --quick: its three files, the fixed header,
 # and every measured row verified.
 for suite in syscall-vs-mmap zero-page random-access copy cdb; do

@@ -623,12 +623,13 @@ class Threads(Folder):
         # default 10 ms against a best -t 2 of 8 (1.25: missed)
         text += self.rows("320x256", "-2", "pipe", "quiet",
                           {"default": [10, 11, 9], "t1": [12, 12, 12],
-                           "t2": [8, 8, 9], "t4": [20, 9, 30]})
+                           "t2": [8, 8, 9], "t4": [20, 9, 30],
+                           "t8": [30, 30, 30]})
         # default 5 against a best -t 1 of 4.6 (1.09: met)
         text += self.rows("320x256", "2", "pipe", "quiet",
                           {"default": [5, 5, 5], "t1": [4.6, 4.6, 4.6],
                            "t2": [6, 6, 6], "t4": [7, 7, 7],
-                           "pamenlarge": [20, 20, 20]})
+                           "t8": [8, 8, 8], "pamenlarge": [20, 20, 20]})
         self.write("d/threads.csv", text)
         rc, err = self.spreport("threads", "--cpus", "2", "--disk",
                                 "ext4 on /dev/x", self.path("d"))
@@ -637,9 +638,9 @@ class Threads(Folder):
         self.assertIn("a file on ext4 on /dev/x", md)
         self.assertIn("within 10% of the best `-t` in 1 of 2 cases", md)
         self.assertIn("| 320x256 | reduce 2 | pipe | quiet | 10.0 | 12.0 "
-                      "| 8.00 | 20.0 | -t 2 | 1.25 | **no** |", md)
+                      "| 8.00 | 20.0 | 30.0 | -t 2 | 1.25 | **no** |", md)
         self.assertIn("| 320x256 | enlarge 2 | pipe | quiet | 5.00 | 4.60 "
-                      "| 6.00 | 7.00 | -t 1 | 1.09 | yes |", md)
+                      "| 6.00 | 7.00 | 8.00 | -t 1 | 1.09 | yes |", md)
         # the quick image stands in for 1280x1024: 5 / 20 against 0.5
         self.assertIn("| 320x256 | enlarge 2 | 5.00 | pamenlarge | 20.0 "
                       "| 0.25 | ≤ 0.5 | yes |", md)
@@ -649,7 +650,7 @@ class Threads(Folder):
             "320x256", "-2", "disk", "loaded", {"default": [1], "t1": [1]}))
         rc, err = self.spreport("threads", self.path("d"))
         self.assertEqual(rc, 1)
-        self.assertIn("lacks t2, t4", err)
+        self.assertIn("lacks t2, t4, t8", err)
 
 
 # ---- durable ----------------------------------------------------------------
