@@ -4,7 +4,7 @@
 # job, into a pipe, a tmpfs file and a file on $TMPDIR's filesystem, on a
 # quiet machine and on one with a busy loop on every CPU; and, into the
 # pipe on the quiet machine, the two pipe targets of issue 16 against
-# vips zoom and pamenlarge.
+# vips zoom and pamenlarge, and the floor of the large one (sppipe).
 
 # THREADS_JOBS: the jobs of each image, as scaleppm's -s (and --filter).
 THREADS_SMALL_JOBS=(-2 -4 2 4 box-2)
@@ -29,9 +29,12 @@ threads_unbusy() {
     threads_busy_pids=()
 }
 
-# threads_cmd SP WHO JOB IN OUT: into the array cmd, the command for
+# threads_cmd SP WHO JOB IN OUT SIZE: into the array cmd, the command for
 # contender WHO (a THREADS_VARIANTS entry, vips-zoom or pamenlarge) doing
-# JOB on IN into OUT ("-": standard output).
+# JOB on IN into OUT ("-": standard output); or, for floor-vmsplice and
+# floor-write, sppipe writing as many bytes of JOB's output rows (IN is
+# SIZE, WxH, 8-bit RGB), to know
+# what the pipe alone costs.
 cmd=()
 threads_cmd() {
     local sp=$1 who=$2 job=$3 in=$4 out=$5
@@ -39,6 +42,11 @@ threads_cmd() {
     vips-zoom) [[ $out == - ]] && out=.ppm
         cmd=(vips zoom "$in" "$out" "$job" "$job") ;;
     pamenlarge) cmd=(pamenlarge "$job" "$in") ;;
+    floor-*)  # the raster scaleppm writes (8-bit RGB), as rows
+        local w=${6%x*} h=${6#*x}
+        cmd=("${sp%/scaleppm}/sppipe")
+        [[ $who == floor-write ]] && cmd+=(--write)
+        cmd+=("$((w * job * h * job * 3))" "$((w * job * 3))") ;;
     *)
         cmd=("$sp")
         [[ $who == default ]] || cmd+=(-t "${who#t}")
@@ -118,6 +126,7 @@ threads_rounds() {
                             ((i == 1)) && who=vips-zoom
                             command -v "${who%-zoom}" >/dev/null &&
                                 whos+=("$who")
+                            ((i == 1)) && whos+=(floor-vmsplice floor-write)
                         fi
                         k=$((r % ${#whos[@]}))
                         whos=("${whos[@]:k}" "${whos[@]:0:k}")
@@ -126,7 +135,7 @@ threads_rounds() {
                         for who in "${whos[@]}"; do
                             threads_cmd "$sp" "$who" "$job" "$in" \
                                 "$([[ $output == pipe ]] && echo - ||
-                                    echo "$dest")"
+                                    echo "$dest")" "$size"
                             res=$(threads_time "$sprun" "$output" "$dest" \
                                 "${cmd[@]}") || {
                                 printf 'threads: %s failed\n' "${cmd[*]}" >&2
