@@ -119,8 +119,9 @@ threads.csv, threads.md and env.txt. With it:
 --reference makes every committed result under results/ again from this
 tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
 folios, warm in 4 KiB pages, cold), each as three separate sessions with
-their own factor order, then the seed suites, durable and peers.  Each
-folder replaces the committed one once complete.  About an hour; with
+their own factor order, then the seed suites, paths, durable, peers and
+threads.  Each
+folder replaces the committed one once complete.  About 75 minutes; with
 --quick, tiny sizes into --out (for CI).
 USAGE
 }
