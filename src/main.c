@@ -177,12 +177,18 @@ static int batch_outputs(const struct options *o, const struct sp_names *in,
 {
     char name[PATH_MAX], a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
     sp_status st = SP_OK;
+    enum sp_outfmt fmt;
     size_t i, j;
     int clash;
 
     for (i = 0; i < in->n && st == SP_OK; i++) {
         st = sp_batch_name(o->target, o->target_dir, o->format,
                            in->name[i], name, sizeof name);
+        if (st == SP_OK && sp_outfmt_for(name, &fmt) != SP_OK) {
+            /* not worth starting: every file of its kind would fail */
+            sp_print_error(name, SP_E_OUTFORMAT, "");
+            return EXIT_USAGE;
+        }
         if (st == SP_OK)
             st = sp_names_add(out, name);
     }
