@@ -32,7 +32,7 @@ refs() {
 # summary_re COUNTS [TAIL]: the ERE of the summary line, COUNTS such as
 # '4 scaled, 1 failed', TAIL such as ', interrupted'.
 summary_re() {
-    printf '^scaleppm: %s, [0-9]+(\\.[0-9]+)? (kB|MB|GB) in [0-9]+(\\.[0-9]+)? s%s$' \
+    printf '^scaleppm: %s, [0-9]+(\\.[0-9]+)? (B|kB|MB|GB) in [0-9]+(\\.[0-9]+)? s%s$' \
         "$1" "${2:-}"
 }
 
