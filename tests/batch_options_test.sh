@@ -152,18 +152,19 @@ done
 result 'the same bytes at -t 1, 2, 4, each --io, --read-buffer fresh and reuse' "$why"
 
 # --- SIGINT and SIGTERM mid-batch --------------------------------------------
-mkdir kin
-for i in $(seq 1 24); do
+# PNG at deflate effort 9: a batch long enough to be signalled in.
+mkdir kin kref
+for i in $(seq 1 32); do
     noise 120 100 255 $((60 + i)) 3 >"kin/k$i.ppm"
+    "$SP" -s 4 --compression 9 "kin/k$i.ppm" "kref/k$i.png"
 done
-refs 4 kref kin/k*.ppm
 for sig in INT TERM; do
     why="the batch always ended before SIG$sig (3 tries)"
-    for delay in 0.15 0.08 0.03; do
+    for delay in 0.2 0.1 0.05; do
         rm -rf kout && mkdir kout
         # A background job starts with SIGINT ignored: env restores it.
-        env --default-signal=INT "$SP" -t 2 -s 4 -o kout/ \
-            kin/k*.ppm 2>e </dev/null &
+        env --default-signal=INT "$SP" -t 2 -s 4 --compression 9 \
+            -o kout/%s.png kin/k*.ppm 2>e </dev/null &
         bg_pid=$!
         sleep "$delay"
         kill -s "$sig" "$bg_pid" 2>/dev/null || true
@@ -172,6 +173,7 @@ for sig in INT TERM; do
         bg_pid=''
         ((rc != 0)) || continue
         why=$(intact kout kref)
+        printf "# %s of 32 done at SIG%s\n" "$(entries kout)" "$sig"
         have=$(entries kout)
         [[ -n $why ]] || why=$(stderr_is 1 "$(summary_re \
             "$have scaled(, [0-9]+ failed)?" ', interrupted')")
