@@ -3,6 +3,7 @@
  * arithmetic, checked before it is called. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -162,6 +163,28 @@ static void sink_write(void *ctx, void *data, int size)
 }
 
 /* to_8bit: IMG's samples rescaled to 0..255 in a new malloc'd buffer. */
+/* stb's PNG level is a global, read by each PNG encode: changed only
+ * with no encode under way (a batch encodes several images at once). */
+static pthread_rwlock_t png_level = PTHREAD_RWLOCK_INITIALIZER;
+
+static int write_png(struct sink *sink, int w, int h, int c,
+                     const unsigned char *px, int level)
+{
+    int ok;
+
+    pthread_rwlock_rdlock(&png_level);
+    while (stbi_write_png_compression_level != level) {
+        pthread_rwlock_unlock(&png_level);
+        pthread_rwlock_wrlock(&png_level);
+        stbi_write_png_compression_level = level;
+        pthread_rwlock_unlock(&png_level);
+        pthread_rwlock_rdlock(&png_level);
+    }
+    ok = stbi_write_png_to_func(sink_write, sink, w, h, c, px, w * c);
+    pthread_rwlock_unlock(&png_level);
+    return ok;
+}
+
 static unsigned char *to_8bit(const struct sp_image *img)
 {
     size_t n = img->width * img->height * img->channels;
@@ -203,10 +226,8 @@ sp_status sp_stb_put(const struct sp_image *img, FILE *f,
     }
     switch (fmt) {
     case SP_OUT_PNG:
-        /* a global of stb's: scaleppm writes one image at a time */
-        stbi_write_png_compression_level = compression >= 0 ? compression
-                                                            : 8;
-        ok = stbi_write_png_to_func(sink_write, &sink, w, h, c, px, w * c);
+        ok = write_png(&sink, w, h, c, px, compression >= 0 ? compression
+                                                            : 8);
         break;
     case SP_OUT_JPEG:
         ok = stbi_write_jpg_to_func(sink_write, &sink, w, h, c, px,
