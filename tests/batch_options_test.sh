@@ -151,6 +151,23 @@ for n in 2 -3; do
 done
 result 'the same bytes at -t 1, 2, 4, each --io, --read-buffer fresh and reuse' "$why"
 
+# An output that is another input of the batch: a.ppm writes a_x.ppm,
+# itself an input.  Refused, or read as it was; never an answer that
+# depends on the thread count.
+mkdir chain0
+cp in/big.ppm chain0/a.ppm
+cp in/c.ppm chain0/a_x.ppm
+why=''
+seen=''
+for t in 1 2 4; do
+    rm -rf chain && cp -r chain0 chain
+    sp -t "$t" -s 2 -o 'chain/%s_x.ppm' chain/a.ppm chain/a_x.ppm
+    got="exit $rc $(cksum <chain/a_x_x.ppm 2>/dev/null || true)"
+    [[ -z $seen || $got == "$seen" ]] || why="-t $t: $got; before: $seen"
+    seen=$got
+done
+result 'an output that is another input: the same at -t 1, 2, 4' "$why"
+
 # --- SIGINT and SIGTERM mid-batch --------------------------------------------
 # PNG at deflate effort 9: a batch long enough to be signalled in.
 mkdir kin kref
