@@ -32,8 +32,9 @@ refs() {
 # summary_re COUNTS [TAIL]: the ERE of the summary line, COUNTS such as
 # '4 scaled, 1 failed', TAIL such as ', interrupted'.
 summary_re() {
-    printf '^scaleppm: %s, [0-9]+(\\.[0-9]+)? (B|kB|MB|GB) in [0-9]+(\\.[0-9]+)? s%s$' \
-        "$1" "${2:-}"
+    local num='[0-9]+(\\.[0-9]+)?'
+    printf '^scaleppm: %s, %s (B|kB|MB|GB) in %s s%s$' \
+        "$1" "$num" "$num" "${2:-}"
 }
 
 # holds DIR REFDIR NAMES...: empty, or why DIR does not hold exactly NAMES
@@ -80,13 +81,15 @@ stderr_is() {
         return
     fi
     if (($(wc -l <e) != $#)); then
-        printf '%d stderr lines, want %d: %s' "$(wc -l <e)" $# "$(tr '\n' '|' <e)"
+        printf '%d stderr lines, want %d: %s' "$(wc -l <e)" $# \
+            "$(tr '\n' '|' <e)"
         return
     fi
     while IFS= read -r line; do
         i=$((i + 1))
         if ! grep -Eq -- "${!i}" <<<"$line"; then
-            printf 'stderr line %d "%s" does not match "%s"' "$i" "$line" "${!i}"
+            printf 'stderr line %d "%s" does not match "%s"' \
+                "$i" "$line" "${!i}"
             return
         fi
     done <e

@@ -17,7 +17,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 setup "usage: batch_options_test.sh PATH/TO/scaleppm [PATH/TO/genimage]" "$@"
 cd "$WORK"
 bg_pid=''
-trap '[[ -z $bg_pid ]] || kill -KILL "$bg_pid" 2>/dev/null; rm -rf -- "$WORK"' EXIT
+trap '[[ -z $bg_pid ]] || kill -KILL "$bg_pid" 2>/dev/null
+rm -rf -- "$WORK"' EXIT
 
 mkdir in
 noise 31 17 255 1 3 >in/a.ppm
@@ -82,7 +83,8 @@ result '--format gif: exit 2' "$why"
 rm -rf out && mkdir out
 sp -s 2 -o 'out/%s_small.png' in/a.ppm in/x.y.pgm in/noext
 why=$(stderr_is 0 "$(summary_re '3 scaled')")
-[[ -n $why ]] || why=$(holds out fref a_small.png x.y_small.png noext_small.png)
+[[ -n $why ]] ||
+    why=$(holds out fref a_small.png x.y_small.png noext_small.png)
 result "-o 'out/%s_small.png': the base name less its last extension" "$why"
 
 cp ref/a.ppm 'fref/100%_a.ppm'
@@ -130,7 +132,8 @@ for name in ("in/a.ppm", "in/b.pgm", "in/c.ppm"):
 ' 2>&1) || true
 [[ -n $why ]] || tail -n 1 e | grep -Eq -- "$(summary_re '3 scaled')" ||
     why="summary: $(tail -n 1 e)"
-result '--timings=json: one object a file, each naming it, then the summary' "$why"
+result '--timings=json: one object a file naming it, then the summary' \
+    "$why"
 
 # --- the same bytes at any thread count, I/O path and read buffer -----------
 why=''
@@ -141,7 +144,8 @@ for n in 2 -3; do
         for io in 'read fresh' 'read reuse' mmap pread; do
             read -r path rb <<<"$io"
             rm -rf out && mkdir out
-            sp -t "$t" --io "$path" ${rb:+--read-buffer "$rb"} -s "$n" -o out/ \
+            sp -t "$t" --io "$path" ${rb:+--read-buffer "$rb"} -s "$n" \
+                -o out/ \
                 "${all[@]/#/in/}"
             w=$(stderr_is 0 "$(summary_re "${#all[@]} scaled")")
             [[ -n $w ]] || w=$(holds out "$r" "${all[@]}")
@@ -149,7 +153,8 @@ for n in 2 -3; do
         done
     done
 done
-result 'the same bytes at -t 1, 2, 4, each --io, --read-buffer fresh and reuse' "$why"
+result 'the same bytes at -t 1, 2, 4, each --io, --read-buffer either way' \
+    "$why"
 
 # An output that is another input of the batch: a.ppm writes a_x.ppm,
 # itself an input.  Refused, or read as it was; never an answer that
@@ -196,7 +201,8 @@ for sig in INT TERM; do
             "$have scaled(, [0-9]+ failed)?" ', interrupted')")
         break
     done
-    result "SIG$sig mid-batch: finished kept, none partial, summary, exit 1" "$why"
+    result "SIG$sig mid-batch: finished kept, none partial, summary, exit 1" \
+        "$why"
 done
 
 finish

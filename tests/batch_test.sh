@@ -53,7 +53,8 @@ for t in 1 2; do
             '^scaleppm: in/short.ppm: .*truncated' \
             "$(summary_re '5 scaled, 2 failed')")
         [[ -n $why ]] || why=$(holds out ref "${good[@]}")
-        result "-t $t --io $io: bad and short in the middle: the others done, exit 1, summary" "$why"
+        result "-t $t --io $io: bad, short mid-batch: others done, exit 1" \
+            "$why"
     done
 done
 
@@ -67,7 +68,8 @@ collide() {
     shift
     rm -rf out && mkdir out
     sp -s 2 "$@"
-    why=$(stderr_is 2 "^scaleppm: '[^']+' and '[^']+' would both write '[^']+'$")
+    why=$(stderr_is 2 \
+        "^scaleppm: '[^']+' and '[^']+' would both write '[^']+'$")
     [[ -n $why ]] || why=$(holds out ref)
     result "$what: exit 2, nothing written" "$why"
 }
@@ -153,7 +155,7 @@ else
     why=$(intact full fillref)
     have=$(entries full)
     # The line may name the input or the output that could not be written.
-    failed=$(grep -Ec '^scaleppm: (fill|full)/f[1-8]\.ppm: .*No space left' e) ||
+    failed=$(grep -Ec '^scaleppm: (fill|full)/f[1-8]\.ppm: .*No space' e) ||
         true
     [[ -n $why ]] || ((rc == 1)) || why="exit $rc, want 1"
     [[ -n $why ]] || ((have > 0 && have < 8)) || why="$have outputs fit"
@@ -166,7 +168,8 @@ else
         [[ -n $why || ! -e $f ]] || ! grep -Eq "(fill|full)/${f#full/}:" e ||
             why="${f#full/} is both written and named as failed"
     done
-    result 'ENOSPC mid-batch: the finished intact, the failing named, nothing partial' "$why"
+    result 'ENOSPC mid-batch: finished intact, failing named, none partial' \
+        "$why"
     umount full
     mounted=''
 fi
@@ -204,9 +207,11 @@ for _ in 1 2 3 4; do
     [[ -n $why ]] || why=$(intact kout kref)
     have=$(entries kout)
     [[ -n $why ]] || ((have == 48)) || why="$have outputs of 48"
-    result "kill -9 after ${delay} ms ($done_before done), then --skip-existing: all 48 whole" "$why"
+    result "kill -9 after $delay ms ($done_before done), --skip-existing: all whole" \
+        "$why"
 done
 ((between > 0)) ||
-    skip 'kill -9 mid-batch' 'no try was killed between the first and last output'
+    skip 'kill -9 mid-batch' \
+        'no try was killed between the first and last output'
 
 finish

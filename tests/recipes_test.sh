@@ -45,12 +45,19 @@ for i in $(seq 1 12); do
 done
 refs -4 ref photos/*
 
+# join_lines FILE...: the files' lines, a line ending in a backslash joined
+# to the next less its indent (a README wraps a long command so).
+join_lines() {
+    cat -- "$@" 2>/dev/null | sed -e ':a' -e '/\\$/{N;s/\\\n *//;ba}'
+}
+
 # recipe WHAT COMMAND: COMMAND is in a README word for word; run it twice
 # into an empty small/: the first time every output is the one-file
 # run's, the second time each file is skipped.
 recipe() {
     local what=$1 cmd=$2 why='' out
-    if ! grep -Fqx -- "$cmd" "$src/README.md" "$src/RECIPE.md" 2>/dev/null; then
+    if ! join_lines "$src/README.md" "$src/RECIPE.md" | grep -Fqx -- "$cmd"
+    then
         fail "$what" "not a line of README.md or RECIPE.md: $cmd"
         return
     fi
@@ -58,7 +65,8 @@ recipe() {
     out=$(bash -c "$cmd" 2>&1) || why="exit $?: $out"
     [[ -n $why ]] || why=$(holds small ref "${names[@]}")
     [[ -n $why ]] || out=$(bash -c "$cmd" 2>&1) || why="again: exit $?: $out"
-    [[ -n $why ]] || grep -Eq '^scaleppm: 0 scaled, [0-9]+ skipped' <<<"$out" ||
+    [[ -n $why ]] ||
+        grep -Eq '^scaleppm: 0 scaled, [0-9]+ skipped' <<<"$out" ||
         why="the second run did not skip: $out"
     [[ -n $why ]] || why=$(holds small ref "${names[@]}")
     result "$what" "$why"
@@ -80,7 +88,8 @@ if have parallel; then
     names+=($'new\nline.ppm')
     find photos -name '*.ppm' -print0 >list0.txt
     recipe 'parallel --pipepart --recend: a NUL-separated list' \
-        "parallel --pipepart -a list0.txt --recend '\\0' --block -4 $wd --files-from - -0"
+        "parallel --pipepart -a list0.txt --recend '\\0' --block -4 $wd \
+--files-from - -0"
     rm -f $'photos/new\nline.ppm'
     unset 'names[-1]'
 else
@@ -90,7 +99,8 @@ fi
 
 # shellcheck disable=SC2016  # $i is the recipe's
 recipe 'slurm-batch.sh by hand: three slices' \
-    'for i in 0 1 2; do SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=3 scripts/slurm-batch.sh list.txt -s -4 -o small/; done'
+    'for i in 0 1 2; do SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=3 '\
+'scripts/slurm-batch.sh list.txt -s -4 -o small/; done'
 
 # More tasks than names, a NUL list, and Slurm's min and step: each name
 # scaled once, no task fails.
