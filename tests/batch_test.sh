@@ -207,7 +207,7 @@ for _ in 1 2 3 4; do
     [[ -n $why ]] || why=$(intact kout kref)
     have=$(entries kout)
     [[ -n $why ]] || ((have == 48)) || why="$have outputs of 48"
-    result "kill -9 after $delay ms ($done_before done), --skip-existing: all whole" \
+    result "kill -9 at $delay ms ($done_before done), --skip-existing: whole" \
         "$why"
 done
 ((between > 0)) ||
