@@ -32,7 +32,7 @@ refs() {
 # summary_re COUNTS [TAIL]: the ERE of the summary line, COUNTS such as
 # '4 scaled, 1 failed', TAIL such as ', interrupted'.
 summary_re() {
-    local num='[0-9]+(\\.[0-9]+)?'
+    local num='[0-9]+(\.[0-9]+)?'
     printf '^scaleppm: %s, %s (B|kB|MB|GB) in %s s%s$' \
         "$1" "$num" "$num" "${2:-}"
 }
