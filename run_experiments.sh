@@ -123,6 +123,9 @@ their own factor order, then the seed suites, paths, durable, peers and
 threads.  Each
 folder replaces the committed one once complete.  About 75 minutes; with
 --quick, tiny sizes into --out (for CI).
+  --only LIST         remake only these folders (comma-separated) of those
+                      after the Sun study and the model: for a change
+                      that alters what they alone measure
 USAGE
 }
 
@@ -133,7 +136,7 @@ die() {
 
 image="" size="" threads=10 runs="" cache=warm page_cache=large out="" bin=""
 suite=sun file_size="" quick=0 order_seed="" reference=0 reps="" mem_limit=""
-perf=0
+perf=0 reference_only=""
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
     case $1 in
@@ -154,6 +157,7 @@ while (($#)); do
     --bin) bin=${2:?--bin needs a build folder}; shift 2 ;;
     --seed) order_seed=${2:?--seed needs a number}; shift 2 ;;
     --reference) reference=1; shift ;;
+    --only) reference_only=${2:?--only needs folder names}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -190,6 +194,7 @@ if [[ -z $bin ]]; then
     sp_setup Release "$bin"
 fi
 
+[[ -z $reference_only ]] || ((reference)) || die "--only: for --reference"
 if ((reference)); then
     reference_run
     exit 0

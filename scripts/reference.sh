@@ -10,7 +10,7 @@
 # each moved into place once complete: an interrupted run leaves the old
 # folder, never half a new one.
 # shellcheck disable=SC2154  # quick bin order_seed out iobench_suites
-#                              are run_experiments.sh's
+#                              reference_only are run_experiments.sh's
 
 SP_SESSIONS=3
 
@@ -152,9 +152,10 @@ reference_run() {
     # two warm 1280x1024 folders it is compared with (a shared machine's
     # costs drift; the model takes each unit's median over the three).
     mkdir -p "$scratch/model"
-    local spcost=("$bin/src/spcost") units=0
+    local spcost=("$bin/src/spcost") units=0 sun=("${SP_REFERENCE_SUN[@]}")
     ((quick)) && spcost+=(--quick)
-    for spec in "${SP_REFERENCE_SUN[@]}"; do
+    [[ -n $reference_only ]] && sun=()
+    for spec in "${sun[@]}"; do
         if ((units < 3)); then
             units=$((units + 1))
             reference_step "model units $units" "${spcost[@]}"
@@ -165,14 +166,19 @@ reference_run() {
         reference_sun $spec
         names+=("${spec%% *}")
     done
-    reference_step model spreport model --units "$scratch"/model/units-*.csv \
-        --out "$scratch/model" "$scratch"/sun-1280x1024-warm-*/session-*
-    names+=(model)
+    if [[ -z $reference_only ]]; then
+        reference_step model spreport model \
+            --units "$scratch"/model/units-*.csv --out "$scratch/model" \
+            "$scratch"/sun-1280x1024-warm-*/session-*
+        names+=(model)
+    fi
     local -a opts
     for spec in "${SP_REFERENCE_OTHER[@]}"; do
         read -r -a opts <<<"$spec"
         name=${opts[0]}
         opts=("${opts[@]:1}")
+        [[ -z $reference_only || ,$reference_only, == *",$name,"* ]] ||
+            continue
         # --quick: the suite alone (and the memory limit, kept below the
         # quick file's size), at its tiny sizes
         if ((quick)); then
@@ -206,9 +212,11 @@ reference_run() {
         (cd "$ROOT" && spreport readme README.md results/README.md) ||
             printf 'reference: README figures to rewrite (above)\n' >&2
     fi
-    printf '\nThe Sun study on the 1280x1024 image, warm, %d sessions:\n' \
-        "$SP_SESSIONS"
-    sed -n '/^| scale/,/^$/p' "$dest/sun-1280x1024-warm-large/sessions.md"
+    if [[ -z $reference_only ]]; then
+        printf '\nThe Sun study on the 1280x1024 image, warm, %d sessions:\n' \
+            "$SP_SESSIONS"
+        sed -n '/^| scale/,/^$/p' "$dest/sun-1280x1024-warm-large/sessions.md"
+    fi
     printf 'reference: %d folders in %s, %d min %d s\n' "${#names[@]}" \
         "$dest" "$(((SECONDS - t0) / 60))" "$(((SECONDS - t0) % 60))" >&2
 }

@@ -196,6 +196,7 @@ sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t)
     int started;
 
     memset(t, 0, sizeof *t);
+    t->files = b->n;
     if (workers < 1)
         workers = 1;
     r.per_job = b->job.threads / workers;
@@ -241,6 +242,7 @@ static const char *human(uint64_t n, char *buf, size_t len)
 
 void sp_tally_print(const struct sp_tally *t)
 {
+    size_t left = t->files - t->scaled - t->failed - t->skipped;
     char size[32];
 
     fprintf(stderr, "scaleppm: %zu scaled", t->scaled);
@@ -248,6 +250,8 @@ void sp_tally_print(const struct sp_tally *t)
         fprintf(stderr, ", %zu failed", t->failed);
     if (t->skipped > 0)
         fprintf(stderr, ", %zu skipped", t->skipped);
+    if (left > 0)
+        fprintf(stderr, ", %zu not done", left);
     fprintf(stderr, ", %s in %.1f s%s\n", human(t->bytes, size, sizeof size),
             (double)t->ns / 1e9, t->signal != 0 ? ", interrupted" : "");
 }

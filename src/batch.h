@@ -37,6 +37,7 @@ struct sp_batch {
 
 /* What a batch did. */
 struct sp_tally {
+    size_t files;          /* in the batch */
     size_t scaled, failed, skipped;
     uint64_t bytes;        /* the inputs' bytes of the files scaled */
     uint64_t ns;           /* the batch's wall time */
@@ -50,7 +51,8 @@ struct sp_tally {
 sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t);
 
 /* sp_tally_print: the summary line of T on stderr:
- * "scaleppm: 498 scaled, 2 failed, 3 skipped, 1.9 GB in 4.1 s". */
+ * "scaleppm: 498 scaled, 2 failed, 3 skipped, 1.9 GB in 4.1 s", and the
+ * files not done when the batch stopped early. */
 void sp_tally_print(const struct sp_tally *t);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "batch.h"
@@ -202,7 +203,17 @@ static int batch_outputs(const struct options *o, const struct sp_names *in,
                 sp_show_name(out->name[i], c, sizeof c));
         return EXIT_USAGE;
     }
-    return 0;
+    clash = sp_names_overwrite(in->name, out->name, in->n, &i, &j);
+    if (clash > 0) {
+        fprintf(stderr, "scaleppm: '%s' would overwrite the input '%s' "
+                "(see scaleppm --help)\n",
+                sp_show_name(out->name[i], c, sizeof c),
+                sp_show_name(in->name[j], a, sizeof a));
+        return EXIT_USAGE;
+    }
+    if (clash < 0)
+        sp_print_error("-o", ENOMEM, "");
+    return clash < 0 ? EXIT_FAILURE : 0;
 }
 
 /* run_batch: the batch O asks for: the exit status. */
@@ -216,7 +227,13 @@ static int run_batch(const struct options *o)
                                                : SP_BUFFER_REUSE};
     struct sp_tally t;
     sp_status st;
+    struct stat sb;
     int rc = batch_inputs(o, &in);
+
+    if (rc == 0 && o->target_dir && stat(o->target, &sb) != 0) {
+        sp_print_error(o->target, errno, "");
+        rc = EXIT_FAILURE;
+    }
 
     if (rc == 0)
         rc = batch_outputs(o, &in, &out);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 sp_status sp_names_add(struct sp_names *l, const char *name)
 {
@@ -150,5 +151,52 @@ int sp_names_clash(char *const *names, size_t n, size_t *first,
         found = 1;
     }
     free(order);
+    return found;
+}
+
+/* A file, by device and inode, and the index of the input that names it. */
+struct file_id {
+    dev_t dev;
+    ino_t ino;
+    size_t index;
+};
+
+static int by_id(const void *a, const void *b)
+{
+    const struct file_id *x = a, *y = b;
+
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+int sp_names_overwrite(char *const *in, char *const *out, size_t n,
+                       size_t *i, size_t *j)
+{
+    struct file_id *ids = malloc((n ? n : 1) * sizeof *ids);
+    size_t m = 0;
+    struct stat sb;
+    int found = 0;
+
+    if (ids == NULL)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        if (stat(in[k], &sb) == 0)
+            ids[m++] = (struct file_id){sb.st_dev, sb.st_ino, k};
+    qsort(ids, m, sizeof *ids, by_id);
+    for (size_t k = 0; k < n && !found; k++) {
+        struct file_id key, *hit;
+
+        if (stat(out[k], &sb) != 0)
+            continue;
+        key = (struct file_id){sb.st_dev, sb.st_ino, 0};
+        hit = bsearch(&key, ids, m, sizeof *ids, by_id);
+        if (hit != NULL) {
+            *i = k;
+            *j = hit->index;
+            found = 1;
+        }
+    }
+    free(ids);
     return found;
 }

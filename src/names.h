@@ -45,4 +45,12 @@ int sp_pattern_ok(const char *target);
 int sp_names_clash(char *const *names, size_t n, size_t *first,
                    size_t *second);
 
+/* sp_names_overwrite: whether an existing output in OUT is one of the
+ * files in IN (N of each; the same file by device and inode, whatever its
+ * name): a batch would overwrite an input.  If so *I is that output's
+ * index and *J the input's.  0 when none, 1 when found, -1 when there
+ * was no memory to look. */
+int sp_names_overwrite(char *const *in, char *const *out, size_t n,
+                       size_t *i, size_t *j);
+
 #endif

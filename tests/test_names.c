@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixtures.h"
 #include "names.h"
@@ -103,6 +104,31 @@ START_TEST(test_clash)
 }
 END_TEST
 
+START_TEST(test_overwrite)
+{
+    char a[256], b[256], hard[256], out[256];
+    char *in[2], *outs[2];
+    size_t i = 99, j = 99;
+
+    snprintf(a, sizeof a, "%s", fx_path("a.ppm"));
+    snprintf(b, sizeof b, "%s", fx_path("b.ppm"));
+    snprintf(hard, sizeof hard, "%s", fx_path("hard.ppm"));
+    snprintf(out, sizeof out, "%s", fx_path("new.ppm"));
+    fx_write_text(a, "a");
+    fx_write_text(b, "b");
+    in[0] = a;
+    in[1] = b;
+    outs[0] = out;  /* does not exist */
+    outs[1] = hard;
+    ck_assert_int_eq(sp_names_overwrite(in, outs, 2, &i, &j), 0);
+    /* an output that is the other input under another name */
+    ck_assert_int_eq(link(a, hard), 0);
+    ck_assert_int_eq(sp_names_overwrite(in, outs, 2, &i, &j), 1);
+    ck_assert_uint_eq(i, 1);
+    ck_assert_uint_eq(j, 0);
+}
+END_TEST
+
 static Suite *names_suite(void)
 {
     Suite *s = suite_create("names");
@@ -113,6 +139,7 @@ static Suite *names_suite(void)
     tcase_add_test(tc, test_too_long);
     tcase_add_test(tc, test_read);
     tcase_add_test(tc, test_clash);
+    tcase_add_test(tc, test_overwrite);
     suite_add_tcase(s, tc);
     return s;
 }
