@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# batch_options_test.sh: the options of a batch (scaleppm -o ... IN...):
+# --fail-fast, -q, --format, the %s pattern and %%, --timings=json (one
+# object a file), SIGINT and SIGTERM mid-batch, and the same bytes at -t 1,
+# 2 and 4 for each --io and --read-buffer.  Every output is compared with
+# the one-file run `scaleppm -s N IN OUT`.  batch_test.sh has the hostile
+# files, collisions, odd names, a full filesystem and kill -9.
+#
+# usage: bash tests/batch_options_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=batch_lib.sh
+. "$here/batch_lib.sh"
+setup "usage: batch_options_test.sh PATH/TO/scaleppm [PATH/TO/genimage]" "$@"
+cd "$WORK"
+bg_pid=''
+trap '[[ -z $bg_pid ]] || kill -KILL "$bg_pid" 2>/dev/null
+rm -rf -- "$WORK"' EXIT
+
+mkdir in
+noise 31 17 255 1 3 >in/a.ppm
+noise 23 19 65535 4 1 >in/b.pgm
+noise 40 9 255 7 3 >in/c.ppm
+noise 7 30 1023 10 3 >in/d.ppm
+noise 64 48 255 13 3 >in/big.ppm
+printf 'P4\n16 3\n\377\0\125\252\17\360' >in/e.pbm
+noise 5 4 255 16 1 >in/x.y.pgm
+cp in/c.ppm in/noext
+printf 'P6\n0 0\n255\n' >in/bad.ppm
+all=(big.ppm a.ppm b.pgm e.pbm d.ppm x.y.pgm c.ppm noext)
+refs 2 ref "${all[@]/#/in/}"
+refs -3 ref3 "${all[@]/#/in/}"
+
+# --- --fail-fast and -q -----------------------------------------------------
+rm -rf out && mkdir out
+sp -t 1 --fail-fast -s 2 -o out/ in/a.ppm in/bad.ppm in/c.ppm in/d.ppm \
+    in/big.ppm
+why=$(stderr_is 1 '^scaleppm: in/bad.ppm: .*bad PNM header' \
+    "$(summary_re '1 scaled, 1 failed')")
+[[ -n $why ]] || why=$(holds out ref a.ppm)
+result '-t 1 --fail-fast: the file before kept, none after started' "$why"
+
+rm -rf out && mkdir out
+sp -q -s 2 -o out/ in/a.ppm in/bad.ppm in/c.ppm
+why=$(stderr_is 1 '^scaleppm: in/bad.ppm: .*bad PNM header')
+[[ -n $why ]] || why=$(holds out ref a.ppm c.ppm)
+result '-q: the error line, no summary' "$why"
+rm -rf out && mkdir out
+sp --quiet -s 2 -o out/ in/a.ppm in/c.ppm
+why=$(stderr_is 0)
+[[ -n $why ]] || why=$(holds out ref a.ppm c.ppm)
+result '--quiet, all scaled: nothing on stderr' "$why"
+
+# --- --format, the %s pattern, -o DIR without its slash ----------------------
+mkdir fref
+why=''
+for fmt in pnm ppm pgm pam png jpg jpeg bmp tga pbm; do
+    ins=(in/a.ppm in/b.pgm in/x.y.pgm)
+    [[ $fmt != pbm ]] || ins=(in/e.pbm)
+    names=()
+    for f in "${ins[@]}"; do
+        b=${f##*/}
+        names+=("${b%.*}.$fmt")
+        "$SP" -s 2 "$f" "fref/${b%.*}.$fmt"
+    done
+    rm -rf out && mkdir out
+    sp -s 2 -o out/ --format "$fmt" "${ins[@]}"
+    w=$(stderr_is 0 "$(summary_re "${#ins[@]} scaled")")
+    [[ -n $w ]] || w=$(holds out fref "${names[@]}")
+    [[ -z $w ]] || why+="--format $fmt: $w; "
+done
+result '--format EXT for each type: DIR/base.EXT, as the one-file run' "$why"
+sp -s 2 -o out/ --format gif in/a.ppm
+why=$(stderr_is 2 '^scaleppm: ')
+result '--format gif: exit 2' "$why"
+
+"$SP" -s 2 in/a.ppm fref/a_small.png
+"$SP" -s 2 in/x.y.pgm fref/x.y_small.png
+"$SP" -s 2 in/noext fref/noext_small.png
+rm -rf out && mkdir out
+sp -s 2 -o 'out/%s_small.png' in/a.ppm in/x.y.pgm in/noext
+why=$(stderr_is 0 "$(summary_re '3 scaled')")
+[[ -n $why ]] ||
+    why=$(holds out fref a_small.png x.y_small.png noext_small.png)
+result "-o 'out/%s_small.png': the base name less its last extension" "$why"
+
+cp ref/a.ppm 'fref/100%_a.ppm'
+rm -rf out && mkdir out
+sp -s 2 -o 'out/100%%_%s.ppm' in/a.ppm
+why=$(stderr_is 0 "$(summary_re '1 scaled')")
+[[ -n $why ]] || why=$(holds out fref '100%_a.ppm')
+result "-o 'out/100%%_%s.ppm': %% is a %" "$why"
+
+rm -rf out && mkdir out
+sp -s 2 -o out/none.ppm in/a.ppm in/c.ppm
+why=$(stderr_is 2 '^scaleppm: ')
+[[ -n $why ]] || why=$(holds out ref)
+result '-o naming no directory and no %s: exit 2, nothing written' "$why"
+
+why=''
+for pat in 'out/%d_%s.ppm' 'out/%n%s.ppm' 'out/%s%' 'out/%s_%s.ppm'; do
+    rm -rf out && mkdir out
+    sp -s 2 -o "$pat" in/a.ppm
+    ((rc == 0 || rc == 2)) || why+="$pat: exit $rc; "
+    ((rc != 0)) || [[ $(entries out) == 1 ]] || why+="$pat: no one output; "
+done
+result 'other % sequences: taken literally or refused, never a crash' "$why"
+
+rm -rf out && mkdir out
+sp -s 2 -o out in/a.ppm in/c.ppm
+why=$(stderr_is 0 "$(summary_re '2 scaled')")
+[[ -n $why ]] || why=$(holds out ref a.ppm c.ppm)
+result '-o DIR naming an existing directory, no slash' "$why"
+
+# --- --timings=json: one object a file ---------------------------------------
+rm -rf out && mkdir out
+sp --timings=json -s 2 -o out/ in/a.ppm in/b.pgm in/c.ppm
+why=''
+((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+[[ -n $why ]] || why=$(python3 -c 'import json, sys
+lines = open("e").read().splitlines()
+objs = [json.loads(x) for x in lines[:-1]]
+if len(objs) != 3 or not all(isinstance(o, dict) for o in objs):
+    sys.exit(f"{len(objs)} objects before the summary, want 3")
+for name in ("in/a.ppm", "in/b.pgm", "in/c.ppm"):
+    n = sum(name in json.dumps(o) for o in objs)
+    if n != 1:
+        print(f"{name} is in {n} objects")
+' 2>&1) || true
+[[ -n $why ]] || tail -n 1 e | grep -Eq -- "$(summary_re '3 scaled')" ||
+    why="summary: $(tail -n 1 e)"
+result '--timings=json: one object a file naming it, then the summary' \
+    "$why"
+
+# --- the same bytes at any thread count, I/O path and read buffer -----------
+why=''
+for n in 2 -3; do
+    r=ref
+    [[ $n == 2 ]] || r=ref3
+    for t in 1 2 4; do
+        for io in 'read fresh' 'read reuse' mmap pread; do
+            read -r path rb <<<"$io"
+            rm -rf out && mkdir out
+            sp -t "$t" --io "$path" ${rb:+--read-buffer "$rb"} -s "$n" \
+                -o out/ \
+                "${all[@]/#/in/}"
+            w=$(stderr_is 0 "$(summary_re "${#all[@]} scaled")")
+            [[ -n $w ]] || w=$(holds out "$r" "${all[@]}")
+            [[ -z $w ]] || why+="-s $n -t $t --io $io: $w; "
+        done
+    done
+done
+result 'the same bytes at -t 1, 2, 4, each --io, --read-buffer either way' \
+    "$why"
+
+# An output that is another input of the batch: a.ppm writes a_x.ppm,
+# itself an input.  Refused, or read as it was; never an answer that
+# depends on the thread count.
+mkdir chain0
+cp in/big.ppm chain0/a.ppm
+cp in/c.ppm chain0/a_x.ppm
+why=''
+seen=''
+for t in 1 2 4; do
+    rm -rf chain && cp -r chain0 chain
+    sp -t "$t" -s 2 -o 'chain/%s_x.ppm' chain/a.ppm chain/a_x.ppm
+    got="exit $rc $(cksum <chain/a_x_x.ppm 2>/dev/null || true)"
+    [[ -z $seen || $got == "$seen" ]] || why="-t $t: $got; before: $seen"
+    seen=$got
+done
+result 'an output that is another input: the same at -t 1, 2, 4' "$why"
+
+# --- SIGINT and SIGTERM mid-batch --------------------------------------------
+# PNG at deflate effort 9: a batch long enough to be signalled in.
+mkdir kin kref
+for i in $(seq 1 32); do
+    noise 120 100 255 $((60 + i)) 3 >"kin/k$i.ppm"
+    "$SP" -s 4 --compression 9 "kin/k$i.ppm" "kref/k$i.png"
+done
+for sig in INT TERM; do
+    why="the batch always ended before SIG$sig (3 tries)"
+    for delay in 0.2 0.1 0.05; do
+        rm -rf kout && mkdir kout
+        # A background job starts with SIGINT ignored: env restores it.
+        env --default-signal=INT "$SP" -t 2 -s 4 --compression 9 \
+            -o kout/%s.png kin/k*.ppm 2>e </dev/null &
+        bg_pid=$!
+        sleep "$delay"
+        kill -s "$sig" "$bg_pid" 2>/dev/null || true
+        rc=0
+        wait "$bg_pid" || rc=$?
+        bg_pid=''
+        ((rc != 0)) || continue
+        why=$(intact kout kref)
+        printf "# %s of 32 done at SIG%s\n" "$(entries kout)" "$sig"
+        have=$(entries kout)
+        [[ -n $why ]] || why=$(stderr_is 1 "$(summary_re \
+            "$have scaled(, [0-9]+ failed)?" ', interrupted')")
+        break
+    done
+    result "SIG$sig mid-batch: finished kept, none partial, summary, exit 1" \
+        "$why"
+done
+
+finish
