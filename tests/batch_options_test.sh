@@ -39,7 +39,7 @@ rm -rf out && mkdir out
 sp -t 1 --fail-fast -s 2 -o out/ in/a.ppm in/bad.ppm in/c.ppm in/d.ppm \
     in/big.ppm
 why=$(stderr_is 1 '^scaleppm: in/bad.ppm: .*bad PNM header' \
-    "$(summary_re '1 scaled, 1 failed')")
+    "$(summary_re '1 scaled, 1 failed, 3 not done')")
 [[ -n $why ]] || why=$(holds out ref a.ppm)
 result '-t 1 --fail-fast: the file before kept, none after started' "$why"
 
@@ -198,7 +198,7 @@ for sig in INT TERM; do
         printf "# %s of 32 done at SIG%s\n" "$(entries kout)" "$sig"
         have=$(entries kout)
         [[ -n $why ]] || why=$(stderr_is 1 "$(summary_re \
-            "$have scaled(, [0-9]+ failed)?" ', interrupted')")
+            "$have scaled(, [0-9]+ not done)?" ', interrupted')")
         break
     done
     result "SIG$sig mid-batch: finished kept, none partial, summary, exit 1" \

@@ -69,7 +69,7 @@ collide() {
     rm -rf out && mkdir out
     sp -s 2 "$@"
     why=$(stderr_is 2 \
-        "^scaleppm: '[^']+' and '[^']+' would both write '[^']+'$")
+        "^scaleppm: '[^']+' and '[^']+' would both write '[^']+' \\(see scaleppm --help\\)$")
     [[ -n $why ]] || why=$(holds out ref)
     result "$what: exit 2, nothing written" "$why"
 }
