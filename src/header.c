@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +12,14 @@
 
 #include "image.h"
 
-static char netpbm_msg[SP_WHY_MAX];
+/* libnetpbm's error message, as its error function left it on this
+ * thread. */
+static __thread char netpbm_msg[SP_WHY_MAX];
+
+/* libnetpbm keeps one jump buffer for the process: one thread at a time
+ * calls it (a batch loads several files at once).  Taken around each
+ * stretch between setjmp and the jump buffer put back. */
+static pthread_mutex_t netpbm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* libnetpbm's PAM_STRUCT_SIZE(tuple_type), without its member access
  * through a null pointer (undefined behaviour that UBSan reports). */
@@ -19,8 +27,8 @@ static char netpbm_msg[SP_WHY_MAX];
     (offsetof(struct pam, tuple_type) + sizeof((struct pam *)0)->tuple_type)
 
 /* Set between setjmp and a possible longjmp, so static rather than
- * automatic (an automatic would be indeterminate after the jump).  The
- * module is main-thread only, like libnetpbm's own jump buffer. */
+ * automatic (an automatic would be indeterminate after the jump); under
+ * netpbm_lock, like libnetpbm's own jump buffer. */
 static jmp_buf *saved_jb;
 static tuple *row_buf;
 
@@ -43,16 +51,18 @@ static void drop_message(const char *msg)
     (void)msg;  /* library code never prints */
 }
 
+static void netpbm_init(void)
+{
+    pm_init("scaleppm", 0);
+    pm_setusererrormsgfn(keep_error);
+    pm_setusermessagefn(drop_message);
+}
+
 static void netpbm_setup(void)
 {
-    static int done;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-    if (!done) {
-        pm_init("scaleppm", 0);
-        pm_setusererrormsgfn(keep_error);
-        pm_setusermessagefn(drop_message);
-        done = 1;
-    }
+    (void)pthread_once(&once, netpbm_init);
     netpbm_msg[0] = '\0';
 }
 
@@ -62,13 +72,16 @@ static int read_pam(FILE *f, struct pam *pam)
 {
     jmp_buf jb;
 
+    pthread_mutex_lock(&netpbm_lock);
     if (setjmp(jb) != 0) {
         pm_setjmpbuf(saved_jb);
+        pthread_mutex_unlock(&netpbm_lock);
         return -1;
     }
     pm_setjmpbufsave(&jb, &saved_jb);
     pnm_readpaminit(f, pam, PAM_LEN);
     pm_setjmpbuf(saved_jb);
+    pthread_mutex_unlock(&netpbm_lock);
     return 0;
 }
 
@@ -179,11 +192,13 @@ static int read_rows(struct pam *pam, sp_row_fn *row, void *arg,
     jmp_buf jb;
     volatile int rc = 0;  /* set after setjmp */
 
+    pthread_mutex_lock(&netpbm_lock);
     if (setjmp(jb) != 0) {
         pm_setjmpbuf(saved_jb);
         if (row_buf != NULL)
             pnm_freepamrow(row_buf);
         row_buf = NULL;
+        pthread_mutex_unlock(&netpbm_lock);
         return -1;
     }
     pm_setjmpbufsave(&jb, &saved_jb);
@@ -201,6 +216,7 @@ static int read_rows(struct pam *pam, sp_row_fn *row, void *arg,
     pnm_freepamrow(row_buf);
     row_buf = NULL;
     pm_setjmpbuf(saved_jb);
+    pthread_mutex_unlock(&netpbm_lock);
     return rc;
 }
 
@@ -256,13 +272,16 @@ static int write_pam(struct pam *pam)
 {
     jmp_buf jb;
 
+    pthread_mutex_lock(&netpbm_lock);
     if (setjmp(jb) != 0) {
         pm_setjmpbuf(saved_jb);
+        pthread_mutex_unlock(&netpbm_lock);
         return -1;
     }
     pm_setjmpbufsave(&jb, &saved_jb);
     pnm_writepaminit(pam);
     pm_setjmpbuf(saved_jb);
+    pthread_mutex_unlock(&netpbm_lock);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "image.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,13 +131,60 @@ sp_status sp_image_check(const struct sp_image *img)
     return sp_stamp_check(img->fd, &img->stamp);
 }
 
+static enum sp_buffer_policy buffer_policy;
+static __thread struct {
+    void *p;
+    size_t len;
+} kept;
+
+void sp_buffer_policy(enum sp_buffer_policy policy)
+{
+    buffer_policy = policy;
+    if (policy == SP_BUFFER_FRESH)
+        (void)mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
+
+void *sp_buffer_take(size_t n)
+{
+    void *p = kept.p;
+
+    if (p != NULL && kept.len >= n) {
+        kept.p = NULL;
+        return p;
+    }
+    return malloc(n ? n : 1);
+}
+
+void sp_buffer_drop(void)
+{
+    free(kept.p);
+    kept.p = NULL;
+}
+
+/* give_back: BASE (LEN bytes) freed, or kept for this thread's next
+ * sp_buffer_take(). */
+static void give_back(void *base, size_t len)
+{
+    if (buffer_policy != SP_BUFFER_REUSE) {
+        free(base);
+        return;
+    }
+    if (kept.p != NULL && kept.len >= len) {
+        free(base);
+        return;
+    }
+    free(kept.p);
+    kept.p = base;
+    kept.len = len;
+}
+
 sp_status sp_image_release(struct sp_image *img)
 {
     sp_status st = SP_OK;
 
     switch (img->backing) {
     case SP_BACKING_MALLOC:
-        free(img->base);
+        give_back(img->base, img->base_len);
         break;
     case SP_BACKING_MMAP:
         /* The study's release: drop the pages, then the mapping. */

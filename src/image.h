@@ -138,7 +138,25 @@ void sp_image_adopt(struct sp_image *img, enum sp_backing backing, void *base,
                     size_t base_len, const struct sp_header *hdr,
                     unsigned char *raster);
 
-/* sp_image_release: release IMG by its backing (free, madvise+munmap of
+/* The read path's buffer (load_read.c).  In a batch (batch.h), each
+ * thread may keep the buffer of the image it releases and load the next
+ * image into it when it is large enough: SP_BUFFER_REUSE.  SP_BUFFER_FRESH
+ * has every image malloc a buffer of pages never touched, as the Sun
+ * study's one image a process did: glibc's mmap threshold is fixed at its
+ * default, so it does not grow to serve a large buffer from the heap
+ * after the first is freed.  Set once, before any thread loads. */
+enum sp_buffer_policy { SP_BUFFER_FREE, SP_BUFFER_REUSE, SP_BUFFER_FRESH };
+void sp_buffer_policy(enum sp_buffer_policy policy);
+
+/* sp_buffer_take: a buffer of N bytes: this thread's kept one if it is
+ * large enough, else a new malloc (NULL: no memory). */
+void *sp_buffer_take(size_t n);
+
+/* sp_buffer_drop: free the buffer this thread keeps, if it keeps one. */
+void sp_buffer_drop(void);
+
+/* sp_image_release: release IMG by its backing (free (or kept: see
+ * SP_BUFFER_REUSE), madvise+munmap of
  * exactly base/base_len and close, or close) and reset it to empty.  Safe
  * on an empty image and idempotent.  An madvise failure is ignored (it is
  * advice); returns the munmap error if there is one, else 0. */

@@ -9,6 +9,8 @@
 #include "source.h"
 #include "work.h"
 
+atomic_int sp_job_cancel;
+
 static sp_status fail(struct sp_report *r, const char *path, sp_status st)
 {
     r->failed_path = path;
@@ -41,6 +43,8 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
         job->factor, job->max_pixels ? job->max_pixels : SP_MAX_PIXELS,
         &r->out_width, &r->out_height};
 
+    if (atomic_load_explicit(&sp_job_cancel, memory_order_relaxed))
+        return fail(r, job->in, EINTR);
     sp_meter_start(&m);
     st = sp_load_at(job->in, start, job->io, sp_policy_accept, &policy,
                     &src, &r->load);

@@ -11,6 +11,7 @@
 #ifndef SP_JOB_H
 #define SP_JOB_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,11 @@ struct sp_job {
 
 /* The default of --max-pixels: 2^31 pixels, 6 GiB as 8-bit RGB. */
 #define SP_MAX_PIXELS ((uint64_t)1 << 31)
+
+/* sp_job_cancel: once set (a batch sets it on a signal, or at a failure
+ * under --fail-fast), every job stops before its next image or item and
+ * fails with EINTR, its output not written. */
+extern atomic_int sp_job_cancel;
 
 /* sp_job_run: load, scale, release and write as JOB says, measuring each
  * phase into REPORT.  The output format comes from JOB->out's extension.

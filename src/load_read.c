@@ -1,5 +1,6 @@
 /* The read() backend: seek past the header, read the raster into one
- * malloc'd buffer, released with free(). */
+ * malloc'd buffer (kept, in a batch, for the next image: image.h),
+ * released with free(). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@ sp_status sp_load_read(int fd, const struct sp_header *hdr,
 
     if (sp_sys.lseek(fd, hdr->raster_offset, SEEK_SET) < 0)
         return errno;
-    buf = malloc(hdr->raster_bytes);
+    buf = sp_buffer_take(hdr->raster_bytes);
     if (buf == NULL)
         return ENOMEM;
     st = sp_sys_read_full(fd, buf, hdr->raster_bytes, &got);

@@ -22,8 +22,8 @@ struct inbuf {
  * the next image of a multi-image stream, which the next load from the
  * same descriptor takes first.  One, as the loader runs on one thread
  * (libnetpbm's jump buffer is one global). */
-static struct inbuf rest;
-static int rest_fd = -1;
+static __thread struct inbuf rest;
+static __thread int rest_fd = -1;
 
 /* keep_rest: the N bytes at P (past an image read from FD) for the next
  * load; with at least two of them (unless the stream ended), enough to

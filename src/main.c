@@ -8,32 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "job.h"
+#include "msg.h"
+#include "names.h"
 #include "options.h"
-
-/* show_name: PATH as printed in a one-line message, in BUF (LEN bytes):
- * backslashes and control characters (a newline in a file name) escaped
- * as C does, so that the line stays one line. */
-static const char *show_name(const char *path, char *buf, size_t len)
-{
-    static const char plain[] = "\\\n\t\r", named[] = "\\ntr";
-    size_t n = 0;
-
-    for (const unsigned char *p = (const unsigned char *)path;
-         *p != '\0' && n + 5 < len; p++) {
-        const char *c = strchr(plain, *p);
-
-        if (c != NULL)
-            n += (size_t)snprintf(buf + n, len - n, "\\%c",
-                                  named[c - plain]);
-        else if (*p < 0x20 || *p == 0x7f)
-            n += (size_t)snprintf(buf + n, len - n, "\\%03o", *p);
-        else
-            buf[n++] = (char)*p;
-    }
-    buf[n] = '\0';
-    return buf;
-}
 
 /* The output's name as the signal handler prints it, set before the run. */
 static char shown_out[PATH_MAX];
@@ -108,6 +87,20 @@ static sp_status catch_signals(void)
     return SP_OK;
 }
 
+/* stop_signals: the fatal signals caught (not those ignored on entry)
+ * into SET: those a batch waits for. */
+static void stop_signals(sigset_t *set)
+{
+    struct sigaction was;
+
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals;
+         i++)
+        if (sigaction(fatal_signals[i].sig, NULL, &was) == 0 &&
+            was.sa_handler != SIG_IGN)
+            sigaddset(set, fatal_signals[i].sig);
+}
+
 /* quiet_pipe_end: the reader of the output went away: end as netpbm's
  * tools and coreutils do, killed by SIGPIPE without a word (the shell
  * says nothing of it in a pipeline).  SIGPIPE was ignored so that the
@@ -118,24 +111,12 @@ static void quiet_pipe_end(void)
     raise(SIGPIPE);
 }
 
-static void print_error(const char *path, sp_status st, const char *why)
-{
-    char shown[PATH_MAX];
-
-    show_name(path, shown, sizeof shown);
-    if (why[0] != '\0')
-        fprintf(stderr, "scaleppm: %s: %s: %s\n", shown, sp_strerror(st),
-                why);
-    else
-        fprintf(stderr, "scaleppm: %s: %s\n", shown, sp_strerror(st));
-}
-
 static void print_verbose(const struct sp_job *job, const struct sp_report *r)
 {
     const struct sp_load_info *li = &r->load;
     char in[PATH_MAX];
 
-    show_name(job->in, in, sizeof in);
+    sp_show_name(job->in, in, sizeof in);
     fprintf(stderr, "scaleppm: %s: P%c %zux%zu, %u channel%s, maxval %u, "
             "loaded with %s; %s: %zux%zu, scale %d (%s), %u thread%s\n", in,
             li->magic, r->in_width, r->in_height, r->channels,
@@ -152,6 +133,111 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
                 li->trailing_bytes == 1 ? "" : "s");
 }
 
+/* batch_inputs: O's file arguments and the names in its --files-from
+ * list into IN: 0, or the exit status of an error (printed). */
+static int batch_inputs(const struct options *o, struct sp_names *in)
+{
+    FILE *f = stdin;
+    sp_status st = SP_OK;
+
+    for (int i = 0; i < o->nfiles && st == SP_OK; i++)
+        st = sp_names_add(in, o->files[i]);
+    if (st == SP_OK && o->files_from != NULL) {
+        if (strcmp(o->files_from, "-") != 0)
+            f = fopen(o->files_from, "r");
+        if (f == NULL) {
+            sp_print_error(o->files_from, errno, "");
+            return EXIT_FAILURE;
+        }
+        st = sp_names_read(f, o->nul ? '\0' : '\n', in);
+        if (f != stdin)
+            fclose(f);
+        if (st != SP_OK) {
+            sp_print_error(o->files_from, st, "");
+            return EXIT_FAILURE;
+        }
+    }
+    for (size_t i = 0; i < in->n; i++)
+        if (strcmp(in->name[i], "-") == 0) {
+            fprintf(stderr, "scaleppm: '-' in %s: a batch takes files, "
+                    "not standard input (./- names a file)\n",
+                    o->files_from);
+            return EXIT_USAGE;
+        }
+    if (st != SP_OK)
+        sp_print_error("-o", st, "");
+    return st != SP_OK ? EXIT_FAILURE : 0;
+}
+
+/* batch_outputs: the output of each of the inputs IN into OUT, and none
+ * written twice: 0, or the exit status of an error (printed). */
+static int batch_outputs(const struct options *o, const struct sp_names *in,
+                         struct sp_names *out)
+{
+    char name[PATH_MAX], a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
+    sp_status st = SP_OK;
+    size_t i, j;
+    int clash;
+
+    for (i = 0; i < in->n && st == SP_OK; i++) {
+        st = sp_batch_name(o->target, o->target_dir, o->format,
+                           in->name[i], name, sizeof name);
+        if (st == SP_OK)
+            st = sp_names_add(out, name);
+    }
+    if (st != SP_OK) {
+        sp_print_error(in->name[i - 1], st, "its output's name");
+        return EXIT_FAILURE;
+    }
+    clash = sp_names_clash(out->name, out->n, &i, &j);
+    if (clash < 0) {
+        sp_print_error("-o", ENOMEM, "");
+        return EXIT_FAILURE;
+    }
+    if (clash > 0) {
+        fprintf(stderr, "scaleppm: '%s' and '%s' would both write '%s' "
+                "(see scaleppm --help)\n",
+                sp_show_name(in->name[i], a, sizeof a),
+                sp_show_name(in->name[j], b, sizeof b),
+                sp_show_name(out->name[i], c, sizeof c));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* run_batch: the batch O asks for: the exit status. */
+static int run_batch(const struct options *o)
+{
+    struct sp_names in = {0}, out = {0};
+    struct sp_batch b = {.job = o->job, .fail_fast = o->fail_fast,
+                         .skip_existing = o->skip_existing,
+                         .timings = o->timings, .json = o->json,
+                         .buffers = o->buffers ? o->buffers
+                                               : SP_BUFFER_REUSE};
+    struct sp_tally t;
+    sp_status st;
+    int rc = batch_inputs(o, &in);
+
+    if (rc == 0)
+        rc = batch_outputs(o, &in, &out);
+    if (rc == 0) {
+        b.in = in.name;
+        b.out = out.name;
+        b.n = in.n;
+        b.progress = !o->quiet && isatty(STDERR_FILENO);
+        stop_signals(&b.stop_signals);
+        st = sp_batch_run(&b, &t);
+        if (st == SP_E_THREAD)
+            sp_print_error("-o", st, "");
+        else if (!o->quiet)
+            sp_tally_print(&t);
+        rc = st == SP_OK ? 0 : EXIT_FAILURE;
+    }
+    sp_names_free(&in);
+    sp_names_free(&out);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct options o = {.job = {.io = SP_IO_AUTO, .filter = SP_FILTER_SAMPLE,
@@ -162,12 +248,15 @@ int main(int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    show_name(o.job.out, shown_out, sizeof shown_out);
+    sp_show_name(o.target ? o.target : o.job.out, shown_out,
+                 sizeof shown_out);
     st = catch_signals();
     if (st != SP_OK) {
-        print_error(o.job.out, st, "");
+        sp_print_error(o.job.out, st, "");
         return EXIT_FAILURE;
     }
+    if (o.target != NULL)
+        return run_batch(&o);
     st = sp_job_run(&o.job, &report);
     if (st == SP_OK && strcmp(o.job.out, "-") == 0 && fclose(stdout) != 0) {
         st = errno;
@@ -177,7 +266,7 @@ int main(int argc, char **argv)
     if (st == EPIPE)
         quiet_pipe_end();
     if (st != SP_OK) {
-        print_error(report.failed_path, st, report.why);
+        sp_print_error(report.failed_path, st, report.why);
         return EXIT_FAILURE;
     }
     if (o.verbose)

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "names.h"
 #include "parallel.h"
 
 unsigned sp_default_threads(void)
@@ -27,10 +29,12 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "usage: scaleppm [OPTION]... -s N [IN [OUT]]\n"
+"       scaleppm [OPTION]... -s N -o DIR/|PATTERN [IN]... [--files-from L]\n"
 "\n"
 "Scale the netpbm image IN (PBM, PGM, PPM or PAM, plain or raw, 1 to 16\n"
 "bits; every image of a stream of them) by an integer factor into OUT.\n"
 "IN and OUT default to standard input and output; - names them too.\n"
+"With -o, scale every IN (a batch), each into its own output.\n"
 "\n"
 "  -s, --scale N       N >= 2 enlarges N times (each pixel an N x N block),\n"
 "                      N <= -2 reduces |N| times, 1 or -1 copies\n"
@@ -52,6 +56,27 @@ static void usage(FILE *f)
 "      --max-pixels N  refuse an input or output of more than N pixels\n"
 "                      (default 2147483648)\n"
 "  -v, --verbose       describe the input and output on stderr\n"
+"\n"
+"A batch:\n"
+"  -o, --output DIR/   each IN into DIR under its own name; a PATTERN\n"
+"                      instead names each output: %%s is IN's name\n"
+"                      without its directory and extension, %%%% a %%\n"
+"                      (-o 'small/%%s_4.png')\n"
+"      --format EXT    with -o DIR/: write EXT files (png, pam, ...)\n"
+"      --files-from L  also the inputs named in the file L (- for\n"
+"                      standard input), one a line\n"
+"  -0, --null          the names in L end with a NUL, not a newline\n"
+"      --skip-existing leave out an input whose output exists (outputs\n"
+"                      are written whole or not at all)\n"
+"      --fail-fast     stop at the first file that fails (else the\n"
+"                      others go on, and the exit status is 1)\n"
+"      --read-buffer reuse|fresh\n"
+"                      --io read: each thread reads the next image into\n"
+"                      the buffer of the last (reuse, the default), or\n"
+"                      into new memory (fresh: the Sun study's cost)\n"
+"  -q, --quiet         no progress line and no summary\n"
+"-t threads are shared: min(T, files) files at a time.\n"
+"\n"
 "  -h, --help          show this help\n"
 "  -V, --version       show the version\n"
 "\n"
@@ -94,7 +119,8 @@ static int parse_int(const char *s, long lo, long hi, int *out)
 }
 
 enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS, OPT_QUALITY,
-       OPT_COMPRESSION };
+       OPT_COMPRESSION, OPT_FORMAT, OPT_FILES_FROM, OPT_FAIL_FAST,
+       OPT_SKIP_EXISTING, OPT_READ_BUFFER };
 
 /* parse_choice: OPTARG as one of NAMES (N of them) into *OUT, its index. */
 static int parse_choice(const char *arg, const char *const *names, int n,
@@ -170,6 +196,80 @@ static int parse_value(int c, const char *arg, struct options *o)
     }
 }
 
+/* parse_batch: the batch's option C (with the argument ARG, if it takes
+ * one) into O: 0, or the exit status of a usage error (printed). */
+static int parse_batch(int c, const char *arg, struct options *o)
+{
+    static const char *const formats[] = {"pnm", "ppm", "pgm", "pbm",
+                                          "pam", "png", "jpg", "jpeg",
+                                          "bmp", "tga"};
+    static const char *const buffers[] = {"reuse", "fresh"};
+    int v;
+
+    switch (c) {
+    case 'o':
+        if (arg[0] == '\0')
+            return usage_error("%s", "-o '': expected a directory or a "
+                               "pattern");
+        o->target = arg;
+        return 0;
+    case OPT_FORMAT:
+        if (parse_choice(arg, formats, 10, &v))
+            return usage_error("--format '%s': expected pnm, ppm, pgm, pbm, "
+                               "pam, png, jpg, bmp or tga", arg);
+        o->format = arg;
+        return 0;
+    case OPT_FILES_FROM:
+        o->files_from = arg;
+        return 0;
+    case OPT_READ_BUFFER:
+        if (parse_choice(arg, buffers, 2, &v))
+            return usage_error("--read-buffer '%s': expected reuse or fresh",
+                               arg);
+        o->buffers = v == 0 ? SP_BUFFER_REUSE : SP_BUFFER_FRESH;
+        return 0;
+    case '0':
+        o->nul = 1;
+        return 0;
+    case 'q':
+        o->quiet = 1;
+        return 0;
+    case OPT_FAIL_FAST:
+        o->fail_fast = 1;
+        return 0;
+    default:  /* OPT_SKIP_EXISTING */
+        o->skip_existing = 1;
+        return 0;
+    }
+}
+
+/* check_batch: what a batch's options ask together (-o given): -1 to
+ * run, or the exit status of a usage error.  The target is a directory
+ * when it ends in '/' or names one, else a pattern. */
+static int check_batch(int n, char **files, struct options *o)
+{
+    struct stat sb;
+    size_t len = strlen(o->target);
+
+    o->target_dir = o->target[len - 1] == '/' ||
+                    (stat(o->target, &sb) == 0 && S_ISDIR(sb.st_mode));
+    if (!o->target_dir && !sp_pattern_ok(o->target))
+        return usage_error("-o '%s': expected a directory (DIR/) or a "
+                           "pattern with %%s", o->target);
+    if (!o->target_dir && o->format != NULL)
+        return usage_error("--format: for -o DIR/; a pattern names its "
+                           "type ('%s')", o->target);
+    for (int i = 0; i < n; i++)
+        if (strcmp(files[i], "-") == 0)
+            return usage_error("%s", "'-': a batch takes files, not "
+                               "standard input");
+    if (n == 0 && o->files_from == NULL)
+        return usage_error("-o '%s': no input files", o->target);
+    o->files = files;
+    o->nfiles = n;
+    return -1;
+}
+
 /* check_options: the N file arguments FILES, and what the options ask
  * together, into O: -1 to run, or the exit status of a usage error. */
 static int check_options(int n, char **files, struct options *o)
@@ -185,9 +285,16 @@ static int check_options(int n, char **files, struct options *o)
         access(files[0], F_OK) != 0)
         return usage_error("--timings %s: the format goes after '=': "
                            "--timings=%s", files[0], files[0]);
+    if (o->target != NULL)
+        return check_batch(n, files, o);
+    if (o->format != NULL || o->files_from != NULL || o->nul ||
+        o->fail_fast || o->skip_existing || o->buffers != SP_BUFFER_FREE)
+        return usage_error("%s", "--format, --files-from, -0, --fail-fast, "
+                           "--skip-existing and --read-buffer are for a "
+                           "batch (-o)");
     if (n > 2)
-        return usage_error("'%s': one input and one output at most",
-                           files[2]);
+        return usage_error("'%s': one input and one output at most "
+                           "(a batch: -o DIR/)", files[2]);
     o->job.in = n > 0 ? files[0] : "-";
     o->job.out = n > 1 ? files[1] : "-";
     return -1;
@@ -204,6 +311,14 @@ int sp_parse_options(int argc, char **argv, struct options *o)
         {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
         {"quality", required_argument, NULL, OPT_QUALITY},
         {"compression", required_argument, NULL, OPT_COMPRESSION},
+        {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"files-from", required_argument, NULL, OPT_FILES_FROM},
+        {"null", no_argument, NULL, '0'},
+        {"fail-fast", no_argument, NULL, OPT_FAIL_FAST},
+        {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
+        {"read-buffer", required_argument, NULL, OPT_READ_BUFFER},
+        {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -212,7 +327,7 @@ int sp_parse_options(int argc, char **argv, struct options *o)
     int c, rc;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":s:t:vhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:t:o:0qvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'v':
             o->verbose = 1;
@@ -230,6 +345,11 @@ int sp_parse_options(int argc, char **argv, struct options *o)
         case 's': case 't': case OPT_IO: case OPT_FILTER: case OPT_TIMINGS:
         case OPT_MAX_PIXELS: case OPT_QUALITY: case OPT_COMPRESSION:
             if ((rc = parse_value(c, optarg, o)) != 0)
+                return rc;
+            break;
+        case 'o': case '0': case 'q': case OPT_FORMAT: case OPT_FILES_FROM:
+        case OPT_FAIL_FAST: case OPT_SKIP_EXISTING: case OPT_READ_BUFFER:
+            if ((rc = parse_batch(c, optarg, o)) != 0)
                 return rc;
             break;
         default:

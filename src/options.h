@@ -13,6 +13,16 @@ struct options {
     struct sp_job job;
     int have_scale, timings, json, verbose;
     int timings_bare;  /* --timings without =FORMAT */
+    /* A batch (-o or --files-from): */
+    const char *target;       /* -o: a directory or a %s pattern */
+    int target_dir;           /* TARGET is a directory */
+    const char *format;       /* --format: the outputs' extension */
+    const char *files_from;   /* --files-from: a list of inputs */
+    int nul;                  /* -0: the list's names end in NUL */
+    int fail_fast, skip_existing, quiet;
+    enum sp_buffer_policy buffers;  /* --read-buffer */
+    char **files;             /* the file arguments: a batch's inputs */
+    int nfiles;
 };
 
 /* sp_default_threads: one thread per CPU this process may run on

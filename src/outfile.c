@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,13 @@
 
 /* What a signal handler may discard (sp_outfile_discard_pending): set
  * while an output is being written out of sight, with the name of its
- * temporary when it has one.  One output at a time: the process writes
- * one file a run. */
-static volatile sig_atomic_t pending;
-static volatile int pending_dir = -1;
-static const char *volatile pending_tmp;
+ * temporary when it has one.  One output at a time: the handler is a
+ * one-file run's (a batch waits for its signals on a thread, and lets
+ * each job remove its own output).  Atomic, lock-free: a batch's jobs
+ * set them side by side, and a handler may read them. */
+static atomic_int pending;
+static atomic_int pending_dir = -1;
+static const char *_Atomic pending_tmp;
 
 int sp_outfile_discard_pending(void)
 {

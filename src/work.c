@@ -67,6 +67,10 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
     sp_status st = SP_OK;
     size_t y0, y1;
 
+    if (atomic_load_explicit(&sp_job_cancel, memory_order_relaxed)) {
+        w->report->failed_path = w->job->in;
+        return EINTR;
+    }
     sp_plan_item(&w->plan, item, &y0, &y1);
     if (y1 < w->plan.out_height) {
         sp_meter_start(&m);

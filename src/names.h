@@ -1,0 +1,48 @@
+/* names.h: the file names of a batch (batch.h): the inputs, read from a
+ * list as well as the command line, and the output each one writes. */
+#ifndef SP_NAMES_H
+#define SP_NAMES_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "status.h"
+
+/* A growing array of names, each its own malloc'd string. */
+struct sp_names {
+    char **name;
+    size_t n, cap;
+};
+
+/* sp_names_add: a copy of NAME appended to L: 0 or ENOMEM. */
+sp_status sp_names_add(struct sp_names *l, const char *name);
+
+/* sp_names_read: the names in F appended to L, each ended by SEP ('\n'
+ * or '\0'; the last may go without): every byte else is part of a name,
+ * blanks and leading dashes too; empty names are skipped.  0, ENOMEM or
+ * the errno value of a read error. */
+sp_status sp_names_read(FILE *f, int sep, struct sp_names *l);
+
+/* sp_names_free: L's strings and array, and L emptied. */
+void sp_names_free(struct sp_names *l);
+
+/* sp_batch_name: into OUT (LEN bytes), the output TARGET gives the input
+ * IN.  TARGET is a directory when DIR is set: the output is IN's base
+ * name in it, its extension replaced by FORMAT when FORMAT is not NULL.
+ * Otherwise TARGET is a pattern: each %s is IN's base name without its
+ * extension, and %% a %.  Returns 0, or ENAMETOOLONG. */
+sp_status sp_batch_name(const char *target, int dir, const char *format,
+                        const char *in, char *out, size_t len);
+
+/* sp_pattern_ok: whether the pattern TARGET names each input apart: it
+ * holds a %s, and no % but in %s and %%. */
+int sp_pattern_ok(const char *target);
+
+/* sp_names_clash: whether two of the N names in NAMES are the same; if so
+ * *FIRST and *SECOND are the indexes of the first such pair (first <
+ * second, the lowest second).  0 when none, 1 when found, -1 when there
+ * was no memory to look. */
+int sp_names_clash(char *const *names, size_t n, size_t *first,
+                   size_t *second);
+
+#endif

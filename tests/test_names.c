@@ -1,0 +1,123 @@
+/* A batch's file names: outputs named from a directory or a %s pattern,
+ * lists read with either separator, and the check that two inputs would
+ * write one output. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "names.h"
+
+static void check_name(const char *target, int dir, const char *format,
+                       const char *in, const char *want)
+{
+    char out[64];
+
+    ck_assert_int_eq(sp_batch_name(target, dir, format, in, out, sizeof out),
+                     SP_OK);
+    ck_assert_str_eq(out, want);
+}
+
+START_TEST(test_dir)
+{
+    check_name("out/", 1, NULL, "a/b/photo.ppm", "out/photo.ppm");
+    check_name("out", 1, NULL, "photo.ppm", "out/photo.ppm");
+    check_name("out/", 1, "png", "a/photo.x.ppm", "out/photo.x.png");
+    check_name("out/", 1, "pam", "noext", "out/noext.pam");
+    /* a dot that starts the name is not an extension */
+    check_name("out/", 1, "png", "d/.hidden", "out/.hidden.png");
+    check_name("/", 1, NULL, "-lead", "/-lead");
+}
+END_TEST
+
+START_TEST(test_pattern)
+{
+    check_name("small/%s_4.png", 0, NULL, "in/cat.ppm", "small/cat_4.png");
+    check_name("%s/%s.pgm", 0, NULL, "x.y.ppm", "x.y/x.y.pgm");
+    check_name("100%%_%s.ppm", 0, NULL, "a b.ppm", "100%_a b.ppm");
+    ck_assert(sp_pattern_ok("d/%s.png"));
+    ck_assert(sp_pattern_ok("%%%s"));
+    ck_assert(!sp_pattern_ok("d/x.png"));
+    ck_assert(!sp_pattern_ok("%d_%s.png"));
+    ck_assert(!sp_pattern_ok("%s%"));
+    ck_assert(!sp_pattern_ok("%%s"));
+}
+END_TEST
+
+START_TEST(test_too_long)
+{
+    char out[8];
+
+    ck_assert_int_eq(sp_batch_name("o/", 1, NULL, "abcdef", out, sizeof out),
+                     ENAMETOOLONG);
+    ck_assert_int_eq(sp_batch_name("%s", 0, NULL, "abcdefg", out,
+                                   sizeof out), SP_OK);
+    ck_assert_int_eq(sp_batch_name("%s!", 0, NULL, "abcdefg", out,
+                                   sizeof out), ENAMETOOLONG);
+}
+END_TEST
+
+/* read: the names in the LEN bytes of TEXT, separated by SEP. */
+static struct sp_names read_list(const char *text, size_t len, int sep)
+{
+    struct sp_names l = {0};
+    FILE *f = fmemopen((void *)text, len, "r");
+
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(sp_names_read(f, sep, &l), SP_OK);
+    fclose(f);
+    return l;
+}
+
+START_TEST(test_read)
+{
+    static const char lines[] = "a.ppm\n -b c.ppm\n\nlast";
+    static const char nuls[] = "new\nline.ppm\0\0-x\0";
+    struct sp_names l = read_list(lines, sizeof lines - 1, '\n');
+
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_str_eq(l.name[0], "a.ppm");
+    ck_assert_str_eq(l.name[1], " -b c.ppm");
+    ck_assert_str_eq(l.name[2], "last");
+    sp_names_free(&l);
+    l = read_list(nuls, sizeof nuls - 1, '\0');
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_str_eq(l.name[0], "new\nline.ppm");
+    ck_assert_str_eq(l.name[1], "-x");
+    sp_names_free(&l);
+    ck_assert_ptr_null(l.name);
+}
+END_TEST
+
+START_TEST(test_clash)
+{
+    char *names[] = {"o/a", "o/b", "o/c", "o/b", "o/a", "o/c"};
+    size_t i = 99, j = 99;
+
+    ck_assert_int_eq(sp_names_clash(names, 3, &i, &j), 0);
+    ck_assert_int_eq(sp_names_clash(names, 0, &i, &j), 0);
+    ck_assert_int_eq(sp_names_clash(names, 6, &i, &j), 1);
+    /* the pair whose second comes first in the list */
+    ck_assert_uint_eq(i, 1);
+    ck_assert_uint_eq(j, 3);
+}
+END_TEST
+
+static Suite *names_suite(void)
+{
+    Suite *s = suite_create("names");
+    TCase *tc = fx_tcase("names");
+
+    tcase_add_test(tc, test_dir);
+    tcase_add_test(tc, test_pattern);
+    tcase_add_test(tc, test_too_long);
+    tcase_add_test(tc, test_read);
+    tcase_add_test(tc, test_clash);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return fx_run(names_suite());
+}
