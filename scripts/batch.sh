@@ -248,7 +248,9 @@ batch_set() {
 # and env.txt.  Runs in a subshell: its folders go with it, however it
 # ends.
 batch_suite() (
-    local root=$1 bin=$2 out=$3 runs=$4 quick=$5
+    local root=$1 bin out runs=$4 quick=$5
+    # absolute: the contenders run in their inputs' folder
+    bin=$(cd -- "$2" && pwd) out=$(cd -- "$3" && pwd)
     local sp=$bin/src/scaleppm sprun=$bin/src/sprun spcache=$bin/src/spcache
     local small=1280x1024 nsmall=500 big=6000x4000 nbig=20 nset=100
     local tmp shm meta base t bigout where retries=0
