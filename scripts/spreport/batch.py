@@ -190,7 +190,7 @@ def set_figure(spans, path):
         ax.set_xticks(range(len(SETS)), SETS)
         ax.set_ylabel("ms per image: load + scale + release (median)")
         ax.set_title(f"the set of images, {c}")
-        figures.legend_below(ax, ncol=4)
+    figures.legend_below(axes[0], ncol=2)
     figures.save(fig, path)
 
 
