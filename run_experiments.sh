@@ -127,7 +127,7 @@ names) and heterogeneous, loaded by read with a fresh buffer, read
 reusing it, mmap and pread, warm and cold.  Inputs in $TMPDIR, outputs
 on tmpfs (the enlarged ones where memory allows).  It writes batch.csv,
 batch-set.csv, batch-set-runs.csv, batch.md, batch.png, batch-set.png and
-env.txt.  About 8 minutes. With it:
+env.txt.  About 7 minutes. With it:
   --runs R            rounds (default 3)
   --quick             20 320x256 and 3 600x400 images, 8 a set: for tests
 
@@ -136,7 +136,7 @@ tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
 folios, warm in 4 KiB pages, cold), each as three separate sessions with
 their own factor order, then the seed suites, paths, durable, peers,
 threads and batch.  Each
-folder replaces the committed one once complete.  About 75 minutes; with
+folder replaces the committed one once complete.  About 95 minutes; with
 --quick, tiny sizes into --out (for CI).
 USAGE
 }
