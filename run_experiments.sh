@@ -16,6 +16,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/paths.sh"
 # shellcheck source=scripts/threads.sh
 . "$ROOT/scripts/threads.sh"
+# shellcheck source=scripts/batch.sh
+. "$ROOT/scripts/batch.sh"
 # shellcheck source=scripts/sun.sh
 . "$ROOT/scripts/sun.sh"
 # shellcheck source=scripts/reference.sh
@@ -46,7 +48,7 @@ table1.md, figure1.png and env.txt (the machine, the commit, the order).
   --size WxH          generate an image of this size instead
   --threads T         scaleppm threads (default 10, the study's)
   --runs R            runs per method and scale (default 10; 7 rounds
-                      for --suite peers)
+                      for --suite peers, 3 for --suite batch)
   --scales LIST       comma-separated factors (default -2,...,-8,2,...,8;
                       negative reduces; the study's are -2,-3,-4,-8)
   --cache warm|cold   warm (default): the input stays in the page cache;
@@ -116,12 +118,25 @@ threads.csv, threads.md and env.txt. With it:
   --runs R            rounds (default 10)
   --quick             320x256 and 2000x1500 images: for tests
 
+--suite batch times scaleppm's batch mode (-o DIR/) against a shell loop
+of scaleppm, GNU parallel, gm mogrify and a loop of vips: 500 different
+1280x1024 images reduced by 4 and 20 of 6000x4000 enlarged by 2, into a
+folder, warm; the batch's peak memory for 500 and 5000 files; then the
+Sun study's set of images, 100 images homogeneous (one file, many
+names) and heterogeneous, loaded by read with a fresh buffer, read
+reusing it, mmap and pread, warm and cold.  Inputs in $TMPDIR, outputs
+on tmpfs (the enlarged ones where memory allows).  It writes batch.csv,
+batch-set.csv, batch-set-runs.csv, batch.md, batch.png, batch-set.png and
+env.txt.  About 7 minutes. With it:
+  --runs R            rounds (default 3)
+  --quick             20 320x256 and 3 600x400 images, 8 a set: for tests
+
 --reference makes every committed result under results/ again from this
 tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
 folios, warm in 4 KiB pages, cold), each as three separate sessions with
-their own factor order, then the seed suites, paths, durable, peers and
-threads.  Each
-folder replaces the committed one once complete.  About 75 minutes; with
+their own factor order, then the seed suites, paths, durable, peers,
+threads and batch.  Each
+folder replaces the committed one once complete.  About 95 minutes; with
 --quick, tiny sizes into --out (for CI).
   --only LIST         remake only these folders (comma-separated) of those
                       after the Sun study and the model: for a change
@@ -168,6 +183,7 @@ done
 if [[ -z $runs ]]; then
     runs=10
     [[ $suite == peers ]] && runs=7
+    [[ $suite == batch ]] && runs=3
 fi
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs: a positive number"
 [[ $threads =~ ^[1-9][0-9]*$ ]] || die "--threads: a positive number"
@@ -181,8 +197,10 @@ order_seed=${order_seed:-$(($(date +%s) % 1000000))}
 [[ $order_seed =~ ^[0-9]+$ ]] || die "--seed: a number"
 iobench_suites=(syscall-vs-mmap zero-page random-access copy cdb)
 case $suite in
-sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | durable | paths | threads) ;;
-*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy, cdb, peers, durable, paths, threads or all" ;;
+sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | \
+    durable | paths | threads | batch) ;;
+*) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy," \
+    "cdb, peers, durable, paths, threads, batch or all" ;;
 esac
 [[ -z $mem_limit || $suite == syscall-vs-mmap ]] ||
     die "--mem-limit: with --suite syscall-vs-mmap only"
@@ -237,6 +255,12 @@ iobench_suite() {
 
 if [[ $suite == peers ]]; then
     peers_suite "$ROOT" "$bin" "$out" "$runs" "$quick" "$size"  # writes env.txt
+    printf 'results in %s\n' "$out" >&2
+    exit 0
+fi
+if [[ $suite == batch ]]; then
+    batch_suite "$ROOT" "$bin" "$out" "$runs" "$quick" ||  # writes env.txt
+        die "--suite batch failed"
     printf 'results in %s\n' "$out" >&2
     exit 0
 fi

@@ -74,6 +74,7 @@ SP_REFERENCE_OTHER=(
     "durable --suite durable --runs 4"
     "peers --suite peers --runs 2"
     "threads --suite threads --runs 3"
+    "batch --suite batch --runs 3"
 )
 
 # reference_other NAME SUITE OPTION...: one of the other folders, in
@@ -92,7 +93,7 @@ reference_other() {
         return
     fi
     case $suite in
-    paths | durable | peers | threads) kind=$suite ;;
+    paths | durable | peers | threads | batch) kind=$suite ;;
     *) kind=iobench ;;
     esac
     reference_step "$name pooled" spreport pool "$kind" "$dir" \
@@ -118,6 +119,11 @@ reference_other() {
     threads) reference_step "$name report" spreport threads --cpus "$(nproc)" \
         --disk "$(df -PT "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $2 " on " $1 }')" \
         "$dir" ;;
+    batch)
+        fs=$(sed -n 's/^settings:.* enlarged_outputs=\([^ ]*\).*/\1/p' \
+            "$dir/session-1/env.txt")
+        reference_step "$name report" spreport batch --outputs \
+            "tmpfs; enlarged: ${fs:-?}" "$dir" ;;
     esac
 }
 

@@ -130,6 +130,56 @@ else
         "$(tail -n 3 "$work/threads.log" | tr '\n' ' ')"
 fi
 
+# The batch against its peers and the study's set (--suite batch
+# --quick, 2 rounds): 20 images reduced and 3 enlarged by 5 contenders,
+# the batch alone on 200 names; 2 sets x 2 caches x 4 loads of 8 images.
+if "$root/run_experiments.sh" --suite batch --quick --bin "$build" \
+    --out "$work/batch" >"$work/batch.log" 2>&1; then
+    result "run_experiments.sh --suite batch --quick" ""
+    b=$work/batch
+    for f in batch.csv batch-set.csv batch-set-runs.csv batch.md batch.png \
+        batch-set.png env.txt; do
+        result "batch: $f written" "$([[ -s $b/$f ]] || echo missing)"
+    done
+    h1=image,files,job,contender,round,wall_ns,rss_kb
+    h2=set,files,cache,load,round,wall_ns,rss_kb,retries
+    h3=set,cache,load,round,file,span_ns,load_ns,scale_ns,release_ns
+    h3+=,write_ns,minflt,majflt,threads
+    result "batch: CSV headers" \
+        "$([[ $(head -n 1 "$b/batch.csv") == "$h1" &&
+            $(head -n 1 "$b/batch-set-runs.csv") == "$h2" &&
+            $(head -n 1 "$b/batch-set.csv") == "$h3" ]] ||
+            echo 'a header differs')"
+    result "batch: (5 + 5 + 1) contenders x 2 rounds, each once a round" \
+        "$(awk -F, 'NR > 1 { n++; k[$1 $2 $3 $4 "," $5]++ }
+            END { if (n != 22) print n " rows"
+                  for (x in k) if (k[x] != 1) { print x; exit } }' \
+            "$b/batch.csv")"
+    result "batch: the contenders' order rotated by one a round" \
+        "$(awk -F, '$2 == 20 && !(($5) in first) { first[$5] = $4 }
+            END { if (first[1] != "batch" || first[2] != "loop")
+                      print first[1] ", " first[2] }' "$b/batch.csv")"
+    result "batch: 2 sets x 2 caches x 4 loads x 2 rounds of 8 images" \
+        "$(n=$(($(wc -l <"$b/batch-set-runs.csv") - 1))
+            m=$(($(wc -l <"$b/batch-set.csv") - 1))
+            ((n == 32 && m == 256)) || echo "$n processes, $m images")"
+    result "batch: every image's span is its load + scale + release" \
+        "$(awk -F, 'NR > 1 && ($6 != $7 + $8 + $9 || $13 < 1) {
+                print "row " NR; exit }' "$b/batch-set.csv")"
+    result "batch: the tables' rows" \
+        "$(n=$(grep -cE '^\| (320x256|600x400)? ?\|' "$b/batch.md")
+            m=$(grep -cE '^\| (homo|hetero)geneous \| (warm|cold) \|' \
+                "$b/batch.md")
+            ((n == 10 + 2 && m == 16)) ||
+                echo "$n peer and memory rows, $m set rows")"
+    result "batch: env.txt records the suite's settings" \
+        "$(grep -q 'settings: suite=batch runs=2 quick=1 reduce=320x256x20' \
+            "$b/env.txt" || echo 'not found')"
+else
+    result "run_experiments.sh --suite batch --quick" \
+        "$(tail -n 3 "$work/batch.log" | tr '\n' ' ')"
+fi
+
 # iobench's experiments, each --quick: its three files, the fixed header,
 # and every measured row verified.
 for suite in syscall-vs-mmap zero-page random-access copy cdb; do

@@ -743,6 +743,115 @@ class Pool(Folder):
         self.assertEqual(len(self.read("out/x.csv").splitlines()), 7)
 
 
+# ---- batch ------------------------------------------------------------------
+
+class Batch(Folder):
+    HEAD = "image,files,job,contender,round,wall_ns,rss_kb\n"
+    SET = ("set,cache,load,round,file,span_ns,load_ns,scale_ns,release_ns,"
+           "write_ns,minflt,majflt,threads\n")
+    RUNS = "set,files,cache,load,round,wall_ns,rss_kb,retries\n"
+
+    def rows(self, image, files, job, ms_by_who, rss=1):
+        out = ""
+        for who, values in ms_by_who.items():
+            for r, v in enumerate(values, start=1):
+                out += (f"{image},{files},{job},{who},{r},{int(v * 1e6)},"
+                        f"{rss * r}\n")
+        return out
+
+    def set_rows(self, cache, load, ms, faults):
+        """Two rounds of two images, each SPAN ms and FAULTS minor
+        faults; a process of 10 ms a round."""
+        text, runs = "", ""
+        for r in (1, 2):
+            for f in (1, 2):
+                text += (f"homogeneous,{cache},{load},{r},{f},"
+                         f"{int(ms * 1e6)},1,1,1,1,{faults},0,1\n")
+            runs += f"homogeneous,2,{cache},{load},{r},10000000,1,0\n"
+        return text, runs
+
+    def folder(self, peers):
+        self.write("d/batch.csv", self.HEAD + peers)
+        text, runs = self.SET, self.RUNS
+        for load, ms, faults in (("read-fresh", 2, 960), ("read-reuse", 1, 2),
+                                 ("mmap", 1, 240), ("pread", 0.5, 3)):
+            t, r = self.set_rows("warm", load, ms, faults)
+            text, runs = text + t, runs + r
+        self.write("d/batch-set.csv", text)
+        self.write("d/batch-set-runs.csv", runs)
+
+    def peers(self):
+        return (self.rows("8x8", 4, "-4", {
+                    "batch": [10, 12, 11], "loop": [40, 36, 33],
+                    "parallel": [15, 15, 15], "gm-mogrify": [20, 20, 20],
+                    "vips-loop": [100, 100, 100]}, rss=1024)
+                + self.rows("16x16", 2, "2", {"batch": [5], "loop": [20]})
+                + self.rows("8x8", 40, "-4", {"batch": [30]}, rss=1331))
+
+    def test_speedups_memory_and_set(self):
+        self.folder(self.peers())
+        with Figures() as figs:
+            rc, err = self.spreport("batch", "--outputs", "tmpfs; x",
+                                    self.path("d"))
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(sorted(os.path.basename(p) for p, _ in figs.drawn),
+                         ["batch-set.png", "batch.png"])
+        md = self.read("d/batch.md")
+        self.assertIn("folder (tmpfs; x)", md)
+        self.assertIn("Targets met: 4 of 5.", md)
+        self.assertIn("| 8x8 | 4 | reduce 4 | batch | 0.01 | 2.75 | | | | |",
+                      md)
+        # 36 / 11 ms, and 15 / 11 short of 1.5
+        self.assertIn("| | | | loop | 0.04 | 9.00 | 3.27 | ", md)
+        self.assertRegex(md, r"\| parallel \| 0\.01 \| 3\.75 \| 1\.36 \| "
+                         r"[0-9.]+–[0-9.]+ \| ≥ 1\.5 \| \*\*no\*\* \|")
+        self.assertIn("| 16x16 | 2 | enlarge 2 | batch | 0.01 | 2.50 |", md)
+        # peak RSS: medians 2048 kB of 4 files, 1331 of 40; enlarge apart
+        self.assertIn("| 8x8 | 4 | 2.0 | 3.0 | 0.01 | 3 |", md)
+        self.assertIn("| 8x8 | 40 | 1.3 | 1.3 | 0.03 | 1 |", md)
+        # per image: 2 ms against mmap's 1, its faults; 5 ms a file
+        self.assertIn("| homogeneous | warm | read-fresh | 2.00 | 2.00 | 5.00 "
+                      "| 960 | 0.0 | 2.00 | 2.00–2.00 |", md)
+        self.assertIn("| homogeneous | warm | mmap | 1.00 | 1.00 | 5.00 "
+                      "| 240 | 0.0 | | |", md)
+        self.assertIn("| homogeneous | warm | pread | 0.500 | 0.500 | 5.00 "
+                      "| 3 | 0.0 | 0.50 | 0.50–0.50 |", md)
+
+    def test_no_batch_rows(self):
+        self.folder(self.rows("8x8", 4, "-4", {"loop": [1]}))
+        rc, err = self.spreport("batch", self.path("d"))
+        self.assertEqual(rc, 1)
+        self.assertIn("batch.csv: no batch rows", err)
+
+    def test_a_process_missing(self):
+        self.folder(self.peers())
+        self.write("d/batch-set-runs.csv", self.RUNS)
+        rc, err = self.spreport("batch", self.path("d"))
+        self.assertEqual(rc, 1)
+        self.assertIn("no process of homogeneous/warm/read-fresh", err)
+
+    def test_pooled(self):
+        for k in (1, 2):
+            self.folder(self.peers())
+            shutil.move(self.path("d"), self.path(f"s{k}"))
+        rc, err = self.spreport("pool", "batch", self.path("out"),
+                                self.path("s1"), self.path("s2"))
+        self.assertEqual((rc, err), (0, ""))
+        for name, lines in (("batch.csv", 1 + 2 * 18),
+                            ("batch-set.csv", 1 + 2 * 16),
+                            ("batch-set-runs.csv", 1 + 2 * 8)):
+            self.assertEqual(len(self.read(f"out/{name}").splitlines()),
+                             lines, name)
+        md = self.read("out/sessions.md")
+        self.assertIn("## batch.csv: wall_ns by contender", md)
+        self.assertIn("| 8x8 4 -4 | batch | 11 (10–12) | 11 (10–12) "
+                      "| 11–11 | ms | batch best in every session |", md)
+        # the pooled rows make the suite's own report
+        with Figures():
+            rc, err = self.spreport("batch", self.path("out"))
+        self.assertEqual((rc, err), (0, ""))
+
+
 # ---- peers ------------------------------------------------------------------
 
 VERIFY = ("size\tjob\ttool\texpected\tresult\tdims\tdetail\tmaxdiff\tverdict"

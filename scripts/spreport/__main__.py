@@ -8,6 +8,8 @@
   spreport durable DIR --filesystem FS   DIR/durable.md
   spreport peers DIR ...                 DIR/peers.md, peers.png
   spreport paths CSV MD                  the load paths' tables
+  spreport batch DIR                     DIR/batch.md, batch.png,
+                                         batch-set.png
   spreport pool KIND OUT S1 S2 ...       a suite's sessions pooled into
                                          OUT, and OUT/sessions.md
   spreport readme [--check] FILE.md ...  the READMEs' generated blocks,
@@ -60,9 +62,13 @@ def parser():
     s.add_argument("--cpus", default="?", help="the busy loops' count")
     s.add_argument("--disk", default="?",
                    help="the disk output's filesystem, for the text")
+    s = sub.add_parser("batch", help="the batch suite's tables, figures")
+    s.add_argument("dir", metavar="DIR")
+    s.add_argument("--outputs", default="tmpfs",
+                   help="where the outputs were written, for the text")
     s = sub.add_parser("pool", help="a suite's sessions together")
     s.add_argument("kind", choices=("iobench", "paths", "durable", "peers",
-                                    "threads"))
+                                    "threads", "batch"))
     s.add_argument("out", metavar="OUT")
     s.add_argument("dirs", nargs="+", metavar="SESSION")
     s = sub.add_parser("readme", help="the READMEs' figures and their data")
@@ -96,6 +102,9 @@ def run(args):
     elif args.command == "threads":
         from . import threads
         threads.report(args.dir, args.cpus, args.disk)
+    elif args.command == "batch":
+        from . import batch
+        batch.report(args.dir, args.outputs)
     elif args.command == "pool":
         from . import pool
         pool.pool(args.kind, args.out, args.dirs)

@@ -1,5 +1,5 @@
 """Sessions of the suites other than the Sun study (the iobench suites,
-paths, durable, peers, threads): each run as separate invocations, one folder a
+paths, durable, peers, threads, batch): each run as separate invocations, one folder a
 session.  pool() writes, into one folder, the sessions' rows together
 (the suite's own report then reads them as it reads one session's, its
 rounds numbered on across the sessions) and sessions.md/sessions.csv:
@@ -8,7 +8,7 @@ the spread of the medians between the sessions, and which contender is
 best, named only where every session has the same one.
 
     spreport pool KIND OUT S1 S2 ...    KIND: iobench, paths, durable,
-                                        peers, threads"""
+                                        peers, threads, batch"""
 import glob
 import os
 from dataclasses import dataclass
@@ -45,6 +45,12 @@ KINDS = {
                     "scale_ns", "run")],
     "threads": [Table("threads.csv", ("image", "job", "output", "load"),
                       "contender", "wall_ns", "round")],
+    "batch": [Table("batch.csv", ("image", "files", "job"), "contender",
+                    "wall_ns", "round"),
+              Table("batch-set-runs.csv", ("set", "cache"), "load",
+                    "wall_ns", "round"),
+              Table("batch-set.csv", ("set", "cache"), "load", "span_ns",
+                    "round")],
 }
 
 # Files of a session copied from the first session alone: the peers'
