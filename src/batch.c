@@ -19,7 +19,9 @@
 /* A batch in progress. */
 struct run {
     const struct sp_batch *b;
-    unsigned per_job;       /* each job's threads */
+    unsigned workers;       /* the threads taking files */
+    atomic_uint tickets;    /* handed to the workers as they start */
+    int progress;           /* b->progress */
     pthread_mutex_t lock;   /* next, the tally, status, shown, stderr */
     size_t next;            /* the next file to take */
     struct sp_tally *t;
@@ -84,6 +86,10 @@ static void *worker(void *arg)
 {
     struct run *r = arg;
     const struct sp_batch *b = r->b;
+    /* the batch's threads shared out: the first workers one more each */
+    unsigned ticket = atomic_fetch_add(&r->tickets, 1);
+    unsigned share = b->job.threads / r->workers +
+                     (ticket < b->job.threads % r->workers);
 
     for (;;) {
         struct sp_job job = b->job;
@@ -108,7 +114,7 @@ static void *worker(void *arg)
         }
         job.in = b->in[i];
         job.out = b->out[i];
-        job.threads = r->per_job;
+        job.threads = share;
         st = sp_job_run(&job, &rep);
         pthread_mutex_lock(&r->lock);
         done_file(r, i, st, &rep);
@@ -135,21 +141,26 @@ static void show(struct run *r)
     r->shown = 1;
 }
 
+/* WAKE: the signal that tells the watcher the batch is over. */
+#define WAKE SIGRTMIN
+
 /* watcher: wait for the signals that stop the batch, and show the
- * progress while the workers work.  A second signal ends the process at
- * once (a job blocked on a FIFO would not see the first): an output not
- * yet named vanishes with it. */
+ * progress while the workers work, until WAKE says the batch is over.  A
+ * second signal ends the process at once (a job blocked on a FIFO would
+ * not see the first), its outputs out of sight removed. */
 static void *watcher(void *arg)
 {
     struct run *r = arg;
     const struct timespec tick = {0, 250 * 1000 * 1000};
+    int over = 0;
 
-    for (;;) {
-        int sig = r->b->progress ? sigtimedwait(&r->signals, NULL, &tick)
-                                 : sigwaitinfo(&r->signals, NULL);
+    while (!over) {
+        int sig = r->progress ? sigtimedwait(&r->signals, NULL, &tick)
+                              : sigwaitinfo(&r->signals, NULL);
 
         pthread_mutex_lock(&r->lock);
-        if (sig > 0 && !r->over) {
+        over = r->over;
+        if (sig > 0 && sig != WAKE && !over) {
             if (r->t->signal != 0) {
                 (void)sp_outfile_discard_pending();
                 _exit(1);
@@ -157,66 +168,66 @@ static void *watcher(void *arg)
             r->t->signal = sig;
             stop();
         }
-        if (r->b->progress && !r->over && r->t->signal == 0)
+        if (r->progress && !over && r->t->signal == 0)
             show(r);
         pthread_mutex_unlock(&r->lock);
     }
     return NULL;
 }
 
-/* start: the watcher and the workers but the caller's: the number of
- * workers started, or -1 when the watcher could not be. */
-static int start(struct run *r, pthread_t *tid, unsigned want)
+/* start: the workers but the caller's, WANT of them at most: how many
+ * started. */
+static unsigned start(struct run *r, pthread_t *tid, unsigned want)
 {
     pthread_attr_t attr;
-    pthread_t watch;
     unsigned n = 0;
 
     if (pthread_attr_init(&attr) != 0)
-        return -1;
+        return 0;
     (void)pthread_attr_setstacksize(&attr, 512 * 1024);
-    if (pthread_create(&watch, &attr, watcher, r) != 0) {
-        pthread_attr_destroy(&attr);
-        return -1;
-    }
-    (void)pthread_detach(watch);  /* it waits until the process ends */
     while (n < want && sp_run_thread_create(&tid[n], &attr, worker, r) == 0)
         n++;
     pthread_attr_destroy(&attr);
-    return (int)n;
+    return n;
 }
 
 sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t)
 {
     unsigned workers = b->n < b->job.threads ? (unsigned)b->n
                                              : b->job.threads;
-    struct run r = {.b = b, .t = t, .lock = PTHREAD_MUTEX_INITIALIZER};
-    pthread_t tid[SP_THREADS_MAX];
+    struct run r = {.b = b, .t = t, .lock = PTHREAD_MUTEX_INITIALIZER,
+                    .progress = b->progress};
+    pthread_t tid[SP_THREADS_MAX], watch;
     sigset_t old;
-    int started;
+    unsigned started;
 
     memset(t, 0, sizeof *t);
     t->files = b->n;
-    if (workers < 1)
-        workers = 1;
-    r.per_job = b->job.threads / workers;
+    atomic_store(&sp_job_cancel, 0);
+    r.workers = workers < 1 ? 1 : workers;
     r.t0 = sp_now_ns();
     sp_buffer_policy(b->buffers);
     r.signals = b->stop_signals;
+    sigaddset(&r.signals, WAKE);
     pthread_sigmask(SIG_BLOCK, &r.signals, &old);
-    started = start(&r, tid, workers - 1);
-    if (started < 0) {
+    if (pthread_create(&watch, NULL, watcher, &r) != 0) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return SP_E_THREAD;
     }
+    started = start(&r, tid, r.workers - 1);
     worker(&r);
-    for (int k = 0; k < started; k++)
+    for (unsigned k = 0; k < started; k++)
         pthread_join(tid[k], NULL);
     pthread_mutex_lock(&r.lock);
     r.over = 1;
     unshow(&r);
     t->ns = sp_now_ns() - r.t0;
     pthread_mutex_unlock(&r.lock);
+    pthread_kill(watch, WAKE);
+    pthread_join(watch, NULL);
+    /* A stop signal that came once the batch was over ends it as it
+     * would have ended a one-file run. */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (t->signal != 0)
         return EINTR;
     return r.status;

@@ -2,8 +2,8 @@
  *
  * The threads are started once for the batch: min(threads, files) of
  * them (the caller's among them), each taking the next file and running
- * it as a job (job.h) of threads / that many threads, so that one file
- * is read while another is scaled or written.  (A batch of fewer files
+ * it as a job (job.h) with its share of the threads, so that one file is
+ * read while another is scaled or written.  (A batch of fewer files
  * than threads splits each file's rows too, and those threads start for
  * each file, as a one-file run's do.)  Each output is written atomically
  * as a one-file run's is; a file that fails is one line on stderr and

@@ -17,8 +17,9 @@
 static __thread char netpbm_msg[SP_WHY_MAX];
 
 /* libnetpbm keeps one jump buffer for the process: one thread at a time
- * calls it (a batch loads several files at once).  Taken around each
- * stretch between setjmp and the jump buffer put back. */
+ * calls it (a batch loads several files at once), a call at a time
+ * (netpbm()).  A header read from a stream that stalls holds the others'
+ * calls until it comes or fails. */
 static pthread_mutex_t netpbm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* libnetpbm's PAM_STRUCT_SIZE(tuple_type), without its member access
@@ -30,7 +31,6 @@ static pthread_mutex_t netpbm_lock = PTHREAD_MUTEX_INITIALIZER;
  * automatic (an automatic would be indeterminate after the jump); under
  * netpbm_lock, like libnetpbm's own jump buffer. */
 static jmp_buf *saved_jb;
-static tuple *row_buf;
 
 static void keep_error(const char *msg)
 {
@@ -66,9 +66,9 @@ static void netpbm_setup(void)
     netpbm_msg[0] = '\0';
 }
 
-/* read_pam: pnm_readpaminit(F) with libnetpbm's exit() turned into a
- * return.  Returns 0, or -1 with netpbm_msg set. */
-static int read_pam(FILE *f, struct pam *pam)
+/* netpbm: FN(ARG), a call into libnetpbm, with libnetpbm's exit() on an
+ * error turned into a return: 0, or -1 with netpbm_msg set. */
+static int netpbm(void (*fn)(void *), void *arg)
 {
     jmp_buf jb;
 
@@ -79,10 +79,51 @@ static int read_pam(FILE *f, struct pam *pam)
         return -1;
     }
     pm_setjmpbufsave(&jb, &saved_jb);
-    pnm_readpaminit(f, pam, PAM_LEN);
+    fn(arg);
     pm_setjmpbuf(saved_jb);
     pthread_mutex_unlock(&netpbm_lock);
     return 0;
+}
+
+/* A call's arguments: the stream, the image, a row. */
+struct call {
+    FILE *f;
+    struct pam *pam;
+    tuple *row;
+};
+
+static void call_readpaminit(void *arg)
+{
+    struct call *c = arg;
+
+    pnm_readpaminit(c->f, c->pam, PAM_LEN);
+}
+
+static void call_allocpamrow(void *arg)
+{
+    struct call *c = arg;
+
+    c->row = pnm_allocpamrow(c->pam);
+}
+
+static void call_readpamrow(void *arg)
+{
+    struct call *c = arg;
+
+    pnm_readpamrow(c->pam, c->row);
+}
+
+static void call_writepaminit(void *arg)
+{
+    pnm_writepaminit(((struct call *)arg)->pam);
+}
+
+/* read_pam: pnm_readpaminit(F) as netpbm() calls it. */
+static int read_pam(FILE *f, struct pam *pam)
+{
+    struct call c = {f, pam, NULL};
+
+    return netpbm(call_readpaminit, &c);
 }
 
 static sp_status check_magic(FILE *f, off_t start, char *why)
@@ -183,40 +224,29 @@ static void put_row(const struct pam *pam, const tuple *tuples,
     }
 }
 
-/* read_rows: decode every row of PAM to where ROW(ARG, y) says, under a
- * jump buffer.  Returns 0, -1 with netpbm_msg set, or -2 when ROW had no
- * memory for a row. */
+/* read_rows: decode every row of PAM to where ROW(ARG, y) says, a row a
+ * call into libnetpbm (so a batch's other loads go on between them).
+ * Returns 0, -1 with netpbm_msg set, or -2 when ROW had no memory for a
+ * row. */
 static int read_rows(struct pam *pam, sp_row_fn *row, void *arg,
                      const struct sp_header *hdr)
 {
-    jmp_buf jb;
-    volatile int rc = 0;  /* set after setjmp */
+    struct call c = {NULL, pam, NULL};
+    int rc = 0;
 
-    pthread_mutex_lock(&netpbm_lock);
-    if (setjmp(jb) != 0) {
-        pm_setjmpbuf(saved_jb);
-        if (row_buf != NULL)
-            pnm_freepamrow(row_buf);
-        row_buf = NULL;
-        pthread_mutex_unlock(&netpbm_lock);
+    if (netpbm(call_allocpamrow, &c) != 0)
         return -1;
-    }
-    pm_setjmpbufsave(&jb, &saved_jb);
-    row_buf = pnm_allocpamrow(pam);
-    for (int y = 0; y < pam->height; y++) {
+    for (int y = 0; y < pam->height && rc == 0; y++) {
         unsigned char *p = row(arg, (size_t)y);
 
-        if (p == NULL) {
+        if (p == NULL)
             rc = -2;
-            break;
-        }
-        pnm_readpamrow(pam, row_buf);
-        put_row(pam, row_buf, p, hdr->sample_size, hdr->packed);
+        else if (netpbm(call_readpamrow, &c) != 0)
+            rc = -1;
+        else
+            put_row(pam, c.row, p, hdr->sample_size, hdr->packed);
     }
-    pnm_freepamrow(row_buf);
-    row_buf = NULL;
-    pm_setjmpbuf(saved_jb);
-    pthread_mutex_unlock(&netpbm_lock);
+    pnm_freepamrow(c.row);
     return rc;
 }
 
@@ -267,22 +297,12 @@ sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
     return sp_header_decode_plain_rows(f, hdr, flat_row, &fl, end, why);
 }
 
-/* write_pam: pnm_writepaminit(PAM) under a jump buffer. */
+/* write_pam: pnm_writepaminit(PAM) as netpbm() calls it. */
 static int write_pam(struct pam *pam)
 {
-    jmp_buf jb;
+    struct call c = {NULL, pam, NULL};
 
-    pthread_mutex_lock(&netpbm_lock);
-    if (setjmp(jb) != 0) {
-        pm_setjmpbuf(saved_jb);
-        pthread_mutex_unlock(&netpbm_lock);
-        return -1;
-    }
-    pm_setjmpbufsave(&jb, &saved_jb);
-    pnm_writepaminit(pam);
-    pm_setjmpbuf(saved_jb);
-    pthread_mutex_unlock(&netpbm_lock);
-    return 0;
+    return netpbm(call_writepaminit, &c);
 }
 
 sp_status sp_header_write(FILE *f, const struct sp_image *layout, char *why)

@@ -20,8 +20,8 @@ struct inbuf {
 
 /* The bytes read from a stream past the image just loaded: the start of
  * the next image of a multi-image stream, which the next load from the
- * same descriptor takes first.  One, as the loader runs on one thread
- * (libnetpbm's jump buffer is one global). */
+ * same descriptor takes first.  One a thread: a job loads on one
+ * thread, and a batch's jobs each on their own. */
 static __thread struct inbuf rest;
 static __thread int rest_fd = -1;
 

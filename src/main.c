@@ -275,7 +275,7 @@ int main(int argc, char **argv)
                  sizeof shown_out);
     st = catch_signals();
     if (st != SP_OK) {
-        sp_print_error(o.job.out, st, "");
+        sp_print_error(o.target ? o.target : o.job.out, st, "");
         return EXIT_FAILURE;
     }
     if (o.target != NULL)

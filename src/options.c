@@ -327,7 +327,8 @@ int sp_parse_options(int argc, char **argv, struct options *o)
     int c, rc;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":s:t:o:0qvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:t:o:0qvhV", longopts, NULL)) !=
+           -1) {
         switch (c) {
         case 'v':
             o->verbose = 1;

@@ -14,33 +14,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pending.h"
 #include "sys.h"
 
-/* What a signal handler may discard (sp_outfile_discard_pending): set
- * while an output is being written out of sight, with the name of its
- * temporary when it has one.  One output at a time: the handler is a
- * one-file run's (a batch waits for its signals on a thread, and lets
- * each job remove its own output).  Atomic, lock-free: a batch's jobs
- * set them side by side, and a handler may read them. */
-static atomic_int pending;
-static atomic_int pending_dir = -1;
-static const char *_Atomic pending_tmp;
-
-int sp_outfile_discard_pending(void)
-{
-    const char *tmp = pending_tmp;
-
-    if (!pending)
-        return 0;
-    if (tmp != NULL)
-        (void)unlinkat(pending_dir, tmp, 0);
-    return 1;
-}
-
 /* hold_signals: no handler runs in this thread until the mask OLD is put
- * back, so a temporary is never named without being registered.  The
- * output is opened before the job's threads start and committed after
- * they are joined, so no other thread is there to take a signal. */
+ * back, so a temporary is never named without being registered.  A
+ * one-file run opens its output before the job's threads start and
+ * commits it after they are joined, so no other thread is there to take
+ * a signal; a batch blocks its signals in every thread, and waits for
+ * them on one of its own. */
 static void hold_signals(sigset_t *old)
 {
     sigset_t all;
@@ -128,7 +110,7 @@ static sp_status at_dir(struct sp_outfile *o, const char *path)
  * cut short to fit. */
 static void temp_name(char *buf, const char *name)
 {
-    static uint32_t seq;
+    static atomic_uint seq;
     uint32_t r;
 
     if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
@@ -195,7 +177,7 @@ static sp_status create(struct sp_outfile *o, char *why)
     if (o->fd >= 0) {
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
         if (access(proc, F_OK) == 0) {
-            pending = 1;
+            o->slot = sp_pending_claim();
             return SP_OK;
         }
         close(o->fd);
@@ -206,9 +188,8 @@ static sp_status create(struct sp_outfile *o, char *why)
     hold_signals(&old);
     st = link_name(o, create_named);
     if (st == SP_OK) {
-        pending_dir = o->dir;
-        pending_tmp = o->tmp;
-        pending = 1;
+        o->slot = sp_pending_claim();
+        sp_pending_name(o->slot, o->dir, o->tmp);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 out:
@@ -366,17 +347,21 @@ sp_status sp_outfile_commit(struct sp_outfile *o)
     if (o->replace && sp_sys.fsync(o->fd) != 0)
         return errno;
     hold_signals(&old);
-    if (o->tmp == NULL)  /* unnamed: name it for the rename */
+    if (o->tmp == NULL) {  /* unnamed: name it for the rename */
         st = link_name(o, link_unnamed);
+        if (st == SP_OK)
+            sp_pending_name(o->slot, o->dir, o->tmp);
+    }
     if (st == SP_OK && renameat(o->dir, o->tmp, o->dir, o->name) != 0)
         st = errno;
+    if (o->tmp != NULL)
+        sp_pending_unname(o->slot);
     if (st != SP_OK && o->tmp != NULL)
         (void)unlinkat(o->dir, o->tmp, 0);
     free(o->tmp);
     o->tmp = NULL;
-    pending_tmp = NULL;
     if (st == SP_OK)
-        pending = 0;
+        o->slot = sp_pending_free(o->slot);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (st == SP_OK && o->replace)
         sync_dir(o);
@@ -388,12 +373,11 @@ void sp_outfile_close(struct sp_outfile *o)
     sigset_t old;
 
     hold_signals(&old);
-    if (o->tmp != NULL)
+    if (o->tmp != NULL) {
+        sp_pending_unname(o->slot);
         (void)unlinkat(o->dir, o->tmp, 0);
-    if (o->dir >= 0 || o->tmp != NULL) {
-        pending = 0;
-        pending_tmp = NULL;
     }
+    o->slot = sp_pending_free(o->slot);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     free(o->tmp);
     free(o->name);

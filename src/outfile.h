@@ -31,6 +31,8 @@ struct sp_outfile {
     char *name;    /* the target's name in DIR */
     char *tmp;     /* the named temporary's name in DIR, or NULL */
     int replace;   /* the target exists: make its replacement durable */
+    int slot;      /* what sp_outfile_discard_pending() sees of it: 1 +
+                      its index, or 0 */
 };
 
 /* sp_outfile_open: open PATH for writing as above.  WHY (SP_WHY_MAX) may
@@ -51,8 +53,8 @@ sp_status sp_outfile_commit(struct sp_outfile *o);
 void sp_outfile_close(struct sp_outfile *o);
 
 /* sp_outfile_discard_pending: for a signal handler (async-signal-safe):
- * remove the named temporary being written, if any.  Returns 1 when an
- * output was being written out of sight (so the target is untouched), 0
+ * remove the named temporaries being written, if any.  Returns 1 when an
+ * output was being written out of sight (so its target is untouched), 0
  * when none was, or it was written in place. */
 int sp_outfile_discard_pending(void);
 

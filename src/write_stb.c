@@ -162,7 +162,6 @@ static void sink_write(void *ctx, void *data, int size)
         s->err = errno ? errno : EIO;
 }
 
-/* to_8bit: IMG's samples rescaled to 0..255 in a new malloc'd buffer. */
 /* stb's PNG level is a global, read by each PNG encode: changed only
  * with no encode under way (a batch encodes several images at once). */
 static pthread_rwlock_t png_level = PTHREAD_RWLOCK_INITIALIZER;
@@ -185,6 +184,7 @@ static int write_png(struct sink *sink, int w, int h, int c,
     return ok;
 }
 
+/* to_8bit: IMG's samples rescaled to 0..255 in a new malloc'd buffer. */
 static unsigned char *to_8bit(const struct sp_image *img)
 {
     size_t n = img->width * img->height * img->channels;
