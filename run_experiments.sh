@@ -127,7 +127,7 @@ names) and heterogeneous, loaded by read with a fresh buffer, read
 reusing it, mmap and pread, warm and cold.  Inputs in $TMPDIR, outputs
 on tmpfs (the enlarged ones where memory allows).  It writes batch.csv,
 batch-set.csv, batch-set-runs.csv, batch.md, batch.png, batch-set.png and
-env.txt.  About 7 minutes. With it:
+env.txt.  About six minutes. With it:
   --runs R            rounds (default 3)
   --quick             20 320x256 and 3 600x400 images, 8 a set: for tests
 
