@@ -831,25 +831,61 @@ class Batch(Folder):
         self.assertIn("no process of homogeneous/warm/read-fresh", err)
 
     def test_pooled(self):
+        os.makedirs(self.path("out"))
         for k in (1, 2):
             self.folder(self.peers())
-            shutil.move(self.path("d"), self.path(f"s{k}"))
+            shutil.move(self.path("d"), self.path(f"out/session-{k}"))
+        # the second session's images twice as long: mean span 3 ms
+        second = self.read("out/session-2/batch-set.csv")
+        self.write("out/session-2/batch-set.csv",
+                   second.replace(",2000000,", ",4000000,"))
         rc, err = self.spreport("pool", "batch", self.path("out"),
-                                self.path("s1"), self.path("s2"))
+                                self.path("out/session-1"),
+                                self.path("out/session-2"))
         self.assertEqual((rc, err), (0, ""))
         for name, lines in (("batch.csv", 1 + 2 * 18),
-                            ("batch-set.csv", 1 + 2 * 16),
                             ("batch-set-runs.csv", 1 + 2 * 8)):
             self.assertEqual(len(self.read(f"out/{name}").splitlines()),
                              lines, name)
+        # one row an image is judged, not copied
+        self.assertFalse(os.path.exists(self.path("out/batch-set.csv")))
         md = self.read("out/sessions.md")
         self.assertIn("## batch.csv: wall_ns by contender", md)
+        self.assertIn("## batch-set.csv: span_ns by load", md)
         self.assertIn("| 8x8 4 -4 | batch | 11 (10–12) | 11 (10–12) "
                       "| 11–11 | ms | batch best in every session |", md)
-        # the pooled rows make the suite's own report
+        # the pooled rows and the sessions' images make the report
         with Figures():
             rc, err = self.spreport("batch", self.path("out"))
         self.assertEqual((rc, err), (0, ""))
+        self.assertRegex(self.read("out/batch.md"),
+                         r"\| homogeneous \| warm \| read-fresh \| 3\.00 "
+                         r"\| 3\.00 \| 5\.00 \| 960 \| 0\.0 \| 3\.00 \| "
+                         r"[0-9.]+–[0-9.]+ \|")
+
+    def test_a_session_bad_number(self):
+        os.makedirs(self.path("out"))
+        for k in (1, 2):
+            self.folder(self.peers())
+            shutil.move(self.path("d"), self.path(f"out/session-{k}"))
+        self.write("out/batch.csv", self.read("out/session-1/batch.csv"))
+        self.write("out/batch-set-runs.csv",
+                   self.read("out/session-1/batch-set-runs.csv"))
+        second = self.read("out/session-2/batch-set.csv")
+        self.write("out/session-2/batch-set.csv",
+                   second.replace(",960,", ",x,", 1))
+        rc, err = self.spreport("batch", self.path("out"))
+        self.assertEqual(rc, 1)
+        self.assertIn("session-2/batch-set.csv:2: minflt is not a number",
+                      err)
+
+    def test_no_images(self):
+        self.folder(self.peers())
+        os.remove(self.path("d/batch-set.csv"))
+        rc, err = self.spreport("batch", self.path("d"))
+        self.assertEqual(rc, 1)
+        self.assertIn("batch-set.csv: no such file, nor session-*/ with one",
+                      err)
 
 
 # ---- peers ------------------------------------------------------------------

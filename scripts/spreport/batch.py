@@ -5,10 +5,12 @@ the batch against each peer, its speed-up with an interval against
 issue 17's targets, and the batch's peak memory by the number of files.
 From batch-set.csv (one row an image: set, cache, load, round, file,
 span_ns, load_ns, scale_ns, release_ns, write_ns, minflt, majflt,
-threads) and batch-set-runs.csv (one row a process: set, files, cache,
+threads; in a folder of pooled sessions, their session-*/batch-set.csv)
+and batch-set-runs.csv (one row a process: set, files, cache,
 load, round, wall_ns, rss_kb, retries): the Sun study's set of images,
 time and faults per image for each load, and read against mmap.  Writes
 batch.md, batch.png and batch-set.png."""
+import glob
 import os
 
 from . import figures, stats
@@ -138,11 +140,30 @@ def set_rows(spans, faults, walls):
     return out
 
 
+def image_files(folder):
+    """The files of one row an image: FOLDER's batch-set.csv, or, in a
+    folder of pooled sessions (spreport pool does not copy it), each
+    session's."""
+    own = os.path.join(folder, "batch-set.csv")
+    if os.path.exists(own):
+        return [own]
+    found = sorted(glob.glob(os.path.join(folder, "session-*",
+                                          "batch-set.csv")))
+    if not found:
+        raise ReportError(f"{own}: no such file, nor session-*/ with one")
+    return found
+
+
 def read_set(folder):
     """{(set, cache, load): spans}, {...: (minflt, majflt)}, {...: wall a
     file of each process} from the set's two files."""
-    path = os.path.join(folder, "batch-set.csv")
-    rows = read_rows(path, SET_NEED)
+    rows = []
+    for path in image_files(folder):
+        got = read_rows(path, SET_NEED)
+        for r in got:  # checked here, where the row's file is known
+            for name in ("span_ns", "minflt", "majflt"):
+                number(r, name, path)
+        rows += got
     key = (lambda r: (r["set"], r["cache"], r["load"]))
     spans = group(rows, key, "span_ns", path)
     mi = group(rows, key, "minflt", path)
@@ -245,7 +266,8 @@ def set_text(folder):
             "`--io pread`. Cold: every input evicted (spcache) and "
             "checked before each process. \"/ mmap\": mean span against "
             "mmap's, above 1: mmap faster; 95% bootstrap interval "
-            "(`batch-set.csv`, `batch-set-runs.csv`).", ""]
+            "(`batch-set.csv`, a pooled folder's in each session-*/; "
+            "`batch-set-runs.csv`).", ""]
     text += markdown_table(["set", "cache", "load", "span ms (median)",
                             "span ms (mean)", "process ms a file",
                             "minor faults", "major faults", "/ mmap",

@@ -2,7 +2,9 @@
 paths, durable, peers, threads, batch): each run as separate invocations, one folder a
 session.  pool() writes, into one folder, the sessions' rows together
 (the suite's own report then reads them as it reads one session's, its
-rounds numbered on across the sessions) and sessions.md/sessions.csv:
+rounds numbered on across the sessions; a table too large to keep twice
+is judged but not copied, and its report reads the sessions' files) and
+sessions.md/sessions.csv:
 each contender's median in each session with that session's min-max,
 the spread of the medians between the sessions, and which contender is
 best, named only where every session has the same one.
@@ -22,14 +24,16 @@ from .tables import (ReportError, markdown_table, number, read_rows,
 class Table:
     """One data file of a suite: its name (a glob for iobench's one CSV),
     the columns that make a group, the column of the contenders compared
-    in a group, the value, and the column of the round to number on
-    (None: every row is a repeat)."""
+    in a group, the value, the column of the round to number on (None:
+    every row is a repeat), and whether the pooled rows are written (a
+    table of one row an image is not: its report reads the sessions')."""
     name: str
     group: tuple
     who: str
     value: str
     round: str = None
     sep: str = ","
+    written: bool = True
 
 
 KINDS = {
@@ -50,7 +54,7 @@ KINDS = {
               Table("batch-set-runs.csv", ("set", "cache"), "load",
                     "wall_ns", "round"),
               Table("batch-set.csv", ("set", "cache"), "load", "span_ns",
-                    "round")],
+                    "round", written=False)],
 }
 
 # Files of a session copied from the first session alone: the peers'
@@ -209,8 +213,9 @@ def pool(kind, out, folders):
     for table in KINDS[kind]:
         header, rows = pooled_rows(kind, table, folders)
         path = data_file(kind, folders[0], table)
-        write_pooled(os.path.join(out, os.path.basename(path)), header,
-                     rows, table.sep)
+        if table.written:
+            write_pooled(os.path.join(out, os.path.basename(path)), header,
+                         rows, table.sep)
         judged.append((os.path.basename(path), table,
                        judge(table, rows, len(folders), path)))
     for name in FIRST_ONLY.get(kind, []):
