@@ -136,7 +136,7 @@ tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
 folios, warm in 4 KiB pages, cold), each as three separate sessions with
 their own factor order, then the seed suites, paths, durable, peers,
 threads and batch.  Each
-folder replaces the committed one once complete.  About 95 minutes; with
+folder replaces the committed one once complete.  About 110 minutes; with
 --quick, tiny sizes into --out (for CI).
   --only LIST         remake only these folders (comma-separated) of those
                       after the Sun study and the model: for a change
