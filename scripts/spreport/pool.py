@@ -1,11 +1,11 @@
 """Sessions of the suites other than the Sun study (the iobench suites,
 paths, durable, peers, threads, batch): each run as separate
-invocations, one folder a session.  pool() writes, into one folder, the sessions' rows together
-(the suite's own report then reads them as it reads one session's, its
-rounds numbered on across the sessions; a table too large to keep twice
-is judged but not copied, and its report reads the sessions' files) and
-sessions.md/sessions.csv:
-each contender's median in each session with that session's min-max,
+invocations, one folder a session.  pool() writes, into one folder, the
+sessions' rows together (the suite's own report then reads them as it
+reads one session's, its rounds numbered on across the sessions; a
+table too large to keep twice is judged but not copied, and its report
+reads the sessions' files) and sessions.md/sessions.csv: each
+contender's median in each session with that session's min-max,
 the spread of the medians between the sessions, and which contender is
 best, named only where every session has the same one.
 
