@@ -157,17 +157,15 @@ def image_files(folder):
 def read_set(folder):
     """{(set, cache, load): spans}, {...: (minflt, majflt)}, {...: wall a
     file of each process} from the set's two files."""
-    rows = []
-    for path in image_files(folder):
-        got = read_rows(path, SET_NEED)
-        for r in got:  # checked here, where the row's file is known
-            for name in ("span_ns", "minflt", "majflt"):
-                number(r, name, path)
-        rows += got
     key = (lambda r: (r["set"], r["cache"], r["load"]))
-    spans = group(rows, key, "span_ns", path)
-    mi = group(rows, key, "minflt", path)
-    ma = group(rows, key, "majflt", path)
+    rows, spans, mi, ma = [], {}, {}, {}
+    for path in image_files(folder):  # each file's errors name it
+        got = read_rows(path, SET_NEED)
+        for out, name in ((spans, "span_ns"), (mi, "minflt"),
+                          (ma, "majflt")):
+            for k, values in group(got, key, name, path).items():
+                out.setdefault(k, []).extend(values)
+        rows += got
     faults = {k: (mi[k], ma[k]) for k in spans}
     rpath = os.path.join(folder, "batch-set-runs.csv")
     walls = {}
