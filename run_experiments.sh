@@ -57,7 +57,8 @@ table1.md, figure1.png and env.txt (the machine, the commit, the order).
                       how the input sits in the page cache: written with
                       4 KiB writes (small pages) or 8 MiB writes (large
                       folios, the default); see results/README.md
-  --out DIR           output folder (default results/DATE-HOST)
+  --out DIR           a new or empty output folder (default: a new one,
+                      runs/DATE-TIME-HOST, which git ignores)
   --seed N            the seed of the order the factors run in (default:
                       drawn from the clock; env.txt records it)
   --quick             2 runs, a 320x256 image, scales -2,-4,2: for tests
@@ -217,8 +218,22 @@ if ((reference)); then
     reference_run
     exit 0
 fi
-out=${out:-$ROOT/results/$(date +%Y-%m-%d)-$(hostname -s)}
-mkdir -p "$out"
+# A run never writes over another's results, nor into the committed ones:
+# each gets a new folder under runs/ (ignored by git) unless --out names
+# one, which must be new or empty.
+if [[ -n $out ]]; then
+    [[ ! -e $out || -z $(ls -A -- "$out") ]] ||
+        die "--out $out: not empty; results are never written over"
+    mkdir -p -- "$out"
+else
+    mkdir -p -- "$ROOT/runs"
+    base=$ROOT/runs/$(date +%Y-%m-%d-%H%M%S)-$(hostname -s) k=1
+    out=$base
+    until mkdir -- "$out" 2>/dev/null; do
+        ((k < 100)) || die "cannot make a folder under $ROOT/runs"
+        k=$((k + 1)) out=$base-$k
+    done
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-exp.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

@@ -23,12 +23,51 @@ sun_shuffle() {
         sort -n | cut -f2
 }
 
-# sun_weight SCALE: a case's expected cost, in units of a reduce's: the
-# fixed cost of a process, plus what writing the output adds (measured:
-# enlarging 1280x1024 by 8 took about 50 times as long as reducing it).
-sun_weight() {
-    local n=${1#-}
-    if (($1 < 0)); then echo 100; else echo $((100 + 80 * n * n)); fi
+# sun_cost SCALE: the bytes one run of a case touches: the input, read
+# (three times its size when cold: evicted, it is read from the disk at
+# about a third of the rate of the page cache, as the committed cold and
+# warm 12000x10000 runs show), and the output it writes.
+sun_cost() {
+    local n=${1#-} bytes k=1
+    bytes=$(stat -c %s -- "$input")
+    [[ $cache == cold ]] && k=3
+    if (($1 < 0)); then
+        echo $((bytes * k + bytes / (n * n)))
+    else
+        echo $((bytes * k + bytes * n * n))
+    fi
+}
+
+# sun_eta: the seconds the cases left will take, from the lines on stdin:
+# "done COST NS" for each case done (its cost, sun_cost's, and the
+# nanoseconds it took) and "todo COST" for each case to come.  Every case
+# is the same number of runs, each a fixed cost (a process and the cache
+# check) plus a cost a byte; once the cases done differ enough in size,
+# both are fitted to them by least squares, else the fixed cost is taken
+# as 21 MB's worth (about 6.5 ms a run against 3.2 GB/s, measured on the
+# 2-core VM that made the committed results) and the rate fitted alone.
+sun_eta() {
+    awk '
+        $1 == "done" { n++; c[n] = $2; t[n] = $3 / 1e9
+                       lo = (n == 1 || $2 < lo) ? $2 : lo
+                       hi = (n == 1 || $2 > hi) ? $2 : hi }
+        $1 == "todo" { m++; todo[m] = $2 }
+        END {
+            fixed = 21e6
+            if (n >= 2 && hi >= 2 * lo) {
+                for (i = 1; i <= n; i++) { mc += c[i] / n; mt += t[i] / n }
+                for (i = 1; i <= n; i++) {
+                    sxx += (c[i] - mc) ^ 2; sxy += (c[i] - mc) * (t[i] - mt)
+                }
+                b = sxy / sxx; a = mt - b * mc
+            }
+            if (!(a > 0 && b > 0)) {
+                for (i = 1; i <= n; i++) { st += t[i]; sw += fixed + c[i] }
+                b = st / sw; a = b * fixed
+            }
+            for (i = 1; i <= m; i++) left += a + b * todo[i]
+            printf (left < 10 ? "%.1f\n" : "%.0f\n"), left
+        }'
 }
 
 # sun_folio_kib FILE: the folio size (KiB) holding most of FILE's cached
@@ -89,23 +128,26 @@ sun_study() {
     printf '%s\n' "$header" >"$out/runs.csv"
 
     mapfile -t order < <(sun_shuffle "$order_seed" "$scales")
-    local scale i=0 done_w=0 left_w=0 start now left
-    for scale in "${order[@]}"; do
-        left_w=$((left_w + $(sun_weight "$scale")))
-    done
+    local scale todo i=0 start now cases=() eta
     start=$(date +%s%N)
     for scale in "${order[@]}"; do
         i=$((i + 1))
-        left=""
+        eta=""
         if ((i > 1)); then
-            now=$(date +%s%N)
-            left=", about $(((now - start) * left_w / done_w / 1000000000)) s left"
+            eta=$({
+                printf '%s\n' "${cases[@]}"
+                for todo in "${order[@]:i-1}"; do
+                    printf 'todo %s\n' "$(sun_cost "$todo")"
+                done
+            } | sun_eta)
+            eta=", about $eta s of runs left"
         fi
         printf 'case %d of %d: scale %s, %d runs per method%s\n' "$i" \
-            "${#order[@]}" "$scale" "$runs" "$left" >&2
+            "${#order[@]}" "$scale" "$runs" "$eta" >&2
         sun_case "$scale"
-        done_w=$((done_w + $(sun_weight "$scale")))
-        left_w=$((left_w - $(sun_weight "$scale")))
+        now=$(date +%s%N)
+        cases+=("done $(sun_cost "$scale") $((now - start))")
+        start=$now
     done
     sp_sun_report "$out"
 }
