@@ -636,6 +636,91 @@ why=$(expect_status 0)
     why="--help does not give the default: $(grep -e '--threads' o)"
 result "--help gives the default threads: one per CPU it may use" "$why"
 
+# --- an encoder out of memory (issue 25) ---------------------------------
+# Under address-space limits from where scaleppm can start up to where the
+# job succeeds, every run either works or exits 1 with one line
+# "scaleppm: FILE: Cannot allocate memory", leaves no output nor temporary
+# file, and never aborts (stb_image_write asserted on a failed growth of
+# its PNG buffers: exit 134).  The same for a PNM output converted on the
+# way (.pgm from colour), and for a batch, in which the large file's
+# failure must leave the small files' outputs written.
+# as_run KB ARGS...: scaleppm ARGS under an address space of KB KiB, one
+# thread; rc, o and e as sp.
+as_run() {
+    local kb=$1
+    shift
+    rc=0
+    bash -c 'ulimit -v "$1" && shift && "$@"' _ "$kb" "$SP" -t 1 "$@" \
+        >o 2>e </dev/null || rc=$?
+}
+# oom_why OUT...: empty, or why the last run is not a clean failure: exit
+# 1, each line on stderr "scaleppm: FILE: Cannot allocate memory" for an
+# input or output, no OUT and no temporary file in od/.
+oom_why() {
+    local out line
+    expect_status 1
+    while IFS= read -r line; do
+        [[ $line =~ ^scaleppm:\ (big|small[12])\.ppm:\ Cannot\ allocate\ memory$ ||
+            $line =~ ^scaleppm:\ od/[a-z0-9./]*:\ Cannot\ allocate\ memory$ ||
+            $line =~ ^scaleppm:\ [0-9]+\ scaled ]] ||
+            { printf 'stderr: %s' "$line"; return; }
+    done <e
+    for out; do
+        [[ ! -e $out ]] || { printf '%s was left' "$out"; return; }
+    done
+    [[ -z $(temps od) ]] || printf 'temporary files left: %s' "$(temps od)"
+}
+noise 300 300 255 61 3 >big.ppm
+noise 20 20 255 62 3 >small1.ppm
+noise 20 20 255 63 3 >small2.ppm
+mkdir -p od/oom
+# start: the smallest limit, in 256 KiB steps, at which scaleppm starts
+start=''
+for ((kb = 512; kb <= 65536; kb += 256)); do
+    # (the inner shell reports a crash there, to /dev/null)
+    if [[ $(bash -c 'ulimit -v "$1" && "$2" --version >/dev/null 2>&1
+                     echo $?' _ "$kb" "$SP" 2>/dev/null) == 0 ]]; then
+        start=$kb
+        break
+    fi
+done
+as_run 1048576 -s 2 big.ppm od/m.png
+if [[ -z $start ]] || ((rc != 0)); then
+    skip 'an encoder out of memory' 'no address-space limit lets it run here (a sanitizer build?)'
+else
+    for out in m.png m.pgm batch; do
+        why='' failed=0 at_out=0
+        for ((kb = start; kb <= start + 131072; kb += 256)); do
+            rm -f "od/$out" od/oom/*
+            if [[ $out == batch ]]; then
+                as_run "$kb" -q -s 2 -o od/oom/ --format png small1.ppm \
+                    big.ppm small2.ppm
+                # A batch that cannot start its one worker thread says so.
+                grep -q 'cannot run worker threads' e && continue
+            else
+                as_run "$kb" -s 2 big.ppm "od/$out"
+            fi
+            ((rc == 0)) && break
+            failed=$((failed + 1))
+            why=$(oom_why "od/$out" od/oom/big.png)
+            if [[ -n $why ]]; then
+                why="under ulimit -v $kb: $why"
+                break
+            fi
+            if grep -q "^scaleppm: od/.*$out" e ||
+                { [[ $out == batch ]] && grep -q '^scaleppm: od/oom/big.png' e &&
+                    [[ -s od/oom/small1.png && -s od/oom/small2.png ]]; }; then
+                at_out=$((at_out + 1))
+            fi
+        done
+        ((rc == 0)) || [[ -n $why ]] || why="fails even under ulimit -v $kb"
+        # The PNM writer streams: it may never be the one to fail.
+        [[ -n $why || $out == m.pgm ]] || ((at_out > 0)) ||
+            why='no limit failed at the output (with the small files written)'
+        result "-s 2 to $out under ulimit -v $start.. KiB: each run works or fails in one line ($failed failed, $at_out at the output)" "$why"
+    done
+fi
+
 # --- genimage, when it is built ------------------------------------------
 if [[ -n $GEN ]]; then
     "$GEN" -o gen.ppm 41 29
