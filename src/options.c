@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "names.h"
 #include "parallel.h"
 
@@ -89,16 +91,20 @@ static void usage(FILE *f)
             SP_THREADS_MAX);
 }
 
+/* usage_error: the usage error FMT says, on one line, every byte of it
+ * (the arguments it echoes are the user's, or a script's) shown as
+ * sp_show_name() shows a name.  Returns EXIT_USAGE. */
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
+    char text[2 * PATH_MAX], shown[4 * PATH_MAX];
     va_list ap;
 
-    fprintf(stderr, "scaleppm: ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see scaleppm --help)\n");
+    fprintf(stderr, "scaleppm: %s (see scaleppm --help)\n",
+            sp_show_name(text, shown, sizeof shown));
     return EXIT_USAGE;
 }
 

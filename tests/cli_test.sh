@@ -636,6 +636,74 @@ why=$(expect_status 0)
     why="--help does not give the default: $(grep -e '--threads' o)"
 result "--help gives the default threads: one per CPU it may use" "$why"
 
+# --- what reaches the terminal (issue 25) --------------------------------
+# Bytes from a header (in libnetpbm's words), a file name, or an argument
+# echoed by a usage error never reach stderr as they are: no C0 control
+# but each line's newline, no DEL, no C1 control (U+0080..U+009F, or such
+# a byte alone), nothing that is not UTF-8; and printable UTF-8 shows as
+# it is.
+# tame_why: empty, or why the last run's stderr holds what a terminal
+# could obey.
+tame_why() {
+    if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' e; then
+        printf 'a control byte on stderr: %s' "$(od -c e | head -n 3 | tr '\n' ' ')"
+    elif LC_ALL=C grep -qP '\xc2[\x80-\x9f]' e; then
+        printf 'a C1 control on stderr: %s' "$(od -c e | head -n 3 | tr '\n' ' ')"
+    elif ! iconv -f UTF-8 -t UTF-8 e >/dev/null 2>&1; then
+        printf 'stderr is not UTF-8: %s' "$(od -c e | head -n 3 | tr '\n' ' ')"
+    fi
+}
+nasty=$'\e]0;owned\a\e[2J\e[1A\r\x7f\xc2\x9b31m\x9b2J\xe2\x80\xae'
+printf 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\n%s\nENDHDR\n\001\002' \
+    "$nasty" >esc_header.pam
+printf 'P6\n%s 1\n255\n\001\002\003' "$nasty" >esc_size.ppm
+cp c.ppm "named$nasty.ppm"
+printf 'junk\n' >"junk$nasty.ppm"
+# tame_case WHAT WANT_RC ARGS...: scaleppm ARGS exits WANT_RC, with a
+# tame stderr of one line.
+tame_case() {
+    local what=$1 want=$2 why
+    shift 2
+    sp "$@"
+    why=$(expect_status "$want")
+    [[ -n $why ]] || why=$(one_line 'scaleppm: ')
+    [[ -n $why ]] || why=$(tame_why)
+    result "escaped on stderr: $what" "$why"
+}
+tame_case 'a header line with escapes (libnetpbm quotes it)' 1 -s 2 \
+    esc_header.pam od/u.ppm
+tame_case 'a size with escapes' 1 -s 2 esc_size.ppm od/u.ppm
+tame_case 'a missing input named with escapes' 1 -s 2 "gone$nasty.ppm" \
+    od/u.ppm
+tame_case 'a bad input named with escapes' 1 -s 2 "junk$nasty.ppm" od/u.ppm
+tame_case 'an output named with escapes' 1 -s 2 c.ppm "od/no/$nasty.ppm"
+tame_case 'an output extension with escapes' 1 -s 2 c.ppm "od/u.$nasty"
+tame_case '-s with escapes' 2 -s "$nasty" c.ppm od/u.ppm
+tame_case '--io with escapes' 2 --io "$nasty" -s 2 c.ppm od/u.ppm
+tame_case '--timings= with escapes' 2 --timings="$nasty" -s 2 c.ppm
+tame_case 'an unknown long option with escapes' 2 "--$nasty" -s 2 c.ppm
+tame_case 'an unknown short option ESC' 2 $'-\e' -s 2 c.ppm
+tame_case 'an unknown short option CSI' 2 $'-\x9b' -s 2 c.ppm
+tame_case 'a third file with escapes' 2 -s 2 c.ppm od/u.ppm "$nasty"
+tame_case 'an -o pattern with escapes' 2 -s 2 -o "od/$nasty" c.ppm
+mkdir -p od/esc
+sp -q -s 2 -o od/esc/ c.ppm "junk$nasty.ppm"
+why=$(expect_status 1)
+[[ -n $why ]] || why=$(one_line "scaleppm: junk")
+[[ -n $why ]] || why=$(tame_why)
+[[ -n $why ]] || [[ -s od/esc/c.ppm ]] || why='c.ppm was not scaled'
+result 'escaped on stderr: a batch input named with escapes' "$why"
+sp -s 2 $'caf\xc3\xa9 \xe2\x82\xac.ppm' od/u.ppm
+why=$(expect_status 1)
+[[ -n $why ]] || grep -q $'caf\xc3\xa9 \xe2\x82\xac.ppm' e ||
+    why="the name is not shown as it is: $(head -n 1 e)"
+result 'printable UTF-8 in a name (café €) shows as it is' "$why"
+sp -v -s 2 "named$nasty.ppm" od/u.ppm
+why=$(expect_status 0)
+[[ -n $why ]] || why=$(tame_why)
+result 'escaped on stderr: -v with an input named with escapes' "$why"
+rm -f od/u.ppm
+
 # --- an encoder out of memory (issue 25) ---------------------------------
 # Under address-space limits from where scaleppm can start up to where the
 # job succeeds, every run either works or exits 1 with one line
