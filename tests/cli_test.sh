@@ -92,6 +92,43 @@ usage_case 'three files' -s 2 c.ppm od/u.ppm od/v.ppm
 usage_case '--filter box with an enlarge' --filter box -s 2 c.ppm od/u.ppm
 usage_case '--quality 0' --quality 0 -s 2 c.ppm od/u.jpg
 usage_case '--compression 10' --compression 10 -s 2 c.ppm od/u.png
+# An option that cannot apply to the output (issue 25): a usage error, not
+# ignored; by each output's format in a batch, before any is written.
+usage_case '--quality with a PNG output' --quality 50 -s 2 c.ppm od/u.png
+usage_case '--quality with a PNM output' --quality 50 -s 2 c.ppm od/u.ppm
+usage_case '--quality to standard output' --quality 50 -s 2 c.ppm
+usage_case '--compression with a JPEG output' --compression 3 -s 2 c.ppm \
+    od/u.jpg
+usage_case '--compression with a BMP output' --compression 3 -s 2 c.ppm \
+    od/u.BMP
+usage_case '--compression to standard output' --compression 3 -s 2 c.ppm -
+usage_case '--quality in a batch of PNG outputs' --quality 50 -s 2 \
+    -o od/ --format png c.ppm
+usage_case '--compression in a batch of JPEG outputs (pattern)' \
+    --compression 3 -s 2 -o 'od/%s.jpeg' c.ppm
+cp c.ppm x.jpg  # a PNM named .jpg: its output in DIR/ is a JPEG
+usage_case '--quality in a batch where one output of two is not JPEG' \
+    --quality 50 -s 2 -o od/ x.jpg c.ppm
+[[ ! -e od/x.jpg ]] || fail '--quality in a mixed batch' 'x.jpg was written'
+usage_case 'a second --files-from' -s 2 -o od/ --files-from /dev/null \
+    --files-from /dev/null c.ppm
+for args in '--quality 50 od/q.JPG' '--quality 50 od/q.jpeg' \
+    '--compression 3 od/q.PNG'; do
+    read -ra a <<<"$args"
+    sp -s 2 "${a[@]:0:2}" c.ppm "${a[2]}"
+    why=$(expect_status 0)
+    [[ -n $why || -s ${a[2]} ]] || why='no output'
+    result "$args: applies (any case)" "$why"
+done
+for f in PNG Jpg pAm; do
+    rm -rf od/fmt && mkdir od/fmt
+    sp -q -s 2 -o od/fmt/ --format "$f" c.ppm
+    why=$(expect_status 0)
+    [[ -n $why || -s od/fmt/c.$f ]] || why="no od/fmt/c.$f: $(ls od/fmt)"
+    result "--format $f: case-blind, as an extension is" "$why"
+done
+head -c 8 od/fmt/c.pAm | grep -q '^P7' ||
+    fail '--format pAm' 'the output is not a PAM'
 
 # The message names the unknown option, also inside a cluster of flags.
 sp -Qv -s 2 c.ppm od/u.ppm
