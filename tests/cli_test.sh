@@ -755,8 +755,9 @@ as_run() {
     local kb=$1
     shift
     rc=0
-    bash -c 'ulimit -v "$1" && shift && "$@"' _ "$kb" "$SP" -t 1 "$@" \
-        >o 2>e </dev/null || rc=$?
+    # (not exec'd: a crash is the inner shell's to report, into e)
+    bash -c 'ulimit -v "$1" && shift && "$@"; exit $?' _ "$kb" "$SP" -t 1 \
+        "$@" >o 2>e </dev/null || rc=$?
 }
 # oom_why OUT...: empty, or why the last run is not a clean failure: exit
 # 1, each line on stderr "scaleppm: FILE: Cannot allocate memory" for an
