@@ -67,7 +67,7 @@ START_TEST(test_show_name_table)
         {"\xc2\x80\xc2\x9f\xc2\xa0", "\\302\\200\\302\\237\xc2\xa0"},
         {"caf\xc3\xa9.ppm", "caf\xc3\xa9.ppm"},     /* é stays é */
         {"\xe2\x82\xac \xf0\x9f\x98\x80", "\xe2\x82\xac \xf0\x9f\x98\x80"},
-        {"a\xe2\x80\xae" "b", "a\\342\\200\\256b"}, /* right-to-left override */
+        {"a\xe2\x80\xae" "b", "a\\342\\200\\256b"}, /* RLO */
         {"\xe2\x81\xa6", "\\342\\201\\246"},        /* an isolate */
         {"\xc3", "\\303"},                          /* cut short */
         {"\xc3(", "\\303("},
