@@ -1,6 +1,6 @@
 /* encode.h: the two encoders behind write.h's sp_output, for write.c
- * only.  Each returns 0, an errno value, or (stb) SP_E_TOOBIG or
- * SP_E_ENCODE with a detail in WHY (SP_WHY_MAX). */
+ * only.  Each returns 0, an errno value (ENOMEM, ENOSPC, ...), or (stb)
+ * SP_E_TOOBIG or SP_E_ENCODE with a detail in WHY (SP_WHY_MAX). */
 #ifndef SP_ENCODE_H
 #define SP_ENCODE_H
 
@@ -26,8 +26,20 @@ sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
 /* sp_stb_put: IMG whole, as FMT (not PNM), to F: checked against
  * sp_outfmt_fits() first, samples rescaled to 8 bits where they are not,
  * every write of the encoder checked; JPEG at QUALITY (1..100, 0: 90),
- * PNG at zlib level COMPRESSION (0..9, -1: stb's default, 8). */
+ * PNG at zlib level COMPRESSION (0..9, -1: stb's default, 8).  An
+ * allocation that fails, the encoder's or this function's, is ENOMEM:
+ * the encoder is left and what it held freed (write_stb.c says how).
+ * Safe on several threads at once. */
 sp_status sp_stb_put(const struct sp_image *img, FILE *f, enum sp_outfmt fmt,
                      int quality, int compression, char *why);
+
+/* sp_stb_put_failing: sp_stb_put, with the encoder's FAIL_AT-th
+ * allocation failing (1: its first; 0: none), and the allocations it asked
+ * for in *ALLOCS where ALLOCS is not NULL: for tests of the failure
+ * path. */
+sp_status sp_stb_put_failing(const struct sp_image *img, FILE *f,
+                             enum sp_outfmt fmt, int quality,
+                             int compression, char *why,
+                             unsigned long fail_at, unsigned long *allocs);
 
 #endif

@@ -36,7 +36,10 @@ static void keep_error(const char *msg)
 {
     size_t n;
 
-    /* One line, without libnetpbm's trailing newline, space or period. */
+    /* One line, without libnetpbm's trailing newline, space or period.
+     * MSG may quote the input's header, bytes of it as they are (escape
+     * sequences too): it is kept so, as every why is, and escaped where
+     * it is shown (msg.h). */
     snprintf(netpbm_msg, sizeof netpbm_msg, "%s", msg);
     for (char *p = netpbm_msg; *p != '\0'; p++)
         if (*p == '\n' || *p == '\r' || *p == '\t')

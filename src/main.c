@@ -189,6 +189,8 @@ static int batch_outputs(const struct options *o, const struct sp_names *in,
             sp_print_error(name, SP_E_OUTFORMAT, "");
             return EXIT_USAGE;
         }
+        if (st == SP_OK && (clash = sp_options_suit(o, name)) >= 0)
+            return clash;  /* --quality, --compression for another format */
         if (st == SP_OK)
             st = sp_names_add(out, name);
     }

@@ -1,25 +1,87 @@
+/* scaleppm's one-line messages, and the escaping that keeps them one line
+ * and keeps the terminal's state out of the reach of names and inputs. */
 #include "msg.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-const char *sp_show_name(const char *path, char *buf, size_t len)
+/* utf8_char: the length of the valid UTF-8 sequence at P (2 to 4 bytes),
+ * with its code point in *CP; 0 where P does not start one (a stray
+ * continuation byte, an overlong form, a surrogate, a code point past
+ * U+10FFFF, a sequence cut short). */
+static size_t utf8_char(const unsigned char *p, unsigned long *cp)
+{
+    size_t n;
+    unsigned long c, min;
+
+    if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+        n = 2, c = p[0] & 0x1f, min = 0x80;
+    } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        n = 3, c = p[0] & 0x0f, min = 0x800;
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        n = 4, c = p[0] & 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)  /* also stops at the NUL */
+            return 0;
+        c = c << 6 | (p[i] & 0x3f);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+/* shown_raw: whether the code point CP may reach a terminal as it is:
+ * not a C1 control (U+0080..U+009F: CSI, OSC, ... in their 8-bit
+ * forms, which some terminals obey in UTF-8 too), nor a bidirectional
+ * override or isolate, which reorders the rest of the line so that one
+ * line can read as another. */
+static int shown_raw(unsigned long cp)
+{
+    return !(cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) ||
+             (cp >= 0x2066 && cp <= 0x2069));
+}
+
+const char *sp_show_name(const char *text, char *buf, size_t len)
 {
     static const char plain[] = "\\\n\t\r", named[] = "\\ntr";
+    const unsigned char *p = (const unsigned char *)text;
     size_t n = 0;
 
-    for (const unsigned char *p = (const unsigned char *)path;
-         *p != '\0' && n + 5 < len; p++) {
+    if (len == 0)
+        return buf;
+    while (*p != '\0') {
+        char piece[20];  /* at most 3 bytes escaped: 12 */
+        size_t k = 0, step = 1;
+        unsigned long cp;
         const char *c = strchr(plain, *p);
 
-        if (c != NULL)
-            n += (size_t)snprintf(buf + n, len - n, "\\%c",
-                                  named[c - plain]);
-        else if (*p < 0x20 || *p == 0x7f)
-            n += (size_t)snprintf(buf + n, len - n, "\\%03o", *p);
-        else
-            buf[n++] = (char)*p;
+        if (c != NULL) {
+            piece[k++] = '\\';
+            piece[k++] = named[c - plain];
+        } else if (*p >= 0x20 && *p < 0x7f) {
+            piece[k++] = (char)*p;
+        } else if (*p >= 0x80 && (step = utf8_char(p, &cp)) > 0 &&
+                   shown_raw(cp)) {
+            memcpy(piece, p, step);
+            k = step;
+        } else {
+            /* A control, DEL, a byte that is no character, or a character
+             * escaped whole: each byte as C writes it, \ooo. */
+            step = step > 0 ? step : 1;
+            for (size_t i = 0; i < step; i++)
+                k += (size_t)snprintf(piece + k, sizeof piece - k, "\\%03o",
+                                      p[i]);
+        }
+        if (n + k >= len)  /* no room for all of it and the NUL */
+            break;
+        memcpy(buf + n, piece, k);
+        n += k;
+        p += step;
     }
     buf[n] = '\0';
     return buf;
@@ -27,12 +89,13 @@ const char *sp_show_name(const char *path, char *buf, size_t len)
 
 void sp_print_error(const char *path, sp_status st, const char *why)
 {
-    char shown[PATH_MAX];
+    char shown[PATH_MAX], why_shown[4 * SP_WHY_MAX];
 
     sp_show_name(path, shown, sizeof shown);
+    sp_show_name(why, why_shown, sizeof why_shown);
     if (why[0] != '\0')
         fprintf(stderr, "scaleppm: %s: %s: %s\n", shown, sp_strerror(st),
-                why);
+                why_shown);
     else
         fprintf(stderr, "scaleppm: %s: %s\n", shown, sp_strerror(st));
 }

@@ -6,12 +6,19 @@
 
 #include "status.h"
 
-/* sp_show_name: PATH as printed in a one-line message, in BUF (LEN
- * bytes): backslashes and control characters (a newline in a file name)
- * escaped as C does, so that the line stays one line. */
-const char *sp_show_name(const char *path, char *buf, size_t len);
+/* sp_show_name: TEXT (a file name, an argument, a detail that may hold
+ * bytes of an input) as a one-line message may show it, in BUF (LEN
+ * bytes, LEN > 0): every byte that could end the line or reach the
+ * terminal as a command escaped as C writes it: a backslash, newline, tab
+ * and carriage return as \\, \n, \t, \r; the other C0 controls, DEL,
+ * bytes that are not UTF-8, C1 controls (U+0080..U+009F) and the
+ * bidirectional overrides and isolates as \ooo, byte by byte.  Printable
+ * UTF-8 (an e with an acute accent) stays as it is.  A TEXT too long for
+ * BUF is cut between two characters.  Returns BUF. */
+const char *sp_show_name(const char *text, char *buf, size_t len);
 
-/* sp_print_error: "scaleppm: PATH: what ST means[: WHY]" on stderr. */
+/* sp_print_error: "scaleppm: PATH: what ST means[: WHY]" on stderr, PATH
+ * and WHY as sp_show_name() shows them. */
 void sp_print_error(const char *path, sp_status st, const char *why);
 
 #endif

@@ -4,14 +4,17 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "names.h"
 #include "parallel.h"
 
@@ -46,9 +49,10 @@ static void usage(FILE *f)
 "                      it is scaled; auto (the default) preads a regular\n"
 "                      file; pipes and devices are always read\n"
 "  -t, --threads T     threads, 1..%d (default: one per CPU it may use)\n"
-"      --quality Q     JPEG quality, 1..100 (default 90)\n"
+"      --quality Q     JPEG quality, 1..100 (default 90); for JPEG\n"
+"                      outputs only\n"
 "      --compression L PNG deflate effort, 0..9 (default 8; stb_image_write\n"
-"                      searches alike up to 5)\n"
+"                      searches alike up to 5); for PNG outputs only\n"
 "      --timings[=text|json]\n"
 "                      a record of each run on stderr: files, factor,\n"
 "                      filter, I/O path, threads, each phase's time and\n"
@@ -62,9 +66,10 @@ static void usage(FILE *f)
 "                      instead names each output: %%s is IN's name\n"
 "                      without its directory and extension, %%%% a %%\n"
 "                      (-o 'small/%%s_4.png')\n"
-"      --format EXT    with -o DIR/: write EXT files (png, pam, ...)\n"
+"      --format EXT    with -o DIR/: write EXT files (png, pam, ...; in\n"
+"                      any case, as an extension)\n"
 "      --files-from L  also the inputs named in the file L (- for\n"
-"                      standard input), one a line\n"
+"                      standard input), one a line; one list\n"
 "  -0, --null          the names in L end with a NUL, not a newline\n"
 "      --skip-existing leave out an input whose output exists (outputs\n"
 "                      are written whole or not at all)\n"
@@ -89,16 +94,20 @@ static void usage(FILE *f)
             SP_THREADS_MAX);
 }
 
+/* usage_error: the usage error FMT says, on one line, every byte of it
+ * (the arguments it echoes are the user's, or a script's) shown as
+ * sp_show_name() shows a name.  Returns EXIT_USAGE. */
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
+    char text[2 * PATH_MAX], shown[4 * PATH_MAX];
     va_list ap;
 
-    fprintf(stderr, "scaleppm: ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see scaleppm --help)\n");
+    fprintf(stderr, "scaleppm: %s (see scaleppm --help)\n",
+            sp_show_name(text, shown, sizeof shown));
     return EXIT_USAGE;
 }
 
@@ -122,12 +131,14 @@ enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS, OPT_QUALITY,
        OPT_COMPRESSION, OPT_FORMAT, OPT_FILES_FROM, OPT_FAIL_FAST,
        OPT_SKIP_EXISTING, OPT_READ_BUFFER };
 
-/* parse_choice: OPTARG as one of NAMES (N of them) into *OUT, its index. */
+/* parse_choice: OPTARG as one of NAMES (N of them), compared by SAME
+ * (strcmp, or strcasecmp for names that are case-blind elsewhere), into
+ * *OUT, its index. */
 static int parse_choice(const char *arg, const char *const *names, int n,
-                        int *out)
+                        int (*same)(const char *, const char *), int *out)
 {
     for (int i = 0; i < n; i++) {
-        if (strcmp(arg, names[i]) == 0) {
+        if (same(arg, names[i]) == 0) {
             *out = i;
             return 0;
         }
@@ -146,7 +157,7 @@ static int parse_value(int c, const char *arg, struct options *o)
 
     switch (c) {
     case OPT_IO:
-        if (parse_choice(arg, ios, 4, &v))
+        if (parse_choice(arg, ios, 4, strcmp, &v))
             return usage_error("--io '%s': expected auto, read, mmap or "
                                "pread", arg);
         o->job.io = (enum sp_io)v;
@@ -164,7 +175,7 @@ static int parse_value(int c, const char *arg, struct options *o)
         o->job.threads = (unsigned)v;
         return 0;
     case OPT_FILTER:
-        if (parse_choice(arg, filters, 2, &v))
+        if (parse_choice(arg, filters, 2, strcmp, &v))
             return usage_error("--filter '%s': expected sample or box", arg);
         o->job.filter = v == 0 ? SP_FILTER_SAMPLE : SP_FILTER_BOX;
         return 0;
@@ -214,16 +225,25 @@ static int parse_batch(int c, const char *arg, struct options *o)
         o->target = arg;
         return 0;
     case OPT_FORMAT:
-        if (parse_choice(arg, formats, 10, &v))
+        /* Case-blind, as an output's extension is (write.h). */
+        if (parse_choice(arg, formats, 10, strcasecmp, &v))
             return usage_error("--format '%s': expected pnm, ppm, pgm, pbm, "
                                "pam, png, jpg, bmp or tga", arg);
         o->format = arg;
         return 0;
     case OPT_FILES_FROM:
+        /* The option says "also these": a second one replacing the first
+         * would drop a list's files without a word, and honouring both
+         * would need rules for two '-' and for -0 (which list it is for).
+         * One list; cat makes one of several. */
+        if (o->files_from != NULL)
+            return usage_error("--files-from '%s': one list only, and "
+                               "'%s' was given first (cat joins lists)",
+                               arg, o->files_from);
         o->files_from = arg;
         return 0;
     case OPT_READ_BUFFER:
-        if (parse_choice(arg, buffers, 2, &v))
+        if (parse_choice(arg, buffers, 2, strcmp, &v))
             return usage_error("--read-buffer '%s': expected reuse or fresh",
                                arg);
         o->buffers = v == 0 ? SP_BUFFER_REUSE : SP_BUFFER_FRESH;
@@ -297,6 +317,23 @@ static int check_options(int n, char **files, struct options *o)
                            "(a batch: -o DIR/)", files[2]);
     o->job.in = n > 0 ? files[0] : "-";
     o->job.out = n > 1 ? files[1] : "-";
+    return sp_options_suit(o, o->job.out);
+}
+
+int sp_options_suit(const struct options *o, const char *out)
+{
+    enum sp_outfmt fmt = SP_OUT_PNM;
+
+    if (strcmp(out, "-") != 0 && sp_outfmt_for(out, &fmt) != SP_OK)
+        return -1;  /* not a format: that is its own error */
+    if (strcmp(out, "-") == 0)
+        out = "standard output";
+    if (o->job.quality != 0 && fmt != SP_OUT_JPEG)
+        return usage_error("--quality: for a JPEG output (.jpg, .jpeg), "
+                           "and '%s' is not one", out);
+    if (o->job.compression_set && fmt != SP_OUT_PNG)
+        return usage_error("--compression: for a PNG output (.png), and "
+                           "'%s' is not one", out);
     return -1;
 }
 

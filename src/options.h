@@ -36,4 +36,11 @@ unsigned sp_default_threads(void);
  * one line printed). */
 int sp_parse_options(int argc, char **argv, struct options *o);
 
+/* sp_options_suit: whether the encoder options O asks for apply to the
+ * output OUT ("-": standard output, PNM): --quality to JPEG, --compression
+ * to PNG.  -1 if they do (or OUT names no format: its own error), else
+ * the exit status of a usage error, its one line printed.  A batch asks
+ * for each output before any is written. */
+int sp_options_suit(const struct options *o, const char *out);
+
 #endif

@@ -10,7 +10,8 @@
 typedef int sp_status;
 
 /* Room for the detail that may come with a status ("why"): a parser's
- * words, libnetpbm's, or the reason an output was refused. */
+ * words, libnetpbm's, or the reason an output was refused.  It may hold
+ * bytes of an input or a name as they are: show it through msg.h. */
 #define SP_WHY_MAX 256
 
 enum {

@@ -4,14 +4,135 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <stb_image_write.h>
-
 #include "encode.h"
+
+/* stb_image_write is compiled here, static to this file, rather than
+ * taken from libstb: its allocator is chosen when it is compiled, and
+ * libstb's is malloc with an assert() on a failed growth of the PNG
+ * encoder's buffers (an abort; with NDEBUG, a write through NULL).  Here
+ * every allocation of the encoder goes through the arena below, which
+ * never returns NULL: a failure leaves the encoder by longjmp() to
+ * sp_stb_put(), which frees what the encoder held (the arena tracks its
+ * blocks) and returns ENOMEM.  The encoder holds nothing else (no file, no
+ * lock, no static state that a jump would leave half made), so leaving it
+ * anywhere is safe.  Its own consistency checks (STBIW_ASSERT) leave the
+ * same way, as SP_E_ENCODE, instead of aborting the process. */
+static void *arena_realloc(void *old, size_t size);
+static void arena_free(void *p);
+static void arena_broken(void);
+#define STBIW_MALLOC(size) arena_realloc(NULL, (size))
+#define STBIW_REALLOC(p, size) arena_realloc((p), (size))
+#define STBIW_FREE(p) arena_free(p)
+#define STBIW_ASSERT(x) ((x) ? (void)0 : arena_broken())
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+/* Its entry points that scaleppm does not call (to a file, HDR,
+ * flipping) are static and unused here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include <stb_image_write.h>
+#pragma GCC diagnostic pop
+
+/* A block of the arena: its links, then the encoder's bytes, aligned as
+ * malloc's are. */
+union block {
+    struct {
+        union block *prev, *next;
+    } link;
+    max_align_t align;
+};
+
+/* The arena of one encode: the blocks the encoder holds, in a ring around
+ * LIVE, and where a failure goes. */
+struct arena {
+    jmp_buf out;
+    union block live;
+    sp_status failure;      /* why the encoder was left: ENOMEM, ... */
+    unsigned long allocs;   /* allocations asked for so far */
+    unsigned long fail_at;  /* the allocation made to fail (tests); 0:
+                               none */
+};
+
+/* The encode under way on this thread.  stb's allocator macros take no
+ * argument through which a context could come, so the arena reaches them
+ * here; a batch encodes on several threads at once, each with its own. */
+static _Thread_local struct arena *arena;
+
+static void ring_add(struct arena *a, union block *b)
+{
+    b->link.prev = &a->live;
+    b->link.next = a->live.link.next;
+    a->live.link.next->link.prev = b;
+    a->live.link.next = b;
+}
+
+static void ring_remove(union block *b)
+{
+    b->link.prev->link.next = b->link.next;
+    b->link.next->link.prev = b->link.prev;
+}
+
+static _Noreturn void leave(struct arena *a, sp_status st)
+{
+    a->failure = st;
+    longjmp(a->out, 1);
+}
+
+/* arena_realloc: OLD (NULL: none) grown or shrunk to SIZE bytes, or a new
+ * block; never NULL: a failure leaves the encoder with ENOMEM, OLD still
+ * held (and so freed). */
+static void *arena_realloc(void *old, size_t size)
+{
+    struct arena *a = arena;
+    union block *b = old != NULL ? (union block *)old - 1 : NULL, *nb = NULL;
+
+    a->allocs++;
+    if (size > SIZE_MAX - sizeof *b || a->allocs == a->fail_at)
+        leave(a, ENOMEM);
+    if (b != NULL)
+        ring_remove(b);
+    nb = realloc(b, sizeof *b + size);
+    if (nb == NULL) {
+        if (b != NULL)
+            ring_add(a, b);
+        leave(a, ENOMEM);
+    }
+    ring_add(a, nb);
+    return nb + 1;
+}
+
+static void arena_free(void *p)
+{
+    union block *b = p != NULL ? (union block *)p - 1 : NULL;
+
+    if (b != NULL) {
+        ring_remove(b);
+        free(b);
+    }
+}
+
+static void arena_broken(void)
+{
+    leave(arena, SP_E_ENCODE);
+}
+
+/* arena_release: free every block the encoder still holds in A. */
+static void arena_release(struct arena *a)
+{
+    while (a->live.link.next != &a->live) {
+        union block *b = a->live.link.next;
+
+        ring_remove(b);
+        free(b);
+    }
+}
 
 /* The limits of the stb formats.  stb_image_write (1.16) takes the sizes
  * as int and computes in int: every expression below must stay within
@@ -163,14 +284,12 @@ static void sink_write(void *ctx, void *data, int size)
 }
 
 /* stb's PNG level is a global, read by each PNG encode: changed only
- * with no encode under way (a batch encodes several images at once). */
+ * with no encode under way (a batch encodes several images at once).
+ * png_level_hold: LEVEL set, held until png_level_drop(). */
 static pthread_rwlock_t png_level = PTHREAD_RWLOCK_INITIALIZER;
 
-static int write_png(struct sink *sink, int w, int h, int c,
-                     const unsigned char *px, int level)
+static void png_level_hold(int level)
 {
-    int ok;
-
     pthread_rwlock_rdlock(&png_level);
     while (stbi_write_png_compression_level != level) {
         pthread_rwlock_unlock(&png_level);
@@ -179,9 +298,46 @@ static int write_png(struct sink *sink, int w, int h, int c,
         pthread_rwlock_unlock(&png_level);
         pthread_rwlock_rdlock(&png_level);
     }
-    ok = stbi_write_png_to_func(sink_write, sink, w, h, c, px, w * c);
+}
+
+static void png_level_drop(void)
+{
     pthread_rwlock_unlock(&png_level);
-    return ok;
+}
+
+/* An encode's arguments. */
+struct put {
+    struct sink *sink;
+    enum sp_outfmt fmt;
+    int w, h, c, quality;
+    const unsigned char *px;
+};
+
+/* encode: P's image through stb, with A as its arena: 1 if stb says it
+ * wrote it, 0 if it failed or was left (A->failure says why).  The jump
+ * comes back here: A lives in the caller, so nothing the jump could leave
+ * indeterminate is read after it. */
+static int encode(struct arena *a, const struct put *p)
+{
+    if (setjmp(a->out) != 0)
+        return 0;
+    switch (p->fmt) {
+    case SP_OUT_PNG:
+        return stbi_write_png_to_func(sink_write, p->sink, p->w, p->h, p->c,
+                                      p->px, p->w * p->c);
+    case SP_OUT_JPEG:
+        return stbi_write_jpg_to_func(sink_write, p->sink, p->w, p->h, p->c,
+                                      p->px, p->quality);
+    case SP_OUT_BMP:
+        return stbi_write_bmp_to_func(sink_write, p->sink, p->w, p->h, p->c,
+                                      p->px);
+    case SP_OUT_TGA:
+        return stbi_write_tga_to_func(sink_write, p->sink, p->w, p->h, p->c,
+                                      p->px);
+    case SP_OUT_PNM:
+        break;
+    }
+    return 0;
 }
 
 /* to_8bit: IMG's samples rescaled to 0..255 in a new malloc'd buffer. */
@@ -207,47 +363,53 @@ sp_status sp_stb_put(const struct sp_image *img, FILE *f,
                      enum sp_outfmt fmt, int quality, int compression,
                      char *why)
 {
+    return sp_stb_put_failing(img, f, fmt, quality, compression, why, 0,
+                              NULL);
+}
+
+sp_status sp_stb_put_failing(const struct sp_image *img, FILE *f,
+                             enum sp_outfmt fmt, int quality,
+                             int compression, char *why,
+                             unsigned long fail_at, unsigned long *allocs)
+{
     struct sink sink = {f, 0};
-    const unsigned char *px = img->pixels;
+    struct put p = {&sink, fmt, 0, 0, (int)img->channels,
+                    quality > 0 ? quality : 90, img->pixels};
+    struct arena a = {.fail_at = fail_at};
     unsigned char *conv = NULL;
-    int w, h, c = (int)img->channels, ok = 0;
+    int ok;
     sp_status st = sp_outfmt_fits(fmt, img->width, img->height,
                                   img->channels, why);
 
     if (st != SP_OK)
         return st;
-    w = (int)img->width;
-    h = (int)img->height;
+    p.w = (int)img->width;
+    p.h = (int)img->height;
     if (img->sample_size != 1 || img->maxval != 255) {
         conv = to_8bit(img);
         if (conv == NULL)
             return ENOMEM;
-        px = conv;
+        p.px = conv;
     }
-    switch (fmt) {
-    case SP_OUT_PNG:
-        ok = write_png(&sink, w, h, c, px, compression >= 0 ? compression
-                                                            : 8);
-        break;
-    case SP_OUT_JPEG:
-        ok = stbi_write_jpg_to_func(sink_write, &sink, w, h, c, px,
-                                    quality > 0 ? quality : 90);
-        break;
-    case SP_OUT_BMP:
-        ok = stbi_write_bmp_to_func(sink_write, &sink, w, h, c, px);
-        break;
-    case SP_OUT_TGA:
-        ok = stbi_write_tga_to_func(sink_write, &sink, w, h, c, px);
-        break;
-    case SP_OUT_PNM:
-        break;
-    }
+    a.live.link.prev = a.live.link.next = &a.live;
+    if (fmt == SP_OUT_PNG)
+        png_level_hold(compression >= 0 ? compression : 8);
+    arena = &a;
+    ok = encode(&a, &p);
+    arena = NULL;
+    if (fmt == SP_OUT_PNG)
+        png_level_drop();
+    arena_release(&a);
     free(conv);
-    if (sink.err != 0)
-        return sink.err;
-    if (!ok) {
+    if (allocs != NULL)
+        *allocs = a.allocs;
+    if (!ok && a.failure != SP_OK)
+        st = a.failure;
+    else if (sink.err != 0)
+        st = sink.err;
+    else if (!ok)
+        st = SP_E_ENCODE;
+    if (st == SP_E_ENCODE)
         snprintf(why, SP_WHY_MAX, "stb_image_write failed");
-        return SP_E_ENCODE;
-    }
-    return SP_OK;
+    return st;
 }

@@ -92,6 +92,43 @@ usage_case 'three files' -s 2 c.ppm od/u.ppm od/v.ppm
 usage_case '--filter box with an enlarge' --filter box -s 2 c.ppm od/u.ppm
 usage_case '--quality 0' --quality 0 -s 2 c.ppm od/u.jpg
 usage_case '--compression 10' --compression 10 -s 2 c.ppm od/u.png
+# An option that cannot apply to the output (issue 25): a usage error, not
+# ignored; by each output's format in a batch, before any is written.
+usage_case '--quality with a PNG output' --quality 50 -s 2 c.ppm od/u.png
+usage_case '--quality with a PNM output' --quality 50 -s 2 c.ppm od/u.ppm
+usage_case '--quality to standard output' --quality 50 -s 2 c.ppm
+usage_case '--compression with a JPEG output' --compression 3 -s 2 c.ppm \
+    od/u.jpg
+usage_case '--compression with a BMP output' --compression 3 -s 2 c.ppm \
+    od/u.BMP
+usage_case '--compression to standard output' --compression 3 -s 2 c.ppm -
+usage_case '--quality in a batch of PNG outputs' --quality 50 -s 2 \
+    -o od/ --format png c.ppm
+usage_case '--compression in a batch of JPEG outputs (pattern)' \
+    --compression 3 -s 2 -o 'od/%s.jpeg' c.ppm
+cp c.ppm x.jpg  # a PNM named .jpg: its output in DIR/ is a JPEG
+usage_case '--quality in a batch where one output of two is not JPEG' \
+    --quality 50 -s 2 -o od/ x.jpg c.ppm
+[[ ! -e od/x.jpg ]] || fail '--quality in a mixed batch' 'x.jpg was written'
+usage_case 'a second --files-from' -s 2 -o od/ --files-from /dev/null \
+    --files-from /dev/null c.ppm
+for args in '--quality 50 od/q.JPG' '--quality 50 od/q.jpeg' \
+    '--compression 3 od/q.PNG'; do
+    read -ra a <<<"$args"
+    sp -s 2 "${a[@]:0:2}" c.ppm "${a[2]}"
+    why=$(expect_status 0)
+    [[ -n $why || -s ${a[2]} ]] || why='no output'
+    result "$args: applies (any case)" "$why"
+done
+for f in PNG Jpg pAm; do
+    rm -rf od/fmt && mkdir od/fmt
+    sp -q -s 2 -o od/fmt/ --format "$f" c.ppm
+    why=$(expect_status 0)
+    [[ -n $why || -s od/fmt/c.$f ]] || why="no od/fmt/c.$f: $(ls od/fmt)"
+    result "--format $f: case-blind, as an extension is" "$why"
+done
+head -c 8 od/fmt/c.pAm | grep -q '^P7' ||
+    fail '--format pAm' 'the output is not a PAM'
 
 # The message names the unknown option, also inside a cluster of flags.
 sp -Qv -s 2 c.ppm od/u.ppm
@@ -635,6 +672,160 @@ why=$(expect_status 0)
 [[ -n $why ]] || grep -Eq 'default: one per CPU it may use\)' o ||
     why="--help does not give the default: $(grep -e '--threads' o)"
 result "--help gives the default threads: one per CPU it may use" "$why"
+
+# --- what reaches the terminal (issue 25) --------------------------------
+# Bytes from a header (in libnetpbm's words), a file name, or an argument
+# echoed by a usage error never reach stderr as they are: no C0 control
+# but each line's newline, no DEL, no C1 control (U+0080..U+009F, or such
+# a byte alone), nothing that is not UTF-8; and printable UTF-8 shows as
+# it is.
+# tame_why: empty, or why the last run's stderr holds what a terminal
+# could obey.
+tame_why() {
+    if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' e; then
+        printf 'a control byte on stderr: %s' "$(od -c e | head -n 3 | tr '\n' ' ')"
+    elif LC_ALL=C grep -qP '\xc2[\x80-\x9f]' e; then
+        printf 'a C1 control on stderr: %s' "$(od -c e | head -n 3 | tr '\n' ' ')"
+    elif ! iconv -f UTF-8 -t UTF-8 e >/dev/null 2>&1; then
+        printf 'stderr is not UTF-8: %s' "$(od -c e | head -n 3 | tr '\n' ' ')"
+    fi
+}
+nasty=$'\e]0;owned\a\e[2J\e[1A\r\x7f\xc2\x9b31m\x9b2J\xe2\x80\xae'
+printf 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\n%s\nENDHDR\n\001\002' \
+    "$nasty" >esc_header.pam
+printf 'P6\n%s 1\n255\n\001\002\003' "$nasty" >esc_size.ppm
+cp c.ppm "named$nasty.ppm"
+printf 'junk\n' >"junk$nasty.ppm"
+# tame_case WHAT WANT_RC ARGS...: scaleppm ARGS exits WANT_RC, with a
+# tame stderr of one line.
+tame_case() {
+    local what=$1 want=$2 why
+    shift 2
+    sp "$@"
+    why=$(expect_status "$want")
+    [[ -n $why ]] || why=$(one_line 'scaleppm: ')
+    [[ -n $why ]] || why=$(tame_why)
+    result "escaped on stderr: $what" "$why"
+}
+tame_case 'a header line with escapes (libnetpbm quotes it)' 1 -s 2 \
+    esc_header.pam od/u.ppm
+tame_case 'a size with escapes' 1 -s 2 esc_size.ppm od/u.ppm
+tame_case 'a missing input named with escapes' 1 -s 2 "gone$nasty.ppm" \
+    od/u.ppm
+tame_case 'a bad input named with escapes' 1 -s 2 "junk$nasty.ppm" od/u.ppm
+tame_case 'an output named with escapes' 1 -s 2 c.ppm "od/no/$nasty.ppm"
+tame_case 'an output extension with escapes' 1 -s 2 c.ppm "od/u.$nasty"
+tame_case '-s with escapes' 2 -s "$nasty" c.ppm od/u.ppm
+tame_case '--io with escapes' 2 --io "$nasty" -s 2 c.ppm od/u.ppm
+tame_case '--timings= with escapes' 2 --timings="$nasty" -s 2 c.ppm
+tame_case 'an unknown long option with escapes' 2 "--$nasty" -s 2 c.ppm
+tame_case 'an unknown short option ESC' 2 $'-\e' -s 2 c.ppm
+tame_case 'an unknown short option CSI' 2 $'-\x9b' -s 2 c.ppm
+tame_case 'a third file with escapes' 2 -s 2 c.ppm od/u.ppm "$nasty"
+tame_case 'an -o pattern with escapes' 2 -s 2 -o "od/$nasty" c.ppm
+mkdir -p od/esc
+sp -q -s 2 -o od/esc/ c.ppm "junk$nasty.ppm"
+why=$(expect_status 1)
+[[ -n $why ]] || why=$(one_line "scaleppm: junk")
+[[ -n $why ]] || why=$(tame_why)
+[[ -n $why ]] || [[ -s od/esc/c.ppm ]] || why='c.ppm was not scaled'
+result 'escaped on stderr: a batch input named with escapes' "$why"
+sp -s 2 $'caf\xc3\xa9 \xe2\x82\xac.ppm' od/u.ppm
+why=$(expect_status 1)
+[[ -n $why ]] || grep -q $'caf\xc3\xa9 \xe2\x82\xac.ppm' e ||
+    why="the name is not shown as it is: $(head -n 1 e)"
+result 'printable UTF-8 in a name (café €) shows as it is' "$why"
+sp -v -s 2 "named$nasty.ppm" od/u.ppm
+why=$(expect_status 0)
+[[ -n $why ]] || why=$(tame_why)
+result 'escaped on stderr: -v with an input named with escapes' "$why"
+rm -f od/u.ppm
+
+# --- an encoder out of memory (issue 25) ---------------------------------
+# Under address-space limits from where scaleppm can start up to where the
+# job succeeds, every run either works or exits 1 with one line
+# "scaleppm: FILE: Cannot allocate memory", leaves no output nor temporary
+# file, and never aborts (stb_image_write asserted on a failed growth of
+# its PNG buffers: exit 134).  The same for a PNM output converted on the
+# way (.pgm from colour), and for a batch, in which the large file's
+# failure must leave the small files' outputs written.
+# as_run KB ARGS...: scaleppm ARGS under an address space of KB KiB, one
+# thread; rc, o and e as sp.
+as_run() {
+    local kb=$1
+    shift
+    rc=0
+    # (not exec'd: a crash is the inner shell's to report, into e)
+    bash -c 'ulimit -v "$1" && shift && "$@"; exit $?' _ "$kb" "$SP" -t 1 \
+        "$@" >o 2>e </dev/null || rc=$?
+}
+# oom_why OUT...: empty, or why the last run is not a clean failure: exit
+# 1, each line on stderr "scaleppm: FILE: Cannot allocate memory" for an
+# input or output, no OUT and no temporary file in od/.
+oom_why() {
+    local out line
+    expect_status 1
+    while IFS= read -r line; do
+        [[ $line =~ ^scaleppm:\ (big|small[12])\.ppm:\ Cannot\ allocate\ memory$ ||
+            $line =~ ^scaleppm:\ od/[a-z0-9./]*:\ Cannot\ allocate\ memory$ ||
+            $line =~ ^scaleppm:\ [0-9]+\ scaled ]] ||
+            { printf 'stderr: %s' "$line"; return; }
+    done <e
+    for out; do
+        [[ ! -e $out ]] || { printf '%s was left' "$out"; return; }
+    done
+    [[ -z $(temps od) ]] || printf 'temporary files left: %s' "$(temps od)"
+}
+noise 300 300 255 61 3 >big.ppm
+noise 20 20 255 62 3 >small1.ppm
+noise 20 20 255 63 3 >small2.ppm
+mkdir -p od/oom
+# start: the smallest limit, in 256 KiB steps, at which scaleppm starts
+start=''
+for ((kb = 512; kb <= 65536; kb += 256)); do
+    # (the inner shell reports a crash there, to /dev/null)
+    if [[ $(bash -c 'ulimit -v "$1" && "$2" --version >/dev/null 2>&1
+                     echo $?' _ "$kb" "$SP" 2>/dev/null) == 0 ]]; then
+        start=$kb
+        break
+    fi
+done
+as_run 1048576 -s 2 big.ppm od/m.png
+if [[ -z $start ]] || ((rc != 0)); then
+    skip 'an encoder out of memory' 'no address-space limit lets it run here (a sanitizer build?)'
+else
+    for out in m.png m.pgm batch; do
+        why='' failed=0 at_out=0
+        for ((kb = start; kb <= start + 131072; kb += 256)); do
+            rm -f "od/$out" od/oom/*
+            if [[ $out == batch ]]; then
+                as_run "$kb" -q -s 2 -o od/oom/ --format png small1.ppm \
+                    big.ppm small2.ppm
+                # A batch that cannot start its one worker thread says so.
+                grep -q 'cannot run worker threads' e && continue
+            else
+                as_run "$kb" -s 2 big.ppm "od/$out"
+            fi
+            ((rc == 0)) && break
+            failed=$((failed + 1))
+            why=$(oom_why "od/$out" od/oom/big.png)
+            if [[ -n $why ]]; then
+                why="under ulimit -v $kb: $why"
+                break
+            fi
+            if grep -q "^scaleppm: od/.*$out" e ||
+                { [[ $out == batch ]] && grep -q '^scaleppm: od/oom/big.png' e &&
+                    [[ -s od/oom/small1.png && -s od/oom/small2.png ]]; }; then
+                at_out=$((at_out + 1))
+            fi
+        done
+        ((rc == 0)) || [[ -n $why ]] || why="fails even under ulimit -v $kb"
+        # The PNM writer streams: it may never be the one to fail.
+        [[ -n $why || $out == m.pgm ]] || ((at_out > 0)) ||
+            why='no limit failed at the output (with the small files written)'
+        result "-s 2 to $out under ulimit -v $start.. KiB: each run works or fails in one line ($failed failed, $at_out at the output)" "$why"
+    done
+fi
 
 # --- genimage, when it is built ------------------------------------------
 if [[ -n $GEN ]]; then

@@ -38,6 +38,19 @@ list=$("$prefix/bin/scaleppm-iobench" list 2>&1)
 result "installed scaleppm-iobench list: its five experiments" \
     "$([[ $(grep -c . <<<"$list") == 5 ]] || printf '%s' "${list//$'\n'/ }")"
 
+# Each installed program names itself by its installed name (issue 25:
+# scaleppm-iobench said "usage: iobench").
+for prog in scaleppm scaleppm-iobench; do
+    help=$("$prefix/bin/$prog" --help 2>&1 | head -n 1)
+    result "installed $prog --help names it" \
+        "$([[ $help == "usage: $prog "* ]] || printf '%s' "$help")"
+    said=$("$prefix/bin/$prog" --no-such-option 2>&1 >/dev/null |
+        grep -v "unrecognized option" | head -n 1)
+    result "installed $prog: a usage error names it" \
+        "$([[ $said == "usage: $prog "* || $said == "$prog: "* ]] ||
+            printf '%s' "$said")"
+done
+
 for page in "${pages[@]}"; do
     name=${page##*/}
     name=${name%.1.gz}

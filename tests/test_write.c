@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include <stb_image.h>
 
+#include "encode.h"
 #include "fixtures.h"
 #include "load.h"
 #include "sys.h"
@@ -1269,6 +1271,102 @@ START_TEST(test_at_the_limit)
 }
 END_TEST
 
+/* One stb encode into a temporary file: its status, the allocations it
+ * asked for, and the bytes it wrote. */
+struct put_try {
+    const struct sp_image *img;
+    enum sp_outfmt fmt;
+    unsigned long fail_at, allocs;
+    sp_status st;
+    long written;
+    unsigned char first[8];
+};
+
+static void *put_try(void *arg)
+{
+    struct put_try *t = arg;
+    char why[SP_WHY_MAX] = "";
+    FILE *f = tmpfile();
+
+    ck_assert_ptr_nonnull(f);
+    t->st = sp_stb_put_failing(t->img, f, t->fmt, 0, -1, why, t->fail_at,
+                               &t->allocs);
+    ck_assert_int_eq(fflush(f), 0);
+    t->written = ftell(f);
+    rewind(f);
+    memset(t->first, 0, sizeof t->first);
+    (void)!fread(t->first, 1, sizeof t->first, f);
+    fclose(f);
+    return NULL;
+}
+
+/* Every allocation of the stb encoders made to fail in turn, the first to
+ * the last: each time ENOMEM, nothing written, no abort (stb asserts on a
+ * failed growth of its PNG buffers), and nothing leaked (the sanitizer
+ * build's leak check).  For 8- and 16-bit samples, gray and colour. */
+START_TEST(test_encoder_alloc_failure)
+{
+    static const enum sp_outfmt fmts[] = {SP_OUT_PNG, SP_OUT_JPEG,
+                                          SP_OUT_BMP, SP_OUT_TGA};
+    static const unsigned layouts[][3] = {{3, 1, 255}, {1, 2, 65535}};
+
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+        struct sp_image img;
+
+        fx_make_image(&img, 19, 11, layouts[l][0], layouts[l][1],
+                      layouts[l][2], 5);
+        for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+            struct put_try whole = {&img, fmts[f], 0, 0, 0, 0, {0}};
+
+            put_try(&whole);
+            ck_assert_int_eq(whole.st, SP_OK);
+            ck_assert_int_gt(whole.written, 0);
+            if (fmts[f] == SP_OUT_PNG)
+                ck_assert_uint_gt(whole.allocs, 3);
+            for (unsigned long k = 1; k <= whole.allocs; k++) {
+                struct put_try t = {&img, fmts[f], k, 0, 0, 0, {0}};
+
+                put_try(&t);
+                ck_assert_msg(t.st == ENOMEM && t.written == 0,
+                              "%s, allocation %lu of %lu failing: status "
+                              "%d, %ld bytes written", fmt_name[fmts[f]],
+                              k, whole.allocs, t.st, t.written);
+            }
+        }
+        sp_image_release(&img);
+    }
+}
+END_TEST
+
+/* A failure in one thread's encode leaves another's, at the same time,
+ * whole: each encode has its own arena. */
+START_TEST(test_encoder_alloc_failure_threads)
+{
+    struct sp_image img;
+    struct put_try t[8];
+    pthread_t tid[8];
+
+    fx_make_image(&img, 120, 90, 3, 1, 255, 9);
+    for (int i = 0; i < 8; i++) {
+        t[i] = (struct put_try){&img, SP_OUT_PNG, i % 2 ? 50 + i : 0, 0, 0,
+                                0, {0}};
+        ck_assert_int_eq(pthread_create(&tid[i], NULL, put_try, &t[i]), 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        ck_assert_int_eq(pthread_join(tid[i], NULL), 0);
+        if (i % 2) {
+            ck_assert_int_eq(t[i].st, ENOMEM);
+            ck_assert_int_eq(t[i].written, 0);
+        } else {
+            ck_assert_int_eq(t[i].st, SP_OK);
+            ck_assert_int_eq(t[i].written, t[0].written);
+            ck_assert_mem_eq(t[i].first, "\x89PNG\r\n\x1a\n", 8);
+        }
+    }
+    sp_image_release(&img);
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("write");
@@ -1306,6 +1404,8 @@ static Suite *write_suite(void)
     tcase_add_test(tc, test_outfmt_fits);
     tcase_add_test(tc, test_too_large_refused);
     tcase_add_test(tc, test_at_the_limit);
+    tcase_add_test(tc, test_encoder_alloc_failure);
+    tcase_add_test(tc, test_encoder_alloc_failure_threads);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -34,13 +34,19 @@ static const struct experiment {
 };
 #define NEXP (sizeof experiments / sizeof experiments[0])
 
+/* The name this program was run by, as its messages give it: iobench in
+ * the build tree, scaleppm-iobench where it is installed (CMakeLists.txt
+ * renames it), whatever a link calls it. */
+static const char *prog = "iobench";
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: iobench [--dir DIR] [--size BYTES] [--blocks N] "
+    fprintf(f, "usage: %s [--dir DIR] [--size BYTES] [--blocks N] "
             "[--buf BYTES] [--seed N] [--reps N] [--fsync yes|no|both] "
             "[--quick] EXPERIMENT|all|list\n"
             "  --reps N   runs of each measured cell, one row each\n"
-            "  --fsync    copy: with fsync, without, or both (default)\n");
+            "  --fsync    copy: with fsync, without, or both (default)\n",
+            prog);
     for (size_t i = 0; i < NEXP; i++)
         fprintf(f, "  %-16s %s\n", experiments[i].name, experiments[i].what);
 }
@@ -86,6 +92,11 @@ int main(int argc, char **argv)
     const char *tmp = getenv("TMPDIR");
     int c, rc = 0, ran = 0;
 
+    if (argc > 0 && argv[0][0] != '\0') {
+        const char *slash = strrchr(argv[0], '/');
+
+        prog = slash != NULL && slash[1] != '\0' ? slash + 1 : argv[0];
+    }
     o.dir = tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp";
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         uint64_t *num = c == OPT_SIZE ? &o.size : c == OPT_BLOCKS ? &o.blocks
@@ -93,14 +104,14 @@ int main(int argc, char **argv)
                       : c == OPT_REPS ? &reps   : NULL;
         if (num != NULL) {
             if (parse_u64(optarg, num) != 0) {
-                fprintf(stderr, "iobench: bad number '%s'\n", optarg);
+                fprintf(stderr, "%s: bad number '%s'\n", prog, optarg);
                 return 2;
             }
         } else if (c == OPT_DIR) {
             o.dir = optarg;
         } else if (c == OPT_FSYNC) {
             if ((o.fsync = parse_fsync(optarg)) == 0) {
-                fprintf(stderr, "iobench: --fsync yes, no or both\n");
+                fprintf(stderr, "%s: --fsync yes, no or both\n", prog);
                 return 2;
             }
         } else if (c == OPT_QUICK) {
@@ -114,7 +125,7 @@ int main(int argc, char **argv)
         }
     }
     if (reps > 1000) {
-        fprintf(stderr, "iobench: --reps: at most 1000\n");
+        fprintf(stderr, "%s: --reps: at most 1000\n", prog);
         return 2;
     }
     o.reps = (int)reps;
@@ -137,7 +148,8 @@ int main(int argc, char **argv)
             rc = 1;
     }
     if (!ran) {
-        fprintf(stderr, "iobench: no experiment '%s'\n", argv[optind]);
+        fprintf(stderr, "%s: no experiment '%s'\n", prog,
+                argv[optind]);
         return 2;
     }
     return rc;
