@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -11,6 +12,16 @@
 
 #include "cache.h"
 #include "sys.h"
+
+void bench_warn(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "%s: ", program_invocation_short_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
 
 void bench_print(FILE *out, const struct bench_row *r)
 {

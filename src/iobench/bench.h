@@ -53,6 +53,10 @@ struct bench_row {
     int checked;       /* the data was verified */
 };
 
+/* bench_warn: a line on stderr, "PROGRAM: " and FMT's, PROGRAM the name
+ * this program was run by (scaleppm-iobench where installed). */
+void bench_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* bench_print: ROW as one CSV line on OUT (flushed). */
 void bench_print(FILE *out, const struct bench_row *row);
 

@@ -49,8 +49,8 @@ struct db {
 
 static int fail(const char *call, const char *path, int err)
 {
-    fprintf(stderr, "iobench: " EXP ": %s %s: %s\n", call, path,
-            strerror(err));
+    bench_warn(EXP ": %s %s: %s\n", call, path,
+               strerror(err));
     return 1;
 }
 
@@ -122,9 +122,9 @@ static int one(const struct db *d, struct cdb *c, enum method m, unsigned k)
 
 static int wrong(const struct db *d, enum method m, unsigned k)
 {
-    fprintf(stderr, "iobench: " EXP ": %s lookup of %.*s in %s: not found, "
-            "unreadable or a wrong value\n", method_name[m], KEYLEN,
-            d->keys[k], d->path);
+    bench_warn(EXP ": %s lookup of %.*s in %s: not found, "
+               "unreadable or a wrong value\n", method_name[m], KEYLEN,
+               d->keys[k], d->path);
     return 1;
 }
 
@@ -212,8 +212,8 @@ static int batch(struct db *d, FILE *out, int cold, unsigned n, int reps,
                           : lookups(d, m, n, &ns);
 
             if (rc < 0) {
-                fprintf(stderr, "iobench: " EXP ": cannot evict %s (tmpfs?): "
-                        "no cold rows\n", d->path);
+                bench_warn(EXP ": cannot evict %s (tmpfs?): "
+                           "no cold rows\n", d->path);
                 return 0;
             }
             if (rc != 0)

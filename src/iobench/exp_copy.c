@@ -54,7 +54,7 @@ struct job {
 
 static int fail(const char *call, const char *path, int err)
 {
-    fprintf(stderr, "iobench: copy: %s %s: %s\n", call, path, strerror(err));
+    bench_warn("copy: %s %s: %s\n", call, path, strerror(err));
     return 1;
 }
 
@@ -107,8 +107,8 @@ static int map_src(const struct job *j, unsigned char **map)
     if (p == MAP_FAILED)
         return fail("mmap", j->src, err);
     if (j->advice >= 0 && madvise(p, j->size, j->advice) != 0)
-        fprintf(stderr, "iobench: copy: madvise %s: %s (ignored)\n", j->src,
-                strerror(errno));
+        bench_warn("copy: madvise %s: %s (ignored)\n", j->src,
+                   strerror(errno));
     *map = p;
     return 0;
 }
@@ -126,8 +126,8 @@ static int m_cp(const struct job *j)
         if (errno != EINTR)
             return fail("waitpid cp", j->dst, errno);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "iobench: copy: cp %s %s failed (status %d)\n",
-                j->src, j->dst, status);
+        bench_warn("copy: cp %s %s failed (status %d)\n",
+                   j->src, j->dst, status);
         return 1;
     }
     if (!j->sync)
@@ -285,8 +285,8 @@ static int run_one(const struct method *m, struct job *j, uint64_t want,
     int err, rc;
 
     if (bench_evict(j->src) != 0)
-        fprintf(stderr, "iobench: copy: cannot evict %s; %s reads it "
-                "warm\n", j->src, m->name);
+        bench_warn("copy: cannot evict %s; %s reads it "
+                   "warm\n", j->src, m->name);
     j->advice = m->advice;
     bench_cpu(&u0, &s0);
     t0 = sp_now_ns();
@@ -301,8 +301,8 @@ static int run_one(const struct method *m, struct job *j, uint64_t want,
     if (err != 0)
         return fail("read", j->dst, err);
     if (sum != want) {
-        fprintf(stderr, "iobench: copy: %s: %s differs from %s\n", m->name,
-                j->dst, j->src);
+        bench_warn("copy: %s: %s differs from %s\n", m->name,
+                   j->dst, j->src);
         return 1;
     }
     if (unlink(j->dst) != 0)
@@ -366,7 +366,7 @@ int exp_copy(const struct bench_opts *o, FILE *out)
     int err, rc = 0;
 
     if (size > SIZE_MAX || size > (uint64_t)INT64_MAX || bufsize > SIZE_MAX) {
-        fprintf(stderr, "iobench: copy: size or buffer too large\n");
+        bench_warn("copy: size or buffer too large\n");
         return 1;
     }
     j.size = (size_t)size;

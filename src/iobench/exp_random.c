@@ -39,8 +39,8 @@ static volatile uint64_t sink;
 
 int ra_fail(const char *call, const char *path, int err)
 {
-    fprintf(stderr, "iobench: " EXP ": %s %s: %s\n", call, path,
-            strerror(err));
+    bench_warn(EXP ": %s %s: %s\n", call, path,
+               strerror(err));
     return 1;
 }
 
@@ -169,8 +169,8 @@ static int reads(struct ctx *c, FILE *out, const char *kase, uint64_t n,
     if (ra_unmap(c) != 0 || rc != 0)
         return 1;
     if (sum[0] != sum[1] || sum[2] != sum[1]) {
-        fprintf(stderr, "iobench: " EXP ": %s: pread, fread and mmap read "
-                "different data from %s\n", kase, c->path);
+        bench_warn(EXP ": %s: pread, fread and mmap read "
+                   "different data from %s\n", kase, c->path);
         return 1;
     }
     ra_row(out, kase, "pread", ra_per_op(ns[0], n), seed_pread);
@@ -219,8 +219,8 @@ int exp_random_access(const struct bench_opts *o, FILE *out)
     c.size = o->size != 0 ? o->size : o->quick ? 8 * MIB : 256 * MIB;
     c.page = (uint64_t)sysconf(_SC_PAGESIZE);
     if (c.size < c.page || (uint64_t)(size_t)c.size != c.size) {
-        fprintf(stderr, "iobench: " EXP ": --size must be one page or more "
-                "and mappable\n");
+        bench_warn(EXP ": --size must be one page or more "
+                   "and mappable\n");
         return 1;
     }
     /* room for the reads' offsets, the writes' and the page shuffle */
@@ -230,7 +230,7 @@ int exp_random_access(const struct bench_opts *o, FILE *out)
     snprintf(name, sizeof name, "iobench-random-%ld.dat", (long)getpid());
     bench_path(path, o, name);
     if ((c.offs = malloc(c.cap * sizeof *c.offs)) == NULL) {
-        fprintf(stderr, "iobench: " EXP ": out of memory\n");
+        bench_warn(EXP ": out of memory\n");
         return 1;
     }
     if ((err = bench_file(path, c.size, o->seed)) != 0)

@@ -23,9 +23,9 @@ static int verify(struct ctx *c, const char *kase, const char *method,
         if (err != 0)
             return ra_fail("pread", c->path, err);
         if (v != ra_value_at(c->offs[i], tag)) {
-            fprintf(stderr, "iobench: " EXP ": %s %s: offset %llu of %s "
-                    "does not hold the value written\n", kase, method,
-                    (unsigned long long)c->offs[i], c->path);
+            bench_warn(EXP ": %s %s: offset %llu of %s "
+                       "does not hold the value written\n", kase, method,
+                       (unsigned long long)c->offs[i], c->path);
             return 1;
         }
     }
@@ -147,8 +147,8 @@ static int evict(struct ctx *c)
 {
     if (bench_evict(c->path) == 0)
         return 0;
-    fprintf(stderr, "iobench: " EXP ": cannot evict %s from the page cache "
-            "(tmpfs?): no write-nonresident rows\n", c->path);
+    bench_warn(EXP ": cannot evict %s from the page cache "
+               "(tmpfs?): no write-nonresident rows\n", c->path);
     return -1;
 }
 

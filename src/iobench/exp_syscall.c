@@ -59,8 +59,8 @@ struct file {
 
 static int fail(const char *call, const char *path, int err)
 {
-    fprintf(stderr, "iobench: " EXP ": %s %s: %s\n", call, path,
-            strerror(err));
+    bench_warn(EXP ": %s %s: %s\n", call, path,
+               strerror(err));
     return 1;
 }
 
@@ -115,8 +115,8 @@ static int reference(const struct file *f, uint64_t *ref[NBLOCK],
         }
     }
     if (sum != file_sum) {
-        fprintf(stderr, "iobench: " EXP ": %s reads back with another "
-                "checksum than bench_file_sum's\n", f->path);
+        bench_warn(EXP ": %s reads back with another "
+                   "checksum than bench_file_sum's\n", f->path);
         return 1;
     }
     return 0;
@@ -222,8 +222,8 @@ static int measure(const struct file *f, enum method m, int cold,
         order += bench_random(f->state) % (all - n + 1);
     memset(fp, 0, all * sizeof *fp);
     if (cold && bench_evict(f->path) != 0) {
-        fprintf(stderr, "iobench: " EXP ": %s stays in the page cache\n",
-                f->path);
+        bench_warn(EXP ": %s stays in the page cache\n",
+                   f->path);
         return 1;
     }
     if (pass(f, m, block, order, fp, &ns) != 0)
@@ -233,10 +233,10 @@ static int measure(const struct file *f, enum method m, int cold,
 
         bytes += f->size - off < block ? f->size - off : block;
         if (fp[i] != ref[i]) {
-            fprintf(stderr, "iobench: " EXP ": %s %s, %zu-byte blocks: "
-                    "block %llu differs from the file\n", method_name[m],
-                    order != NULL ? "random" : "sequential", block,
-                    (unsigned long long)i);
+            bench_warn(EXP ": %s %s, %zu-byte blocks: "
+                       "block %llu differs from the file\n", method_name[m],
+                       order != NULL ? "random" : "sequential", block,
+                       (unsigned long long)i);
             return 1;
         }
     }
@@ -299,7 +299,7 @@ static int run(const struct bench_opts *o, FILE *out, struct file *f)
             shuffle(perm[b], n, &state);
     }
     if (oom) {
-        fprintf(stderr, "iobench: " EXP ": out of memory\n");
+        bench_warn(EXP ": out of memory\n");
         goto out;
     }
     /* Warm means cached by an earlier read, as in the seed, not by the
@@ -324,8 +324,8 @@ static int run(const struct bench_opts *o, FILE *out, struct file *f)
 
     for (int cold = 0; cold < 2; cold++) {
         if (cold && !evictable) {
-            fprintf(stderr, "iobench: " EXP ": cannot evict %s from the page "
-                    "cache (tmpfs?): no cold rows\n", f->path);
+            bench_warn(EXP ": cannot evict %s from the page "
+                       "cache (tmpfs?): no cold rows\n", f->path);
             break;
         }
         for (int rnd = 0; rnd < 2; rnd++)
@@ -356,7 +356,7 @@ int exp_syscall_vs_mmap(const struct bench_opts *o, FILE *out)
     f.size = o->size != 0 ? o->size : o->quick ? (uint64_t)16 << 20
                                                : (uint64_t)1 << 30;
     if ((uint64_t)(size_t)f.size != f.size) {
-        fprintf(stderr, "iobench: " EXP ": --size too large to map\n");
+        bench_warn(EXP ": --size too large to map\n");
         return 1;
     }
     if (limit < f.size) {

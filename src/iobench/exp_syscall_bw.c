@@ -57,8 +57,8 @@ struct span {
 
 static int fail(const char *call, const char *path, int err)
 {
-    fprintf(stderr, "iobench: " EXP ": %s %s: %s\n", call, path,
-            strerror(err));
+    bench_warn(EXP ": %s %s: %s\n", call, path,
+               strerror(err));
     return 1;
 }
 
@@ -129,8 +129,8 @@ static int measure(const struct span *s, FILE *out, const char *path,
                 if (err > 0)
                     return fail("pread", path, err);
                 if (err < 0) {
-                    fprintf(stderr, "iobench: " EXP ": bandwidth %s: a block "
-                            "differs from %s\n", method_name[m], path);
+                    bench_warn(EXP ": bandwidth %s: a block "
+                               "differs from %s\n", method_name[m], path);
                     return 1;
                 }
                 gbs[m] = (double)s->len / (double)(ns > 0 ? ns : 1);
@@ -161,8 +161,8 @@ int exp_syscall_bandwidth(const struct bench_opts *o, FILE *out, int fd,
 
     s.len = (size_t)(size < SPAN_MAX ? size : SPAN_MAX) / LARGEST * LARGEST;
     if (s.len == 0) {
-        fprintf(stderr, "iobench: " EXP ": file under %zu bytes: no "
-                "bandwidth rows\n", LARGEST);
+        bench_warn(EXP ": file under %zu bytes: no "
+                   "bandwidth rows\n", LARGEST);
         return 0;
     }
     map = mmap(NULL, s.len, PROT_READ, MAP_SHARED, fd, 0);
@@ -181,8 +181,8 @@ int exp_syscall_bandwidth(const struct bench_opts *o, FILE *out, int fd,
     for (size_t off = 0; off < s.len; off += 4096)
         sink = (unsigned char)(sink + s.map[off]);
     if (memcmp(s.anon, s.map, s.len) != 0) {
-        fprintf(stderr, "iobench: " EXP ": bandwidth: the anonymous copy "
-                "of %s differs\n", path);
+        bench_warn(EXP ": bandwidth: the anonymous copy "
+                   "of %s differs\n", path);
         goto out;
     }
     memset(s.buf, 0, LARGEST);

@@ -72,7 +72,7 @@ struct blocks {
 
 static int fail(const char *call, int err)
 {
-    fprintf(stderr, "iobench: zero-page: %s: %s\n", call, strerror(err));
+    bench_warn("zero-page: %s: %s\n", call, strerror(err));
     return 1;
 }
 
@@ -191,8 +191,8 @@ static void release(struct blocks *b)
 
 static int check_failed(const char *what, int round)
 {
-    fprintf(stderr, "iobench: zero-page: %s left a nonzero block in round "
-            "%d\n", what, round);
+    bench_warn("zero-page: %s left a nonzero block in round "
+               "%d\n", what, round);
     return 1;
 }
 
@@ -299,7 +299,7 @@ static int once(size_t n, FILE *out)
     }
     if (!setup_ok(&b)) {
         release(&b);
-        fprintf(stderr, "iobench: zero-page: a fresh mapping was not zero\n");
+        bench_warn("zero-page: a fresh mapping was not zero\n");
         return 1;
     }
     row(out, "setup", 0, "setup", "time", t_setup, "s", seed_setup, 1);
@@ -319,8 +319,8 @@ int exp_zero_page(const struct bench_opts *o, FILE *out)
     int rc = 0;
 
     if (n > SIZE_MAX / BLOCK || n > SIZE_MAX / sizeof(char *)) {
-        fprintf(stderr, "iobench: zero-page: %llu blocks are too many\n",
-                (unsigned long long)n);
+        bench_warn("zero-page: %llu blocks are too many\n",
+                   (unsigned long long)n);
         return 1;
     }
     /* each repeat is a whole run, from fresh mappings */

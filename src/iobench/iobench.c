@@ -34,10 +34,9 @@ static const struct experiment {
 };
 #define NEXP (sizeof experiments / sizeof experiments[0])
 
-/* The name this program was run by, as its messages give it: iobench in
- * the build tree, scaleppm-iobench where it is installed (CMakeLists.txt
- * renames it), whatever a link calls it. */
-static const char *prog = "iobench";
+/* Messages name the program as it was run (program_invocation_short_name):
+ * iobench in the build tree, scaleppm-iobench where it is installed
+ * (CMakeLists.txt renames it), whatever a link calls it. */
 
 static void usage(FILE *f)
 {
@@ -46,7 +45,7 @@ static void usage(FILE *f)
             "[--quick] EXPERIMENT|all|list\n"
             "  --reps N   runs of each measured cell, one row each\n"
             "  --fsync    copy: with fsync, without, or both (default)\n",
-            prog);
+            program_invocation_short_name);
     for (size_t i = 0; i < NEXP; i++)
         fprintf(f, "  %-16s %s\n", experiments[i].name, experiments[i].what);
 }
@@ -92,11 +91,6 @@ int main(int argc, char **argv)
     const char *tmp = getenv("TMPDIR");
     int c, rc = 0, ran = 0;
 
-    if (argc > 0 && argv[0][0] != '\0') {
-        const char *slash = strrchr(argv[0], '/');
-
-        prog = slash != NULL && slash[1] != '\0' ? slash + 1 : argv[0];
-    }
     o.dir = tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp";
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         uint64_t *num = c == OPT_SIZE ? &o.size : c == OPT_BLOCKS ? &o.blocks
@@ -104,14 +98,14 @@ int main(int argc, char **argv)
                       : c == OPT_REPS ? &reps   : NULL;
         if (num != NULL) {
             if (parse_u64(optarg, num) != 0) {
-                fprintf(stderr, "%s: bad number '%s'\n", prog, optarg);
+                bench_warn("bad number '%s'\n", optarg);
                 return 2;
             }
         } else if (c == OPT_DIR) {
             o.dir = optarg;
         } else if (c == OPT_FSYNC) {
             if ((o.fsync = parse_fsync(optarg)) == 0) {
-                fprintf(stderr, "%s: --fsync yes, no or both\n", prog);
+                bench_warn("--fsync yes, no or both\n");
                 return 2;
             }
         } else if (c == OPT_QUICK) {
@@ -125,7 +119,7 @@ int main(int argc, char **argv)
         }
     }
     if (reps > 1000) {
-        fprintf(stderr, "%s: --reps: at most 1000\n", prog);
+        bench_warn("--reps: at most 1000\n");
         return 2;
     }
     o.reps = (int)reps;
@@ -148,8 +142,7 @@ int main(int argc, char **argv)
             rc = 1;
     }
     if (!ran) {
-        fprintf(stderr, "%s: no experiment '%s'\n", prog,
-                argv[optind]);
+        bench_warn("no experiment '%s'\n", argv[optind]);
         return 2;
     }
     return rc;
