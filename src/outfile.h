@@ -17,8 +17,9 @@
  * An existing regular file is replaced only if the caller may write to it
  * and it has no other hard link; the new file gets its permission bits
  * less setuid, setgid and sticky, its owner and group where the caller
- * may set them, and is fsynced before the rename, its directory after, so
- * that a crash leaves the old version or the new one, whole. */
+ * may set them.  Every new file is fsynced before it is named, and after
+ * a replacement its directory too, so that a crash leaves the old version
+ * or the new one, whole, and never a name on a file short of its bytes. */
 #ifndef SP_OUTFILE_H
 #define SP_OUTFILE_H
 
