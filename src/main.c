@@ -202,11 +202,14 @@ static int batch_outputs(const struct options *o, const struct sp_names *in,
         return EXIT_FAILURE;
     }
     if (clash > 0) {
-        fprintf(stderr, "scaleppm: '%s' and '%s' would both write '%s' "
-                "(see scaleppm --help)\n",
+        fprintf(stderr, "scaleppm: '%s' and '%s' would both write '%s'",
                 sp_show_name(in->name[i], a, sizeof a),
                 sp_show_name(in->name[j], b, sizeof b),
                 sp_show_name(out->name[i], c, sizeof c));
+        if (strcmp(out->name[i], out->name[j]) != 0)
+            fprintf(stderr, ", also named '%s'",
+                    sp_show_name(out->name[j], c, sizeof c));
+        fprintf(stderr, " (see scaleppm --help)\n");
         return EXIT_USAGE;
     }
     clash = sp_names_overwrite(in->name, out->name, in->n, &i, &j);

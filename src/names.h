@@ -38,10 +38,15 @@ sp_status sp_batch_name(const char *target, int dir, const char *format,
  * holds a %s, and no % but in %s and %%. */
 int sp_pattern_ok(const char *target);
 
-/* sp_names_clash: whether two of the N names in NAMES are the same; if so
- * *FIRST and *SECOND are the indexes of the first such pair (first <
- * second, the lowest second).  0 when none, 1 when found, -1 when there
- * was no memory to look. */
+/* sp_names_clash: whether two of the N output names in NAMES would write
+ * one file; if so *FIRST and *SECOND are the indexes of the first such
+ * pair (first < second, the lowest second).  Names are compared by what
+ * they lead to, not as strings: an existing file by device and inode,
+ * following symbolic links as the write will (a dangling one to the file
+ * it names, which an earlier output may create); a new file by its
+ * directory's device and inode and its name there; a name whose
+ * directory cannot be found, as a string.  0 when none, 1 when found, -1
+ * when there was no memory to look. */
 int sp_names_clash(char *const *names, size_t n, size_t *first,
                    size_t *second);
 

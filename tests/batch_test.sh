@@ -78,6 +78,25 @@ collide 'x/s.ppm and x/s.pgm into out/%s.png' -o out/%s.png x/s.ppm x/s.pgm
 collide 'x/s.ppm and x/s.pgm with --format ppm' -o out/ --format ppm \
     x/s.ppm x/s.pgm
 collide 'the same input twice' -o out/ in/a.ppm in/c.ppm in/a.ppm
+# Outputs compared by the file they lead to, not as strings: a link in
+# out/ to another output (not yet written), a linked directory.
+rm -rf out && mkdir out
+ln -s a.ppm out/c.ppm
+sp -s 2 -o out/ in/a.ppm in/c.ppm
+why=$(stderr_is 2 "^scaleppm: 'in/a.ppm' and 'in/c.ppm' would both write \
+'out/a.ppm', also named 'out/c.ppm' \\(see scaleppm --help\\)$")
+[[ -n $why || ($(entries out) == 1 && -L out/c.ppm) ]] ||
+    why='out/ changed'
+result 'out/c.ppm -> a.ppm: a.ppm and c.ppm clash: exit 2, nothing written' \
+    "$why"
+rm -rf d_a d_c && mkdir d_a && ln -s d_a d_c
+sp -s 2 -o 'd_%s/x.ppm' in/a.ppm in/c.ppm
+why=$(stderr_is 2 "^scaleppm: 'in/a.ppm' and 'in/c.ppm' would both write \
+'d_a/x.ppm', also named 'd_c/x.ppm' \\(see scaleppm --help\\)$")
+[[ -n $why ]] || (($(entries d_a) == 0)) || why='d_a/ changed'
+result "d_c -> d_a: 'd_%s/x.ppm' clashes: exit 2, nothing written" "$why"
+rm -rf d_a d_c
+
 printf 'y/s.ppm\n' >list
 collide 'one on the command line, one in the list' -o out/ \
     --files-from list x/s.ppm

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -104,6 +105,46 @@ START_TEST(test_clash)
 }
 END_TEST
 
+/* Outputs are compared by the file they lead to: a link to another
+ * output (existing or not yet written), a linked directory, a hard link. */
+START_TEST(test_clash_by_file)
+{
+    char a[256], b[256], c[256], viadir[256], hard[256];
+    char *names[2];
+    size_t i = 99, j = 99;
+
+    ck_assert_int_eq(mkdir(fx_path("out"), 0755), 0);
+    snprintf(a, sizeof a, "%s", fx_path("out/a.ppm"));
+    snprintf(b, sizeof b, "%s", fx_path("out/b.ppm"));
+    snprintf(c, sizeof c, "%s", fx_path("out/c.ppm"));
+    snprintf(viadir, sizeof viadir, "%s", fx_path("linked/a.ppm"));
+    snprintf(hard, sizeof hard, "%s", fx_path("out/hard.ppm"));
+    names[0] = a;
+    names[1] = b;
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 0);
+    /* b.ppm -> a.ppm, a.ppm not there yet: a's output would be lost */
+    ck_assert_int_eq(symlink("a.ppm", b), 0);
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 1);
+    ck_assert_uint_eq(i, 0);
+    ck_assert_uint_eq(j, 1);
+    fx_write_text(a, "a");
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 1);
+    /* linked/ -> out/: a new name in one directory under two names */
+    ck_assert_int_eq(symlink("out", fx_path("linked")), 0);
+    names[0] = c;
+    names[1] = viadir;
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 0);
+    snprintf(c, sizeof c, "%s", fx_path("out/a.ppm"));
+    ck_assert_int_eq(unlink(c), 0);
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 1);
+    /* two hard links of one file */
+    fx_write_text(c, "a");
+    ck_assert_int_eq(link(c, hard), 0);
+    names[1] = hard;
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 1);
+}
+END_TEST
+
 START_TEST(test_overwrite)
 {
     char a[256], b[256], hard[256], out[256];
@@ -139,6 +180,7 @@ static Suite *names_suite(void)
     tcase_add_test(tc, test_too_long);
     tcase_add_test(tc, test_read);
     tcase_add_test(tc, test_clash);
+    tcase_add_test(tc, test_clash_by_file);
     tcase_add_test(tc, test_overwrite);
     suite_add_tcase(s, tc);
     return s;
