@@ -1,9 +1,13 @@
 /* outfile.h: an output file that appears whole or not at all.
  *
  * sp_outfile_open() decides how PATH is written:
- *   - a descriptor the process already holds (/dev/stdout, /dev/stderr,
- *     /dev/fd/N, /proc/self/fd/N) is written directly, at its offset and
- *     with its flags, so `>> all.ppm` appends and `>(cmd)` gets the bytes;
+ *   - a descriptor the process already holds is written directly, at its
+ *     offset and with its flags, so `>> all.ppm` appends and `>(cmd)` gets
+ *     the bytes: N in the process's table of descriptors (/dev/fd/N,
+ *     /proc/self/fd/N, /proc/PID/fd/N, however spelled), or the file
+ *     standard output or standard error is (/dev/stdout, //dev/stdout,
+ *     /proc/thread-self/fd/1, and a plain name of that file too), found
+ *     by device and inode, not by name;
  *   - an existing file that is not a regular file (a device, a FIFO) is
  *     written in place;
  *   - anything else is written to a new file in the target's directory,

@@ -62,6 +62,25 @@ why=''
     why='all.ppm is not its old line followed by the image'
 result '/dev/stdout >> all.ppm appends' "$why"
 
+# Standard output is known by what it is: its other names, and the
+# file's own name (`f >> f`), append too.
+printf 'head\n' >all2.ppm
+why=''
+for name in //dev/stdout /dev//stdout /dev/./stdout /proc/thread-self/fd/1 \
+    all2.ppm; do
+    rc=0
+    "$SP" -s 2 c.ppm "$name" >>all2.ppm 2>e || rc=$?
+    ((rc == 0)) || why+="$name: exit $rc: $(head -n 1 e); "
+done
+rc=0
+# shellcheck disable=SC2016  # $$ is the exec'd scaleppm's own PID
+bash -c 'exec "$0" -s 2 c.ppm "/proc/$$/fd/1"' "$SP" >>all2.ppm 2>e || rc=$?
+((rc == 0)) || why+="/proc/PID/fd/1: exit $rc: $(head -n 1 e); "
+[[ -n $why ]] || cmp -s all2.ppm <(printf 'head\n'
+    for _ in 1 2 3 4 5 6; do cat c2.ppm; done) ||
+    why='all2.ppm is not its old line followed by six images'
+result 'other names of standard output, and its own name, append' "$why"
+
 rc=0
 "$SP" -s 2 c.ppm /dev/fd/3 3>fd3.ppm 2>e || rc=$?
 why=''
