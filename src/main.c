@@ -14,6 +14,7 @@
 #include "msg.h"
 #include "names.h"
 #include "options.h"
+#include "outfile.h"
 
 /* The output's name as the signal handler prints it, set before the run. */
 static char shown_out[PATH_MAX];
@@ -132,6 +133,33 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
         fprintf(stderr, "scaleppm: %s: %zu byte%s after the last image, "
                 "not an image: ignored\n", in, li->trailing_bytes,
                 li->trailing_bytes == 1 ? "" : "s");
+}
+
+/* check_output: refuse, before a byte is written, what JOB would write
+ * where it must not (one line printed): into its own input, in place
+ * (`scaleppm -s 2 a.ppm >> a.ppm` would read what it appends, as cat
+ * says: "input file is output file"), or binary image data to a
+ * terminal (as gzip refuses: every format scaleppm writes is binary).
+ * Returns 0, or the exit status. */
+static int check_output(const struct sp_job *job)
+{
+    struct stat in, out;
+    int read_in = strcmp(job->in, "-") == 0 ? fstat(STDIN_FILENO, &in)
+                                            : stat(job->in, &in);
+
+    if (strcmp(job->out, "-") == 0 && isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "scaleppm: not writing an image to a terminal: "
+                "name OUT or redirect standard output (see scaleppm "
+                "--help)\n");
+        return EXIT_FAILURE;
+    }
+    if (read_in == 0 && S_ISREG(in.st_mode) &&
+        sp_outfile_held(job->out, &out) && out.st_dev == in.st_dev &&
+        out.st_ino == in.st_ino) {
+        sp_print_error(job->in, SP_E_REFUSED, "input file is output file");
+        return EXIT_FAILURE;
+    }
+    return 0;
 }
 
 /* batch_inputs: O's file arguments and the names in its --files-from
@@ -283,6 +311,8 @@ int main(int argc, char **argv)
     }
     if (o.target != NULL)
         return run_batch(&o);
+    if ((rc = check_output(&o.job)) != 0)
+        return rc;
     st = sp_job_run(&o.job, &report);
     if (st == SP_OK && strcmp(o.job.out, "-") == 0 && fclose(stdout) != 0) {
         st = errno;

@@ -101,10 +101,14 @@ sp_status sp_batch_name(const char *target, int dir, const char *format,
                 bad |= put(out, len, &at, p, 1);
         }
     }
-    if (bad)
-        return ENAMETOOLONG;
     out[at] = '\0';
-    return SP_OK;
+    /* "-" would be standard output to the writer: a batch writes files */
+    if (!bad && strcmp(out, "-") == 0) {
+        if (len < sizeof "./-")
+            return ENAMETOOLONG;
+        memcpy(out, "./-", sizeof "./-");
+    }
+    return bad ? ENAMETOOLONG : SP_OK;
 }
 
 int sp_pattern_ok(const char *target)

@@ -30,7 +30,8 @@ void sp_names_free(struct sp_names *l);
  * IN.  TARGET is a directory when DIR is set: the output is IN's base
  * name in it, its extension replaced by FORMAT when FORMAT is not NULL.
  * Otherwise TARGET is a pattern: each %s is IN's base name without its
- * extension, and %% a %.  Returns 0, or ENAMETOOLONG. */
+ * extension, and %% a %.  An output named "-" is "./-": a batch never
+ * writes to standard output.  Returns 0, or ENAMETOOLONG. */
 sp_status sp_batch_name(const char *target, int dir, const char *format,
                         const char *in, char *out, size_t len);
 

@@ -358,6 +358,13 @@ static sp_status open_target(struct sp_outfile *o, const char *path,
     return st;
 }
 
+int sp_outfile_held(const char *path, struct stat *sb)
+{
+    int n = strcmp(path, "-") == 0 ? STDOUT_FILENO : held_fd(path);
+
+    return n >= 0 && fstat(n, sb) == 0;
+}
+
 sp_status sp_outfile_open(struct sp_outfile *o, const char *path, char *why)
 {
     int n = held_fd(path);

@@ -27,6 +27,8 @@
 #ifndef SP_OUTFILE_H
 #define SP_OUTFILE_H
 
+#include <sys/stat.h>
+
 #include "status.h"
 
 struct sp_outfile {
@@ -46,6 +48,13 @@ struct sp_outfile {
  * dangling link, a file with other hard links); on failure nothing is
  * left open or created. */
 sp_status sp_outfile_open(struct sp_outfile *o, const char *path, char *why);
+
+/* sp_outfile_held: whether PATH names a descriptor the process holds, as
+ * sp_outfile_open() finds it, "-" naming standard output; if so *SB gets
+ * what fstat says of it.  Such an output is written in place, so a
+ * caller can refuse one that is its input (cat's "input file is output
+ * file") before a byte is written. */
+int sp_outfile_held(const char *path, struct stat *sb);
 
 /* sp_outfile_commit: with every byte written to O->fd, put the file in
  * place under the target's name (nothing to do when written in place).

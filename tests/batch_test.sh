@@ -113,6 +113,16 @@ why=$(stderr_is 0 "$(summary_re '1 scaled')")
 [[ -n $why ]] || why=$(holds out ref -dash.ppm)
 result "after --, '-dash.ppm' is an input" "$why"
 
+# An output named '-' is a file, never standard output.
+cp in/a.ppm ./-.ppm
+sp -s 2 -o '%s' -- -.ppm >stdout.got
+why=$(stderr_is 0 "$(summary_re '1 scaled')")
+[[ -n $why || ! -s stdout.got ]] || why='written to standard output'
+[[ -n $why ]] || cmp -s ./- ref/a.ppm || why="./- is not a's output"
+result "-o '%s' with the input '-.ppm': the file ./-, not standard output" \
+    "$why"
+rm -f ./- ./-.ppm stdout.got
+
 # --- 5000 odd names through --files-from - --------------------------------
 # Hard links of one tiny image; the names have spaces (leading too),
 # leading dashes, non-ASCII and invalid UTF-8, and with -0 newlines.

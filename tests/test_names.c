@@ -37,6 +37,8 @@ START_TEST(test_pattern)
     check_name("small/%s_4.png", 0, NULL, "in/cat.ppm", "small/cat_4.png");
     check_name("%s/%s.pgm", 0, NULL, "x.y.ppm", "x.y/x.y.pgm");
     check_name("100%%_%s.ppm", 0, NULL, "a b.ppm", "100%_a b.ppm");
+    /* never standard output */
+    check_name("%s", 0, NULL, "d/-.ppm", "./-");
     ck_assert(sp_pattern_ok("d/%s.png"));
     ck_assert(sp_pattern_ok("%%%s"));
     ck_assert(!sp_pattern_ok("d/x.png"));
