@@ -198,32 +198,112 @@ static int batch_inputs(const struct options *o, struct sp_names *in)
     return st != SP_OK ? EXIT_FAILURE : 0;
 }
 
-/* batch_outputs: the output of each of the inputs IN into OUT, and none
- * written twice: 0, or the exit status of an error (printed). */
+/* out_relative: into REL (PATH_MAX), the path of the input IN that a
+ * batch mirrors below --relative-to DIR (or the current directory, CWD):
+ * 0, or the exit status of an error (printed). */
+static int out_relative(const struct options *o, const char *cwd,
+                        const char *in, char *rel)
+{
+    const char *base = o->relative_to != NULL ? o->relative_to : ".";
+    char a[PATH_MAX], b[PATH_MAX];
+    sp_status st = sp_names_relative(cwd, base, in, rel, PATH_MAX);
+
+    if (st == EINVAL) {
+        fprintf(stderr, "scaleppm: '%s': not below '%s', or '..' in its "
+                "path below it: its output would leave the tree (see "
+                "scaleppm --help)\n", sp_show_name(in, a, sizeof a),
+                sp_show_name(base, b, sizeof b));
+        return EXIT_USAGE;
+    }
+    if (st != SP_OK) {
+        sp_print_error(in, st, "its output's name");
+        return EXIT_FAILURE;
+    }
+    return 0;
+}
+
+/* out_names: the output of each of the inputs IN into OUT: 0, or the
+ * exit status of an error (printed). */
+static int out_names(const struct options *o, const struct sp_names *in,
+                     struct sp_names *out)
+{
+    char name[PATH_MAX], rel[PATH_MAX];
+    int mirror = o->relative_to != NULL ||
+                 (!o->target_dir && sp_pattern_has_rel(o->target));
+    char *cwd = mirror ? getcwd(NULL, 0) : NULL;
+    sp_status st = mirror && cwd == NULL ? errno : SP_OK;
+    enum sp_outfmt fmt;
+    int rc = 0;
+
+    if (st != SP_OK) {
+        sp_print_error(".", st, "the current directory");
+        return EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < in->n && rc == 0; i++) {
+        if (mirror)
+            rc = out_relative(o, cwd, in->name[i], rel);
+        if (rc == 0)
+            st = sp_batch_name(o->target, o->target_dir, o->format,
+                               in->name[i], mirror ? rel : NULL, name,
+                               sizeof name);
+        if (rc == 0 && st == SP_OK && sp_outfmt_for(name, &fmt) != SP_OK) {
+            /* not worth starting: every file of its kind would fail */
+            sp_print_error(name, SP_E_OUTFORMAT, "");
+            rc = EXIT_USAGE;
+        }
+        if (rc == 0 && st == SP_OK)
+            st = sp_names_add(out, name);
+        if (rc == 0 && st != SP_OK) {
+            sp_print_error(in->name[i], st, "its output's name");
+            rc = EXIT_FAILURE;
+        }
+    }
+    free(cwd);
+    return rc;
+}
+
+/* out_dirs: the folders of the outputs OUT made where missing (mkdir -p),
+ * before any file is scaled, so that a missing one is one line and not
+ * a failure per file: 0, or the exit status of an error (printed). */
+static int out_dirs(const struct sp_names *out)
+{
+    char made[PATH_MAX];
+    const char *last = NULL;
+    size_t last_n = 0;
+
+    for (size_t i = 0; i < out->n; i++) {
+        const char *slash = strrchr(out->name[i], '/');
+        size_t n = slash != NULL ? (size_t)(slash - out->name[i]) : 0;
+        sp_status st;
+
+        if (last != NULL && n == last_n && memcmp(last, out->name[i], n) == 0)
+            continue;  /* the folder of the output before */
+        st = sp_names_make_dir(out->name[i], made, sizeof made);
+        if (st != SP_OK) {
+            sp_print_error(made, st, "cannot make the output's folder");
+            return EXIT_FAILURE;
+        }
+        last = out->name[i];
+        last_n = n;
+    }
+    return 0;
+}
+
+/* batch_outputs: the output of each of the inputs IN into OUT, their
+ * folders made, and none written twice: 0, or the exit status of an
+ * error (printed).  The folders are made before the outputs are compared,
+ * since a new output is known by its folder (sp_names_clash). */
 static int batch_outputs(const struct options *o, const struct sp_names *in,
                          struct sp_names *out)
 {
-    char name[PATH_MAX], a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
-    sp_status st = SP_OK;
-    enum sp_outfmt fmt;
+    char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
     size_t i, j;
-    int clash;
+    int clash, rc = out_names(o, in, out);
 
-    for (i = 0; i < in->n && st == SP_OK; i++) {
-        st = sp_batch_name(o->target, o->target_dir, o->format,
-                           in->name[i], name, sizeof name);
-        if (st == SP_OK && sp_outfmt_for(name, &fmt) != SP_OK) {
-            /* not worth starting: every file of its kind would fail */
-            sp_print_error(name, SP_E_OUTFORMAT, "");
-            return EXIT_USAGE;
-        }
-        if (st == SP_OK)
-            st = sp_names_add(out, name);
-    }
-    if (st != SP_OK) {
-        sp_print_error(in->name[i - 1], st, "its output's name");
-        return EXIT_FAILURE;
-    }
+    if (rc == 0)
+        rc = out_dirs(out);
+    if (rc != 0)
+        return rc;
     clash = sp_names_clash(out->name, out->n, &i, &j);
     if (clash < 0) {
         sp_print_error("-o", ENOMEM, "");
@@ -264,13 +344,7 @@ static int run_batch(const struct options *o)
                                                : SP_BUFFER_REUSE};
     struct sp_tally t;
     sp_status st;
-    struct stat sb;
     int rc = batch_inputs(o, &in);
-
-    if (rc == 0 && o->target_dir && stat(o->target, &sb) != 0) {
-        sp_print_error(o->target, errno, "");
-        rc = EXIT_FAILURE;
-    }
 
     if (rc == 0)
         rc = batch_outputs(o, &in, &out);

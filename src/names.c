@@ -69,14 +69,24 @@ static int put(char *out, size_t len, size_t *at, const char *s, size_t n)
     return 0;
 }
 
+/* stem: how much of NAME is kept without its extension: up to the last
+ * dot of its final component, unless that dot starts the component. */
+static size_t stem(const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    const char *base = slash != NULL ? slash + 1 : name;
+    const char *dot = strrchr(base, '.');
+
+    return dot != NULL && dot != base ? (size_t)(dot - name) : strlen(name);
+}
+
 sp_status sp_batch_name(const char *target, int dir, const char *format,
-                        const char *in, char *out, size_t len)
+                        const char *in, const char *rel, char *out,
+                        size_t len)
 {
     const char *slash = strrchr(in, '/');
     const char *base = slash != NULL ? slash + 1 : in;
-    const char *dot = strrchr(base, '.');
-    size_t stem = dot != NULL && dot != base ? (size_t)(dot - base)
-                                             : strlen(base);
+    const char *kept = rel != NULL ? rel : base;  /* under a -o DIR/ */
     size_t at = 0, n = strlen(target);
     int bad = 0;
 
@@ -85,16 +95,18 @@ sp_status sp_batch_name(const char *target, int dir, const char *format,
         if (n > 0 && target[n - 1] != '/')
             bad |= put(out, len, &at, "/", 1);
         if (format == NULL) {
-            bad |= put(out, len, &at, base, strlen(base));
+            bad |= put(out, len, &at, kept, strlen(kept));
         } else {
-            bad |= put(out, len, &at, base, stem);
+            bad |= put(out, len, &at, kept, stem(kept));
             bad |= put(out, len, &at, ".", 1);
             bad |= put(out, len, &at, format, strlen(format));
         }
     } else {
         for (const char *p = target; *p != '\0' && !bad; p++) {
             if (p[0] == '%' && p[1] == 's')
-                bad |= put(out, len, &at, base, stem), p++;
+                bad |= put(out, len, &at, base, stem(base)), p++;
+            else if (p[0] == '%' && p[1] == 'r' && rel != NULL)
+                bad |= put(out, len, &at, rel, stem(rel)), p++;
             else if (p[0] == '%' && p[1] == '%')
                 bad |= put(out, len, &at, "%", 1), p++;
             else
@@ -118,13 +130,110 @@ int sp_pattern_ok(const char *target)
     for (const char *p = target; *p != '\0'; p++) {
         if (*p != '%')
             continue;
-        if (p[1] == 's')
+        if (p[1] == 's' || p[1] == 'r')
             has = 1;
         else if (p[1] != '%')
             return 0;
         p++;
     }
     return has;
+}
+
+int sp_pattern_has_rel(const char *target)
+{
+    for (const char *p = target; *p != '\0'; p++) {
+        if (p[0] == '%' && p[1] == 'r')
+            return 1;
+        if (p[0] == '%' && p[1] != '\0')
+            p++;
+    }
+    return 0;
+}
+
+/* next_part: the next component of the path at *P (its length in *N),
+ * "" and "." skipped; NULL at the end. */
+static const char *next_part(const char **p, size_t *n)
+{
+    for (;;) {
+        const char *s = *p + strspn(*p, "/");
+
+        *n = strcspn(s, "/");
+        *p = s + *n;
+        if (*n == 0)
+            return NULL;
+        if (!(*n == 1 && s[0] == '.'))
+            return s;
+    }
+}
+
+/* absolute: PATH from CWD when it is relative, into BUF (PATH_MAX). */
+static int absolute(const char *cwd, const char *path, char *buf)
+{
+    int n = path[0] == '/' ? snprintf(buf, PATH_MAX, "%s", path)
+                           : snprintf(buf, PATH_MAX, "%s/%s", cwd, path);
+
+    return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
+sp_status sp_names_relative(const char *cwd, const char *base,
+                            const char *in, char *rel, size_t len)
+{
+    char *b = malloc(PATH_MAX), *i = malloc(PATH_MAX);
+    const char *bp = b, *ip = i, *bs, *is;
+    size_t bn, in_n, at = 0;
+    sp_status st = SP_OK;
+
+    if (b == NULL || i == NULL)
+        st = ENOMEM;
+    else if (absolute(cwd, base, b) != 0 || absolute(cwd, in, i) != 0)
+        st = ENAMETOOLONG;
+    /* BASE's components, one by one, begin IN's */
+    while (st == SP_OK && (bs = next_part(&bp, &bn)) != NULL) {
+        is = next_part(&ip, &in_n);
+        if (is == NULL || in_n != bn || memcmp(is, bs, bn) != 0)
+            st = EINVAL;
+    }
+    while (st == SP_OK && (is = next_part(&ip, &in_n)) != NULL) {
+        if (in_n == 2 && memcmp(is, "..", 2) == 0)
+            st = EINVAL;
+        else if ((at > 0 && put(rel, len, &at, "/", 1) != 0) ||
+                 put(rel, len, &at, is, in_n) != 0)
+            st = ENAMETOOLONG;
+    }
+    if (st == SP_OK && at == 0)
+        st = EINVAL;  /* BASE itself */
+    if (len > 0)
+        rel[st == SP_OK ? at : 0] = '\0';
+    free(b);
+    free(i);
+    return st;
+}
+
+sp_status sp_names_make_dir(const char *path, char *made, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash != NULL ? (size_t)(slash - path) : 0;
+    struct stat sb;
+
+    if (n == 0 || n >= len)
+        return n >= len ? ENAMETOOLONG : SP_OK;  /* "." or "/" */
+    memcpy(made, path, n);
+    made[n] = '\0';
+    if (stat(made, &sb) == 0)
+        return S_ISDIR(sb.st_mode) ? SP_OK : ENOTDIR;
+    /* each prefix in turn, as mkdir -p: one that exists is fine if it is
+     * a directory (stat follows a link to one) */
+    for (size_t k = 1; k <= n; k++) {
+        if (k < n && made[k] != '/')
+            continue;
+        made[k] = '\0';
+        if (mkdir(made, 0777) != 0 &&
+            (errno != EEXIST || stat(made, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+            return errno == EEXIST ? ENOTDIR : errno;
+        if (k < n)
+            made[k] = '/';
+    }
+    return SP_OK;
 }
 
 /* Where an output is written: an existing file (DEV, INO), or a new
