@@ -97,6 +97,51 @@ why=$(stderr_is 2 "^scaleppm: 'in/a.ppm' and 'in/c.ppm' would both write \
 result "d_c -> d_a: 'd_%s/x.ppm' clashes: exit 2, nothing written" "$why"
 rm -rf d_a d_c
 
+# Control bytes in the names a clash line or a folder's failure names
+# are escaped: one line, and nothing that a terminal would act on.  (C1
+# bytes, as \x9b, are msg.c's to escape: issue 25 item 8.)
+ctl=$'e\e]0;T\a\r2J'
+mkdir -p "x/$ctl" "y/$ctl"
+cp in/a.ppm "x/$ctl/s.ppm"
+cp in/c.ppm "y/$ctl/s.ppm"
+sp -s 2 -o "out/$ctl/%s.ppm" "x/$ctl/s.ppm" "y/$ctl/s.ppm"
+why=$(stderr_is 2 "^scaleppm: 'x/e.*' would both write 'out/e.*'")
+[[ -n $why ]] || ! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' e ||
+    why="a control byte on stderr: $(od -c e | head -n 2 | tr '\n' ' ')"
+result 'control bytes in clashing names: escaped, one line' "$why"
+printf 'x' >"plain$ctl"
+sp -s 2 -o "plain$ctl/sub/" in/a.ppm
+why=$(stderr_is 1 "^scaleppm: plain.*: Not a directory: cannot make")
+[[ -n $why ]] || ! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' e ||
+    why="a control byte on stderr: $(od -c e | head -n 2 | tr '\n' ' ')"
+result 'control bytes in a folder that cannot be made: escaped' "$why"
+rm -rf "x/$ctl" "y/$ctl" "plain$ctl" out
+
+# A new output is fsynced before it is named: after a crash its name is
+# never on a file short of its bytes, which --skip-existing would trust.
+if have strace && strace -o /dev/null true 2>/dev/null; then
+    rm -rf out && mkdir out
+    rc=0
+    ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 strace -f -o trace \
+        -e trace=fsync,fdatasync,linkat,renameat,renameat2 "$SP" -q -s 2 \
+        -o out/ in/a.ppm in/c.ppm 2>e </dev/null || rc=$?
+    # each output's fsync comes, in its thread, before the calls that name
+    # it: a linkat of the unnamed file, then the rename, which ends it
+    why=$(awk '/fsync\(|fdatasync\(/ { synced[$1] = 1 }
+        /linkat\(|renameat2?\(/ && !synced[$1] {
+            print "named before its fsync: " $0; exit }
+        /renameat2?\(/ { synced[$1] = 0 }
+        END { if (NR == 0) print "no calls traced" }' trace)
+    ((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+    syncs=$(grep -Ec '(fsync|fdatasync)\(' trace) || true
+    [[ -n $why ]] || ((syncs >= 2)) || why="$syncs fsyncs for 2 new outputs"
+    [[ -n $why ]] || why=$(holds out ref a.ppm c.ppm)
+    result 'a new output is fsynced before it is named' "$why"
+    rm -f trace
+else
+    skip 'a new output is fsynced' 'strace is not installed or cannot trace'
+fi
+
 printf 'y/s.ppm\n' >list
 collide 'one on the command line, one in the list' -o out/ \
     --files-from list x/s.ppm
