@@ -90,9 +90,11 @@ static int held_fd(const char *path)
     fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
         return -1;
+    /* with standard output closed, FD may be 1 itself: not a match */
     if (fstat(fd, &want) == 0)
         for (size_t i = 0; i < sizeof std / sizeof *std && n < 0; i++)
-            if (fstat(std[i], &sb) == 0 && same_file(&want, &sb))
+            if (std[i] != fd && fstat(std[i], &sb) == 0 &&
+                same_file(&want, &sb))
                 n = std[i];
     close(fd);
     return n;

@@ -81,6 +81,16 @@ bash -c 'exec "$0" -s 2 c.ppm "/proc/$$/fd/1"' "$SP" >>all2.ppm 2>e || rc=$?
     why='all2.ppm is not its old line followed by six images'
 result 'other names of standard output, and its own name, append' "$why"
 
+# With standard output closed, a descriptor scaleppm opens on OUT may be
+# 1: OUT is still replaced, not taken for standard output.
+cp old_ref closed.ppm
+rc=0
+"$SP" -s 2 c.ppm closed.ppm >&- 2>e || rc=$?
+why=''
+((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+[[ -n $why ]] || cmp -s closed.ppm c2.ppm || why='output differs'
+result 'standard output closed: OUT written all the same' "$why"
+
 rc=0
 "$SP" -s 2 c.ppm /dev/fd/3 3>fd3.ppm 2>e || rc=$?
 why=''
