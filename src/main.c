@@ -289,6 +289,26 @@ static int out_dirs(const struct sp_names *out)
     return 0;
 }
 
+/* out_held: refuse an output that is a descriptor the process holds
+ * (standard output or error, by any name: the file `> out/a.ppm` opened):
+ * written through it, in place, it could not appear whole or not at all,
+ * which --skip-existing relies on.  0, or the exit status (printed). */
+static int out_held(const struct sp_names *out)
+{
+    char c[PATH_MAX];
+    struct stat sb;
+
+    for (size_t i = 0; i < out->n; i++)
+        if (sp_outfile_held(out->name[i], &sb)) {
+            fprintf(stderr, "scaleppm: '%s' is a descriptor scaleppm was "
+                    "given (standard output?): a batch writes each output "
+                    "to a file of its own (see scaleppm --help)\n",
+                    sp_show_name(out->name[i], c, sizeof c));
+            return EXIT_USAGE;
+        }
+    return 0;
+}
+
 /* batch_outputs: the output of each of the inputs IN into OUT, their
  * folders made, and none written twice: 0, or the exit status of an
  * error (printed).  The folders are made before the outputs are compared,
@@ -302,6 +322,8 @@ static int batch_outputs(const struct options *o, const struct sp_names *in,
 
     if (rc == 0)
         rc = out_dirs(out);
+    if (rc == 0)
+        rc = out_held(out);
     if (rc != 0)
         return rc;
     clash = sp_names_clash(out->name, out->n, &i, &j);

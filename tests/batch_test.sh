@@ -168,6 +168,16 @@ result "-o '%s' with the input '-.ppm': the file ./-, not standard output" \
     "$why"
 rm -f ./- ./-.ppm stdout.got
 
+# Nor an output that is standard output under its own name: written
+# through the shell's descriptor it could not appear whole or not at all.
+rm -rf out && mkdir out
+sp -s 2 -o out/ in/a.ppm in/c.ppm >out/a.ppm
+why=$(stderr_is 2 "^scaleppm: 'out/a.ppm' is a descriptor scaleppm was given")
+[[ -n $why || ! -s out/a.ppm ]] || why='out/a.ppm written'
+[[ -n $why || ! -e out/c.ppm ]] || why='out/c.ppm written'
+result 'a batch output that is standard output: exit 2, nothing written' \
+    "$why"
+
 # --- 5000 odd names through --files-from - --------------------------------
 # Hard links of one tiny image; the names have spaces (leading too),
 # leading dashes, non-ASCII and invalid UTF-8, and with -0 newlines.
