@@ -406,10 +406,11 @@ sp_status sp_outfile_commit(struct sp_outfile *o)
      * allocation does), and a crash would then leave a whole-looking name
      * on an empty or short file, which --skip-existing would trust.
      * Proving an output whole before skipping it would need the image's
-     * size from its header and a read of every output: the fsync is the
-     * root fix, one call a file.  The directory is synced only
-     * after a replacement: a new name lost in a crash is an output not
-     * written, which a rerun makes. */
+     * size from its header and a read of every output, and would leave a
+     * one-file run's empty name as it is: the fsync is the root fix, one
+     * call a file.  The directory is synced only after a replacement: a
+     * new name lost in a crash is an output not written, which a rerun
+     * makes. */
     if (sp_sys.fsync(o->fd) != 0)
         return errno;
     hold_signals(&old);
