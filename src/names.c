@@ -269,7 +269,10 @@ static char *dir_of(const char *path, const char **base)
  * target, taken from the link's directory when relative.  A batch writes
  * its outputs one after another: an earlier output may create the file
  * the link names, and the write through the link (which the kernel
- * follows) would then replace it, so the link counts as that file. */
+ * follows) would then replace it, so the link counts as that file.
+ * The kernel resolves no link to a file that is not there, so the link is
+ * read here, one at a time; the directories on the way stay the kernel's
+ * to resolve (identify opens the target's directory). */
 static char *dangling(const char *path)
 {
     char *target = malloc(PATH_MAX), *dir, *out;
