@@ -14,6 +14,7 @@
 #include "msg.h"
 #include "names.h"
 #include "options.h"
+#include "outfile.h"
 
 /* The output's name as the signal handler prints it, set before the run. */
 static char shown_out[PATH_MAX];
@@ -134,6 +135,33 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
                 li->trailing_bytes == 1 ? "" : "s");
 }
 
+/* check_output: refuse, before a byte is written, what JOB would write
+ * where it must not (one line printed): into its own input, in place
+ * (`scaleppm -s 2 a.ppm >> a.ppm` would read what it appends, as cat
+ * says: "input file is output file"), or binary image data to a
+ * terminal (as gzip refuses: every format scaleppm writes is binary).
+ * Returns 0, or the exit status. */
+static int check_output(const struct sp_job *job)
+{
+    struct stat in, out;
+    int read_in = strcmp(job->in, "-") == 0 ? fstat(STDIN_FILENO, &in)
+                                            : stat(job->in, &in);
+
+    if (strcmp(job->out, "-") == 0 && isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "scaleppm: not writing an image to a terminal: "
+                "name OUT or redirect standard output (see scaleppm "
+                "--help)\n");
+        return EXIT_FAILURE;
+    }
+    if (read_in == 0 && S_ISREG(in.st_mode) &&
+        sp_outfile_held(job->out, &out) && out.st_dev == in.st_dev &&
+        out.st_ino == in.st_ino) {
+        sp_print_error(job->in, SP_E_REFUSED, "input file is output file");
+        return EXIT_FAILURE;
+    }
+    return 0;
+}
+
 /* batch_inputs: O's file arguments and the names in its --files-from
  * list into IN: 0, or the exit status of an error (printed). */
 static int batch_inputs(const struct options *o, struct sp_names *in)
@@ -170,45 +198,150 @@ static int batch_inputs(const struct options *o, struct sp_names *in)
     return st != SP_OK ? EXIT_FAILURE : 0;
 }
 
-/* batch_outputs: the output of each of the inputs IN into OUT, and none
- * written twice: 0, or the exit status of an error (printed). */
+/* out_relative: into REL (PATH_MAX), the path of the input IN that a
+ * batch mirrors below --relative-to DIR (or the current directory, CWD):
+ * 0, or the exit status of an error (printed). */
+static int out_relative(const struct options *o, const char *cwd,
+                        const char *in, char *rel)
+{
+    const char *base = o->relative_to != NULL ? o->relative_to : ".";
+    char a[PATH_MAX], b[PATH_MAX];
+    sp_status st = sp_names_relative(cwd, base, in, rel, PATH_MAX);
+
+    if (st == EINVAL) {
+        fprintf(stderr, "scaleppm: '%s': not below '%s', or '..' in its "
+                "path below it: its output would leave the tree (see "
+                "scaleppm --help)\n", sp_show_name(in, a, sizeof a),
+                sp_show_name(base, b, sizeof b));
+        return EXIT_USAGE;
+    }
+    if (st != SP_OK) {
+        sp_print_error(in, st, "its output's name");
+        return EXIT_FAILURE;
+    }
+    return 0;
+}
+
+/* out_names: the output of each of the inputs IN into OUT: 0, or the
+ * exit status of an error (printed). */
+static int out_names(const struct options *o, const struct sp_names *in,
+                     struct sp_names *out)
+{
+    char name[PATH_MAX], rel[PATH_MAX];
+    int mirror = o->relative_to != NULL ||
+                 (!o->target_dir && sp_pattern_has_rel(o->target));
+    char *cwd = mirror ? getcwd(NULL, 0) : NULL;
+    sp_status st = mirror && cwd == NULL ? errno : SP_OK;
+    enum sp_outfmt fmt;
+    int rc = 0;
+
+    if (st != SP_OK) {
+        sp_print_error(".", st, "the current directory");
+        return EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < in->n && rc == 0; i++) {
+        if (mirror)
+            rc = out_relative(o, cwd, in->name[i], rel);
+        if (rc == 0)
+            st = sp_batch_name(o->target, o->target_dir, o->format,
+                               in->name[i], mirror ? rel : NULL, name,
+                               sizeof name);
+        if (rc == 0 && st == SP_OK && sp_outfmt_for(name, &fmt) != SP_OK) {
+            /* not worth starting: every file of its kind would fail */
+            sp_print_error(name, SP_E_OUTFORMAT, "");
+            rc = EXIT_USAGE;
+        }
+        if (rc == 0 && st == SP_OK && (rc = sp_options_suit(o, name)) < 0)
+            rc = 0;  /* else --quality or --compression for another format */
+        if (rc == 0 && st == SP_OK)
+            st = sp_names_add(out, name);
+        if (rc == 0 && st != SP_OK) {
+            sp_print_error(in->name[i], st, "its output's name");
+            rc = EXIT_FAILURE;
+        }
+    }
+    free(cwd);
+    return rc;
+}
+
+/* out_dirs: the folders of the outputs OUT made where missing (mkdir -p),
+ * before any file is scaled, so that a missing one is one line and not
+ * a failure per file: 0, or the exit status of an error (printed). */
+static int out_dirs(const struct sp_names *out)
+{
+    char made[PATH_MAX];
+    const char *last = NULL;
+    size_t last_n = 0;
+
+    for (size_t i = 0; i < out->n; i++) {
+        const char *slash = strrchr(out->name[i], '/');
+        size_t n = slash != NULL ? (size_t)(slash - out->name[i]) : 0;
+        sp_status st;
+
+        if (last != NULL && n == last_n && memcmp(last, out->name[i], n) == 0)
+            continue;  /* the folder of the output before */
+        st = sp_names_make_dir(out->name[i], made, sizeof made);
+        if (st != SP_OK) {
+            sp_print_error(made, st, "cannot make the output's folder");
+            return EXIT_FAILURE;
+        }
+        last = out->name[i];
+        last_n = n;
+    }
+    return 0;
+}
+
+/* out_held: refuse an output that is a descriptor the process holds
+ * (standard output or error, by any name: the file `> out/a.ppm` opened):
+ * written through it, in place, it could not appear whole or not at all,
+ * which --skip-existing relies on.  0, or the exit status (printed). */
+static int out_held(const struct sp_names *out)
+{
+    char c[PATH_MAX];
+    struct stat sb;
+
+    for (size_t i = 0; i < out->n; i++)
+        if (sp_outfile_held(out->name[i], &sb)) {
+            fprintf(stderr, "scaleppm: '%s' is a descriptor scaleppm was "
+                    "given (standard output?): a batch writes each output "
+                    "to a file of its own (see scaleppm --help)\n",
+                    sp_show_name(out->name[i], c, sizeof c));
+            return EXIT_USAGE;
+        }
+    return 0;
+}
+
+/* batch_outputs: the output of each of the inputs IN into OUT, their
+ * folders made, and none written twice: 0, or the exit status of an
+ * error (printed).  The folders are made before the outputs are compared,
+ * since a new output is known by its folder (sp_names_clash). */
 static int batch_outputs(const struct options *o, const struct sp_names *in,
                          struct sp_names *out)
 {
-    char name[PATH_MAX], a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
-    sp_status st = SP_OK;
-    enum sp_outfmt fmt;
+    char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
     size_t i, j;
-    int clash;
+    int clash, rc = out_names(o, in, out);
 
-    for (i = 0; i < in->n && st == SP_OK; i++) {
-        st = sp_batch_name(o->target, o->target_dir, o->format,
-                           in->name[i], name, sizeof name);
-        if (st == SP_OK && sp_outfmt_for(name, &fmt) != SP_OK) {
-            /* not worth starting: every file of its kind would fail */
-            sp_print_error(name, SP_E_OUTFORMAT, "");
-            return EXIT_USAGE;
-        }
-        if (st == SP_OK && (clash = sp_options_suit(o, name)) >= 0)
-            return clash;  /* --quality, --compression for another format */
-        if (st == SP_OK)
-            st = sp_names_add(out, name);
-    }
-    if (st != SP_OK) {
-        sp_print_error(in->name[i - 1], st, "its output's name");
-        return EXIT_FAILURE;
-    }
+    if (rc == 0)
+        rc = out_dirs(out);
+    if (rc == 0)
+        rc = out_held(out);
+    if (rc != 0)
+        return rc;
     clash = sp_names_clash(out->name, out->n, &i, &j);
     if (clash < 0) {
         sp_print_error("-o", ENOMEM, "");
         return EXIT_FAILURE;
     }
     if (clash > 0) {
-        fprintf(stderr, "scaleppm: '%s' and '%s' would both write '%s' "
-                "(see scaleppm --help)\n",
+        fprintf(stderr, "scaleppm: '%s' and '%s' would both write '%s'",
                 sp_show_name(in->name[i], a, sizeof a),
                 sp_show_name(in->name[j], b, sizeof b),
                 sp_show_name(out->name[i], c, sizeof c));
+        if (strcmp(out->name[i], out->name[j]) != 0)
+            fprintf(stderr, ", also named '%s'",
+                    sp_show_name(out->name[j], c, sizeof c));
+        fprintf(stderr, " (see scaleppm --help)\n");
         return EXIT_USAGE;
     }
     clash = sp_names_overwrite(in->name, out->name, in->n, &i, &j);
@@ -235,13 +368,7 @@ static int run_batch(const struct options *o)
                                                : SP_BUFFER_REUSE};
     struct sp_tally t;
     sp_status st;
-    struct stat sb;
     int rc = batch_inputs(o, &in);
-
-    if (rc == 0 && o->target_dir && stat(o->target, &sb) != 0) {
-        sp_print_error(o->target, errno, "");
-        rc = EXIT_FAILURE;
-    }
 
     if (rc == 0)
         rc = batch_outputs(o, &in, &out);
@@ -282,6 +409,8 @@ int main(int argc, char **argv)
     }
     if (o.target != NULL)
         return run_batch(&o);
+    if ((rc = check_output(&o.job)) != 0)
+        return rc;
     st = sp_job_run(&o.job, &report);
     if (st == SP_OK && strcmp(o.job.out, "-") == 0 && fclose(stdout) != 0) {
         st = errno;

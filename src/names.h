@@ -27,21 +27,51 @@ sp_status sp_names_read(FILE *f, int sep, struct sp_names *l);
 void sp_names_free(struct sp_names *l);
 
 /* sp_batch_name: into OUT (LEN bytes), the output TARGET gives the input
- * IN.  TARGET is a directory when DIR is set: the output is IN's base
- * name in it, its extension replaced by FORMAT when FORMAT is not NULL.
- * Otherwise TARGET is a pattern: each %s is IN's base name without its
- * extension, and %% a %.  Returns 0, or ENAMETOOLONG. */
+ * IN, whose path below the tree a batch mirrors is REL (sp_names_relative)
+ * or NULL when none is.  TARGET is a directory when DIR is set: the
+ * output is REL, or else IN's base name, in it, its extension replaced by
+ * FORMAT when FORMAT is not NULL.  Otherwise TARGET is a pattern: each %s
+ * is IN's base name without its extension, each %r REL without its
+ * extension (a %r with no REL is copied as it is), and %% a %.  An output
+ * named "-" is "./-": a batch never writes to standard output.  Returns
+ * 0, or ENAMETOOLONG. */
 sp_status sp_batch_name(const char *target, int dir, const char *format,
-                        const char *in, char *out, size_t len);
+                        const char *in, const char *rel, char *out,
+                        size_t len);
 
 /* sp_pattern_ok: whether the pattern TARGET names each input apart: it
- * holds a %s, and no % but in %s and %%. */
+ * holds a %s or a %r, and no % but in %s, %r and %%. */
 int sp_pattern_ok(const char *target);
 
-/* sp_names_clash: whether two of the N names in NAMES are the same; if so
- * *FIRST and *SECOND are the indexes of the first such pair (first <
- * second, the lowest second).  0 when none, 1 when found, -1 when there
- * was no memory to look. */
+/* sp_pattern_has_rel: whether the pattern TARGET holds a %r. */
+int sp_pattern_has_rel(const char *target);
+
+/* sp_names_relative: into REL (LEN bytes), the path of the input IN below
+ * the directory BASE, both taken from CWD when relative: what a batch
+ * mirrors of IN's tree.  Compared as written, component by component
+ * ("." and repeated slashes aside), not resolved: a link below BASE is
+ * part of the tree.  Returns 0, ENOMEM, ENAMETOOLONG, or EINVAL when IN
+ * is not below BASE, or has a ".." below it (its output would leave the
+ * output's tree). */
+sp_status sp_names_relative(const char *cwd, const char *base,
+                            const char *in, char *rel, size_t len);
+
+/* sp_names_make_dir: the directory part of the output PATH made when
+ * missing, with its parents, as mkdir -p makes them (mode 0777 less the
+ * umask).  MADE (LEN bytes) gets that directory, or on failure the
+ * prefix that failed.  Returns 0, ENAMETOOLONG, or the errno value of
+ * the failure (ENOTDIR for a part that is not a directory). */
+sp_status sp_names_make_dir(const char *path, char *made, size_t len);
+
+/* sp_names_clash: whether two of the N output names in NAMES would write
+ * one file; if so *FIRST and *SECOND are the indexes of the first such
+ * pair (first < second, the lowest second).  Names are compared by what
+ * they lead to, not as strings: an existing file by device and inode,
+ * following symbolic links as the write will (a dangling one to the file
+ * it names, which an earlier output may create); a new file by its
+ * directory's device and inode and its name there; a name whose
+ * directory cannot be found, as a string.  0 when none, 1 when found, -1
+ * when there was no memory to look. */
 int sp_names_clash(char *const *names, size_t n, size_t *first,
                    size_t *second);
 

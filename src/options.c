@@ -64,8 +64,14 @@ static void usage(FILE *f)
 "A batch:\n"
 "  -o, --output DIR/   each IN into DIR under its own name; a PATTERN\n"
 "                      instead names each output: %%s is IN's name\n"
-"                      without its directory and extension, %%%% a %%\n"
-"                      (-o 'small/%%s_4.png')\n"
+"                      without its directory and extension, %%r its path\n"
+"                      without extension (see --relative-to), %%%% a %%\n"
+"                      (-o 'small/%%s_4.png'); missing folders are made\n"
+"      --relative-to DIR\n"
+"                      mirror the tree below DIR: with -o OUT/, DIR/a/b.ppm\n"
+"                      is written to OUT/a/b.ppm, and %%r is a/b (%%r alone:\n"
+"                      below the current directory); an input outside DIR,\n"
+"                      or with .. below it, is refused\n"
 "      --format EXT    with -o DIR/: write EXT files (png, pam, ...; in\n"
 "                      any case, as an extension)\n"
 "      --files-from L  also the inputs named in the file L (- for\n"
@@ -129,7 +135,7 @@ static int parse_int(const char *s, long lo, long hi, int *out)
 
 enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS, OPT_QUALITY,
        OPT_COMPRESSION, OPT_FORMAT, OPT_FILES_FROM, OPT_FAIL_FAST,
-       OPT_SKIP_EXISTING, OPT_READ_BUFFER };
+       OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO };
 
 /* parse_choice: OPTARG as one of NAMES (N of them), compared by SAME
  * (strcmp, or strcasecmp for names that are case-blind elsewhere), into
@@ -242,6 +248,9 @@ static int parse_batch(int c, const char *arg, struct options *o)
                                arg, o->files_from);
         o->files_from = arg;
         return 0;
+    case OPT_RELATIVE_TO:
+        o->relative_to = arg;
+        return 0;
     case OPT_READ_BUFFER:
         if (parse_choice(arg, buffers, 2, strcmp, &v))
             return usage_error("--read-buffer '%s': expected reuse or fresh",
@@ -275,7 +284,11 @@ static int check_batch(int n, char **files, struct options *o)
                     (stat(o->target, &sb) == 0 && S_ISDIR(sb.st_mode));
     if (!o->target_dir && !sp_pattern_ok(o->target))
         return usage_error("-o '%s': expected a directory (DIR/) or a "
-                           "pattern with %%s", o->target);
+                           "pattern with %%s or %%r", o->target);
+    if (o->relative_to != NULL && !o->target_dir &&
+        !sp_pattern_has_rel(o->target))
+        return usage_error("--relative-to: for -o DIR/ or a pattern with "
+                           "%%r ('%s')", o->target);
     if (!o->target_dir && o->format != NULL)
         return usage_error("--format: for -o DIR/; a pattern names its "
                            "type ('%s')", o->target);
@@ -307,6 +320,8 @@ static int check_options(int n, char **files, struct options *o)
                            "--timings=%s", files[0], files[0]);
     if (o->target != NULL)
         return check_batch(n, files, o);
+    if (o->relative_to != NULL)
+        return usage_error("%s", "--relative-to is for a batch (-o)");
     if (o->format != NULL || o->files_from != NULL || o->nul ||
         o->fail_fast || o->skip_existing || o->buffers != SP_BUFFER_FREE)
         return usage_error("%s", "--format, --files-from, -0, --fail-fast, "
@@ -351,6 +366,7 @@ int sp_parse_options(int argc, char **argv, struct options *o)
         {"output", required_argument, NULL, 'o'},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"files-from", required_argument, NULL, OPT_FILES_FROM},
+        {"relative-to", required_argument, NULL, OPT_RELATIVE_TO},
         {"null", no_argument, NULL, '0'},
         {"fail-fast", no_argument, NULL, OPT_FAIL_FAST},
         {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
@@ -387,6 +403,7 @@ int sp_parse_options(int argc, char **argv, struct options *o)
             break;
         case 'o': case '0': case 'q': case OPT_FORMAT: case OPT_FILES_FROM:
         case OPT_FAIL_FAST: case OPT_SKIP_EXISTING: case OPT_READ_BUFFER:
+        case OPT_RELATIVE_TO:
             if ((rc = parse_batch(c, optarg, o)) != 0)
                 return rc;
             break;

@@ -17,6 +17,7 @@ struct options {
     const char *target;       /* -o: a directory or a %s pattern */
     int target_dir;           /* TARGET is a directory */
     const char *format;       /* --format: the outputs' extension */
+    const char *relative_to;  /* --relative-to: the tree mirrored */
     const char *files_from;   /* --files-from: a list of inputs */
     int nul;                  /* -0: the list's names end in NUL */
     int fail_fast, skip_existing, quiet;

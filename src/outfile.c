@@ -31,22 +31,73 @@ static void hold_signals(sigset_t *old)
     pthread_sigmask(SIG_BLOCK, &all, old);
 }
 
-/* held_fd: the descriptor PATH names, when it names one the process holds
- * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N); else -1. */
+/* same_file: whether A and B (from stat) are one file. */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* fd_number: N when PATH is "DIR/N" and DIR is this process's table of
+ * descriptors, however it is spelled (/dev/fd, /proc/self/fd,
+ * /proc/PID/fd, /proc/thread-self/fd, //dev/fd): the kernel resolves DIR,
+ * and its identity is compared.  Else -1. */
+static int fd_number(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    struct stat dir, own;
+    size_t digits;
+    char *name;
+    int fd, n = -1;
+
+    if (slash == NULL || slash == path)
+        return -1;
+    digits = strspn(slash + 1, "0123456789");
+    if (digits == 0 || digits > 9 || slash[1 + digits] != '\0')
+        return -1;
+    name = strndup(path, (size_t)(slash - path));
+    fd = name != NULL ? open(name, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+    free(name);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &dir) == 0 &&
+        ((stat("/proc/self/fd", &own) == 0 && same_file(&dir, &own)) ||
+         (stat("/proc/thread-self/fd", &own) == 0 && same_file(&dir, &own))))
+        n = atoi(slash + 1);
+    close(fd);
+    return n;
+}
+
+/* held_fd: the descriptor the process holds that PATH names, or -1.  A
+ * descriptor is recognised by what it is, never by how it is named:
+ * DIR/N in the process's descriptor table is N (open or not: N not open
+ * is an error, not a file to create); else a file that is the one
+ * standard output or standard error writes (/dev/stdout, //dev/stdout,
+ * /proc/PID/fd/1, the terminal's device, a FIFO) is that descriptor.
+ *
+ * So `scaleppm in.ppm f >> f` appends to f through standard output, as
+ * `scaleppm in.ppm >> f` would: f and standard output are one file, and
+ * of the two ways to write it the shell's descriptor is the one the user
+ * set up with >>; replacing f instead would leave that descriptor on a
+ * removed file, and the result would depend on which was written last. */
 static int held_fd(const char *path)
 {
-    char n[10];
-    int end = 0;
+    static const int std[] = {STDOUT_FILENO, STDERR_FILENO};
+    struct stat want, sb;
+    int n = fd_number(path), fd;
 
-    if (strcmp(path, "/dev/stdout") == 0)
-        return STDOUT_FILENO;
-    if (strcmp(path, "/dev/stderr") == 0)
-        return STDERR_FILENO;
-    if ((sscanf(path, "/dev/fd/%9[0-9]%n", n, &end) == 1 ||
-         sscanf(path, "/proc/self/fd/%9[0-9]%n", n, &end) == 1) &&
-        path[end] == '\0')
-        return atoi(n);
-    return -1;
+    if (n >= 0)
+        return n;
+    fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    /* with standard output closed, FD may be 1 itself: not a match */
+    if (fstat(fd, &want) == 0)
+        for (size_t i = 0; i < sizeof std / sizeof *std && n < 0; i++)
+            if (std[i] != fd && fstat(std[i], &sb) == 0 &&
+                same_file(&want, &sb))
+                n = std[i];
+    close(fd);
+    return n;
 }
 
 /* open_held: write straight into descriptor N, shared with whoever opened
@@ -74,8 +125,7 @@ static sp_status open_in_place(struct sp_outfile *o, const char *path,
 
     if (fd < 0)
         return errno;
-    if (fstat(fd, &sb) != 0 || sb.st_dev != was->st_dev ||
-        sb.st_ino != was->st_ino) {
+    if (fstat(fd, &sb) != 0 || !same_file(&sb, was)) {
         close(fd);
         snprintf(why, SP_WHY_MAX, "it changed while it was being opened");
         return SP_E_REFUSED;
@@ -244,7 +294,7 @@ static sp_status check_replace(struct sp_outfile *o, const struct stat *was,
     struct stat now;
 
     if (fstatat(o->dir, o->name, &now, AT_SYMLINK_NOFOLLOW) != 0 ||
-        now.st_dev != was->st_dev || now.st_ino != was->st_ino) {
+        !same_file(&now, was)) {
         snprintf(why, SP_WHY_MAX, "it changed while it was being opened");
         return SP_E_REFUSED;
     }
@@ -310,6 +360,13 @@ static sp_status open_target(struct sp_outfile *o, const char *path,
     return st;
 }
 
+int sp_outfile_held(const char *path, struct stat *sb)
+{
+    int n = strcmp(path, "-") == 0 ? STDOUT_FILENO : held_fd(path);
+
+    return n >= 0 && fstat(n, sb) == 0;
+}
+
 sp_status sp_outfile_open(struct sp_outfile *o, const char *path, char *why)
 {
     int n = held_fd(path);
@@ -344,7 +401,17 @@ sp_status sp_outfile_commit(struct sp_outfile *o)
 
     if (o->dir < 0)
         return SP_OK;
-    if (o->replace && sp_sys.fsync(o->fd) != 0)
+    /* Every file is fsynced before it is named, a new one too: the kernel
+     * may write a new name before the new file's blocks (ext4's delayed
+     * allocation does), and a crash would then leave a whole-looking name
+     * on an empty or short file, which --skip-existing would trust.
+     * Proving an output whole before skipping it would need the image's
+     * size from its header and a read of every output, and would leave a
+     * one-file run's empty name as it is: the fsync is the root fix, one
+     * call a file.  The directory is synced only after a replacement: a
+     * new name lost in a crash is an output not written, which a rerun
+     * makes. */
+    if (sp_sys.fsync(o->fd) != 0)
         return errno;
     hold_signals(&old);
     if (o->tmp == NULL) {  /* unnamed: name it for the rename */

@@ -1,9 +1,13 @@
 /* outfile.h: an output file that appears whole or not at all.
  *
  * sp_outfile_open() decides how PATH is written:
- *   - a descriptor the process already holds (/dev/stdout, /dev/stderr,
- *     /dev/fd/N, /proc/self/fd/N) is written directly, at its offset and
- *     with its flags, so `>> all.ppm` appends and `>(cmd)` gets the bytes;
+ *   - a descriptor the process already holds is written directly, at its
+ *     offset and with its flags, so `>> all.ppm` appends and `>(cmd)` gets
+ *     the bytes: N in the process's table of descriptors (/dev/fd/N,
+ *     /proc/self/fd/N, /proc/PID/fd/N, however spelled), or the file
+ *     standard output or standard error is (/dev/stdout, //dev/stdout,
+ *     /proc/thread-self/fd/1, and a plain name of that file too), found
+ *     by device and inode, not by name;
  *   - an existing file that is not a regular file (a device, a FIFO) is
  *     written in place;
  *   - anything else is written to a new file in the target's directory,
@@ -17,10 +21,13 @@
  * An existing regular file is replaced only if the caller may write to it
  * and it has no other hard link; the new file gets its permission bits
  * less setuid, setgid and sticky, its owner and group where the caller
- * may set them, and is fsynced before the rename, its directory after, so
- * that a crash leaves the old version or the new one, whole. */
+ * may set them.  Every new file is fsynced before it is named, and after
+ * a replacement its directory too, so that a crash leaves the old version
+ * or the new one, whole, and never a name on a file short of its bytes. */
 #ifndef SP_OUTFILE_H
 #define SP_OUTFILE_H
+
+#include <sys/stat.h>
 
 #include "status.h"
 
@@ -41,6 +48,13 @@ struct sp_outfile {
  * dangling link, a file with other hard links); on failure nothing is
  * left open or created. */
 sp_status sp_outfile_open(struct sp_outfile *o, const char *path, char *why);
+
+/* sp_outfile_held: whether PATH names a descriptor the process holds, as
+ * sp_outfile_open() finds it, "-" naming standard output; if so *SB gets
+ * what fstat says of it.  Such an output is written in place, so a
+ * caller can refuse one that is its input (cat's "input file is output
+ * file") before a byte is written. */
+int sp_outfile_held(const char *path, struct stat *sb);
 
 /* sp_outfile_commit: with every byte written to O->fd, put the file in
  * place under the target's name (nothing to do when written in place).

@@ -115,6 +115,74 @@ why=$(stderr_is 0 "$(summary_re '2 scaled')")
 [[ -n $why ]] || why=$(holds out ref a.ppm c.ppm)
 result '-o DIR naming an existing directory, no slash' "$why"
 
+# --- missing folders, a mirrored tree (%r, --relative-to) -------------------
+rm -rf out
+sp -s 2 -o out/ in/a.ppm in/c.ppm
+why=$(stderr_is 0 "$(summary_re '2 scaled')")
+[[ -n $why ]] || why=$(holds out ref a.ppm c.ppm)
+result '-o DIR/ missing: made, as mkdir -p' "$why"
+
+rm -rf out
+sp -s 2 -o 'out/x/y/%s_small.png' in/a.ppm
+why=$(stderr_is 0 "$(summary_re '1 scaled')")
+[[ -n $why ]] || why=$(holds out/x/y fref a_small.png)
+result "-o 'out/x/y/%s_small.png', out/ missing: its folders made" "$why"
+
+rm -rf out && printf 'x' >out
+sp -s 2 -o out/sub/ in/a.ppm in/c.ppm
+why=$(stderr_is 1 "^scaleppm: out: Not a directory: cannot make the \
+output's folder$")
+result "-o out/sub/ with out a file: one line, exit 1" "$why"
+rm -f out
+
+# Photo trees repeat their file names: mirrored, they batch.
+for t in A B; do
+    mkdir -p "tree/$t/contents/images" "tref/$t/contents/images"
+done
+cp in/a.ppm tree/A/contents/images/2560x1600.ppm
+cp in/c.ppm tree/B/contents/images/2560x1600.ppm
+cp ref/a.ppm tref/A/contents/images/2560x1600.ppm
+cp ref/c.ppm tref/B/contents/images/2560x1600.ppm
+trees=(tree/A/contents/images/2560x1600.ppm
+    tree/B/contents/images/2560x1600.ppm)
+rm -rf out
+sp -s 2 --relative-to tree -o out/ "${trees[@]}"
+why=$(stderr_is 0 "$(summary_re '2 scaled')")
+for t in A B; do
+    [[ -n $why ]] || why=$(holds "out/$t/contents/images" \
+        "tref/$t/contents/images" 2560x1600.ppm)
+done
+result '--relative-to tree -o out/: the tree mirrored, folders made' "$why"
+
+rm -rf out
+sp -s 2 -o 'out/%r_2.ppm' "${trees[@]/#/./}"
+why=$(stderr_is 0 "$(summary_re '2 scaled')")
+[[ -n $why ]] ||
+    cmp -s out/tree/B/contents/images/2560x1600_2.ppm ref/c.ppm ||
+    why='out/tree/B/contents/images/2560x1600_2.ppm is not c.ppm scaled'
+result "-o 'out/%r_2.ppm': %r below the current directory" "$why"
+
+why=''
+for bad in in/a.ppm tree/A/../../in/a.ppm "$WORK/in/a.ppm"; do
+    rm -rf out
+    sp -s 2 --relative-to tree -o out/ "${trees[0]}" "$bad"
+    w=$(stderr_is 2 "^scaleppm: '[^']+': not below 'tree', or '\.\.' in its \
+path below it: its output would leave the tree \(see scaleppm --help\)$")
+    [[ -n $w || ! -e out ]] || w='out/ made'
+    [[ -z $w ]] || why+="$bad: $w; "
+done
+result '--relative-to: an input outside, or with .. below: exit 2' "$why"
+
+why=''
+sp -s 2 --relative-to tree in/a.ppm out.ppm
+[[ $rc == 2 ]] && grep -q 'relative-to is for a batch' e ||
+    why="without -o: exit $rc: $(head -n 1 e)"
+sp -s 2 --relative-to tree -o 'out/%s.ppm' in/a.ppm
+[[ $rc == 2 ]] && grep -q 'relative-to: for -o DIR/ or a pattern with %r' e ||
+    why+="a pattern without %r: exit $rc: $(head -n 1 e)"
+result '--relative-to without -o, or with no %r: exit 2' "$why"
+rm -rf out tree tref
+
 # --- --timings=json: one object a file ---------------------------------------
 rm -rf out && mkdir out
 sp --timings=json -s 2 -o out/ in/a.ppm in/b.pgm in/c.ppm

@@ -78,6 +78,70 @@ collide 'x/s.ppm and x/s.pgm into out/%s.png' -o out/%s.png x/s.ppm x/s.pgm
 collide 'x/s.ppm and x/s.pgm with --format ppm' -o out/ --format ppm \
     x/s.ppm x/s.pgm
 collide 'the same input twice' -o out/ in/a.ppm in/c.ppm in/a.ppm
+# Outputs compared by the file they lead to, not as strings: a link in
+# out/ to another output (not yet written), a linked directory.
+rm -rf out && mkdir out
+ln -s a.ppm out/c.ppm
+sp -s 2 -o out/ in/a.ppm in/c.ppm
+why=$(stderr_is 2 "^scaleppm: 'in/a.ppm' and 'in/c.ppm' would both write \
+'out/a.ppm', also named 'out/c.ppm' \\(see scaleppm --help\\)$")
+[[ -n $why || ($(entries out) == 1 && -L out/c.ppm) ]] ||
+    why='out/ changed'
+result 'out/c.ppm -> a.ppm: a.ppm and c.ppm clash: exit 2, nothing written' \
+    "$why"
+rm -rf d_a d_c && mkdir d_a && ln -s d_a d_c
+sp -s 2 -o 'd_%s/x.ppm' in/a.ppm in/c.ppm
+why=$(stderr_is 2 "^scaleppm: 'in/a.ppm' and 'in/c.ppm' would both write \
+'d_a/x.ppm', also named 'd_c/x.ppm' \\(see scaleppm --help\\)$")
+[[ -n $why ]] || (($(entries d_a) == 0)) || why='d_a/ changed'
+result "d_c -> d_a: 'd_%s/x.ppm' clashes: exit 2, nothing written" "$why"
+rm -rf d_a d_c
+
+# Control bytes in the names a clash line or a folder's failure names
+# are escaped: one line, and nothing that a terminal would act on.  (C1
+# bytes, as \x9b, are msg.c's to escape: issue 25 item 8.)
+ctl=$'e\e]0;T\a\r2J'
+mkdir -p "x/$ctl" "y/$ctl"
+cp in/a.ppm "x/$ctl/s.ppm"
+cp in/c.ppm "y/$ctl/s.ppm"
+sp -s 2 -o "out/$ctl/%s.ppm" "x/$ctl/s.ppm" "y/$ctl/s.ppm"
+why=$(stderr_is 2 "^scaleppm: 'x/e.*' would both write 'out/e.*'")
+[[ -n $why ]] || ! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' e ||
+    why="a control byte on stderr: $(od -c e | head -n 2 | tr '\n' ' ')"
+result 'control bytes in clashing names: escaped, one line' "$why"
+printf 'x' >"plain$ctl"
+sp -s 2 -o "plain$ctl/sub/" in/a.ppm
+why=$(stderr_is 1 "^scaleppm: plain.*: Not a directory: cannot make")
+[[ -n $why ]] || ! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' e ||
+    why="a control byte on stderr: $(od -c e | head -n 2 | tr '\n' ' ')"
+result 'control bytes in a folder that cannot be made: escaped' "$why"
+rm -rf "x/$ctl" "y/$ctl" "plain$ctl" out
+
+# A new output is fsynced before it is named: after a crash its name is
+# never on a file short of its bytes, which --skip-existing would trust.
+if have strace && strace -o /dev/null true 2>/dev/null; then
+    rm -rf out && mkdir out
+    rc=0
+    ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 strace -f -o trace \
+        -e trace=fsync,fdatasync,linkat,renameat,renameat2 "$SP" -q -s 2 \
+        -o out/ in/a.ppm in/c.ppm 2>e </dev/null || rc=$?
+    # each output's fsync comes, in its thread, before the calls that name
+    # it: a linkat of the unnamed file, then the rename, which ends it
+    why=$(awk '/fsync\(|fdatasync\(/ { synced[$1] = 1 }
+        /linkat\(|renameat2?\(/ && !synced[$1] {
+            print "named before its fsync: " $0; exit }
+        /renameat2?\(/ { synced[$1] = 0 }
+        END { if (NR == 0) print "no calls traced" }' trace)
+    ((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+    syncs=$(grep -Ec '(fsync|fdatasync)\(' trace) || true
+    [[ -n $why ]] || ((syncs >= 2)) || why="$syncs fsyncs for 2 new outputs"
+    [[ -n $why ]] || why=$(holds out ref a.ppm c.ppm)
+    result 'a new output is fsynced before it is named' "$why"
+    rm -f trace
+else
+    skip 'a new output is fsynced' 'strace is not installed or cannot trace'
+fi
+
 printf 'y/s.ppm\n' >list
 collide 'one on the command line, one in the list' -o out/ \
     --files-from list x/s.ppm
@@ -93,6 +157,26 @@ sp -s 2 -o out/ -- -dash.ppm
 why=$(stderr_is 0 "$(summary_re '1 scaled')")
 [[ -n $why ]] || why=$(holds out ref -dash.ppm)
 result "after --, '-dash.ppm' is an input" "$why"
+
+# An output named '-' is a file, never standard output.
+cp in/a.ppm ./-.ppm
+sp -s 2 -o '%s' -- -.ppm >stdout.got
+why=$(stderr_is 0 "$(summary_re '1 scaled')")
+[[ -n $why || ! -s stdout.got ]] || why='written to standard output'
+[[ -n $why ]] || cmp -s ./- ref/a.ppm || why="./- is not a's output"
+result "-o '%s' with the input '-.ppm': the file ./-, not standard output" \
+    "$why"
+rm -f ./- ./-.ppm stdout.got
+
+# Nor an output that is standard output under its own name: written
+# through the shell's descriptor it could not appear whole or not at all.
+rm -rf out && mkdir out
+sp -s 2 -o out/ in/a.ppm in/c.ppm >out/a.ppm
+why=$(stderr_is 2 "^scaleppm: 'out/a.ppm' is a descriptor scaleppm was given")
+[[ -n $why || ! -s out/a.ppm ]] || why='out/a.ppm written'
+[[ -n $why || ! -e out/c.ppm ]] || why='out/c.ppm written'
+result 'a batch output that is standard output: exit 2, nothing written' \
+    "$why"
 
 # --- 5000 odd names through --files-from - --------------------------------
 # Hard links of one tiny image; the names have spaces (leading too),

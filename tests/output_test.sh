@@ -62,6 +62,35 @@ why=''
     why='all.ppm is not its old line followed by the image'
 result '/dev/stdout >> all.ppm appends' "$why"
 
+# Standard output is known by what it is: its other names, and the
+# file's own name (`f >> f`), append too.
+printf 'head\n' >all2.ppm
+why=''
+for name in //dev/stdout /dev//stdout /dev/./stdout /proc/thread-self/fd/1 \
+    all2.ppm; do
+    rc=0
+    "$SP" -s 2 c.ppm "$name" >>all2.ppm 2>e || rc=$?
+    ((rc == 0)) || why+="$name: exit $rc: $(head -n 1 e); "
+done
+rc=0
+# shellcheck disable=SC2016  # $$ is the exec'd scaleppm's own PID
+bash -c 'exec "$0" -s 2 c.ppm "/proc/$$/fd/1"' "$SP" >>all2.ppm 2>e || rc=$?
+((rc == 0)) || why+="/proc/PID/fd/1: exit $rc: $(head -n 1 e); "
+[[ -n $why ]] || cmp -s all2.ppm <(printf 'head\n'
+    for _ in 1 2 3 4 5 6; do cat c2.ppm; done) ||
+    why='all2.ppm is not its old line followed by six images'
+result 'other names of standard output, and its own name, append' "$why"
+
+# With standard output closed, a descriptor scaleppm opens on OUT may be
+# 1: OUT is still replaced, not taken for standard output.
+cp old_ref closed.ppm
+rc=0
+"$SP" -s 2 c.ppm closed.ppm >&- 2>e || rc=$?
+why=''
+((rc == 0)) || why="exit $rc: $(head -n 1 e)"
+[[ -n $why ]] || cmp -s closed.ppm c2.ppm || why='output differs'
+result 'standard output closed: OUT written all the same' "$why"
+
 rc=0
 "$SP" -s 2 c.ppm /dev/fd/3 3>fd3.ppm 2>e || rc=$?
 why=''
@@ -87,6 +116,57 @@ result '/dev/fd/9, not open: exit 1, one line' "$why"
 sp -s 2 c.ppm /proc/self/mem
 why=$(failed 'scaleppm: /proc/self/mem: ' 'cannot create a file in its directory')
 result '/proc/self/mem: exit 1, says what failed' "$why"
+
+# --- the input as output, a terminal as output ----------------------------
+# Written in place into its own input, scaleppm would read what it
+# appends: refused before a byte is written, as cat refuses.
+cp c.ppm self.ppm
+why=''
+# shellcheck disable=SC2094  # reading and writing one file is the test
+for form in 'self.ppm' '< self.ppm' 'self.ppm //dev/stdout'; do
+    rc=0
+    case $form in
+    'self.ppm') "$SP" -s 2 self.ppm >>self.ppm 2>e || rc=$? ;;
+    '< self.ppm') "$SP" -s 2 <self.ppm >>self.ppm 2>e || rc=$? ;;
+    *) "$SP" -s 2 self.ppm //dev/stdout >>self.ppm 2>e || rc=$? ;;
+    esac
+    w=$(failed 'scaleppm: ' 'refused: input file is output file$')
+    [[ -n $w ]] || cmp -s self.ppm c.ppm || w='self.ppm changed'
+    [[ -z $w ]] || why+="$form: $w; "
+done
+result 'scaleppm [IN] >> IN: refused, exit 1, one line, IN untouched' "$why"
+
+# Binary image data is not written to a terminal (gzip refuses too); a
+# terminal named as OUT is written.
+cat >onterm.py <<'PY'
+"""Run argv[1:] with standard output on a new terminal; print its exit
+status, then what it wrote there."""
+import os
+import pty
+import subprocess
+import sys
+
+m, s = pty.openpty()
+rc = subprocess.run(sys.argv[1:], stdout=s, check=False).returncode
+os.close(s)
+got = b""
+try:
+    while chunk := os.read(m, 4096):
+        got += chunk
+except OSError:  # EIO: the terminal's other side is closed
+    pass
+print(rc, len(got))
+PY
+why=''
+got=$(python3 onterm.py "$SP" -s 2 c.ppm 2>e) || true
+[[ $got == '1 0' ]] || why="no OUT: exit and bytes '$got', want '1 0'"
+[[ -n $why ]] || grep -q '^scaleppm: not writing an image to a terminal' e ||
+    why="stderr: $(head -n 1 e)"
+got=$(python3 onterm.py "$SP" -s 2 c.ppm /dev/stdout 2>e) || true
+[[ -n $why || $got == 0\ [1-9]* ]] ||
+    why="/dev/stdout: exit and bytes '$got', want 0 and some"
+result 'standard output a terminal: refused without OUT, written if named' \
+    "$why"
 
 # --- what a replaced file keeps, and what refuses it -----------------------
 mkdir rep

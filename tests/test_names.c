@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -14,7 +15,8 @@ static void check_name(const char *target, int dir, const char *format,
 {
     char out[64];
 
-    ck_assert_int_eq(sp_batch_name(target, dir, format, in, out, sizeof out),
+    ck_assert_int_eq(sp_batch_name(target, dir, format, in, NULL, out,
+                                   sizeof out),
                      SP_OK);
     ck_assert_str_eq(out, want);
 }
@@ -36,6 +38,8 @@ START_TEST(test_pattern)
     check_name("small/%s_4.png", 0, NULL, "in/cat.ppm", "small/cat_4.png");
     check_name("%s/%s.pgm", 0, NULL, "x.y.ppm", "x.y/x.y.pgm");
     check_name("100%%_%s.ppm", 0, NULL, "a b.ppm", "100%_a b.ppm");
+    /* never standard output */
+    check_name("%s", 0, NULL, "d/-.ppm", "./-");
     ck_assert(sp_pattern_ok("d/%s.png"));
     ck_assert(sp_pattern_ok("%%%s"));
     ck_assert(!sp_pattern_ok("d/x.png"));
@@ -45,15 +49,84 @@ START_TEST(test_pattern)
 }
 END_TEST
 
+/* rel_name: the output TARGET gives IN mirrored below BASE (from the
+ * current directory "/w"). */
+static void rel_name(const char *target, int dir, const char *format,
+                     const char *base, const char *in, const char *want)
+{
+    char rel[64], out[64];
+
+    ck_assert_int_eq(sp_names_relative("/w", base, in, rel, sizeof rel),
+                     SP_OK);
+    ck_assert_int_eq(sp_batch_name(target, dir, format, in, rel, out,
+                                   sizeof out), SP_OK);
+    ck_assert_str_eq(out, want);
+}
+
+/* A tree mirrored: %r and --relative-to, and what is refused. */
+START_TEST(test_relative)
+{
+    char rel[64];
+
+    rel_name("small/%r_4.png", 0, NULL, ".", "a/x.y/2560x1600.jpg",
+             "small/a/x.y/2560x1600_4.png");
+    rel_name("small/", 1, NULL, "photos", "photos/a/.b/c.ppm",
+             "small/a/.b/c.ppm");
+    rel_name("small/", 1, "png", "./photos/", "photos//a/./c.ppm",
+             "small/a/c.png");
+    rel_name("s/%r", 0, NULL, "/w/p", "p/DCIM/.hidden", "s/DCIM/.hidden");
+    rel_name("s/%r", 0, NULL, "p", "/w/p/a.ppm", "s/a");
+    ck_assert(sp_pattern_ok("d/%r.png"));
+    ck_assert(sp_pattern_has_rel("d/%r.png"));
+    ck_assert(!sp_pattern_has_rel("d/%%r%s.png"));
+    /* outside BASE, BASE itself, or .. below it */
+    ck_assert_int_eq(sp_names_relative("/w", "p", "q/a.ppm", rel, sizeof rel),
+                     EINVAL);
+    ck_assert_int_eq(sp_names_relative("/w", "p", "pq/a.ppm", rel,
+                                       sizeof rel), EINVAL);
+    ck_assert_int_eq(sp_names_relative("/w", "p", "p/", rel, sizeof rel),
+                     EINVAL);
+    ck_assert_int_eq(sp_names_relative("/w", "p", "p/a/../../x.ppm", rel,
+                                       sizeof rel), EINVAL);
+    ck_assert_int_eq(sp_names_relative("/w", ".", "../x.ppm", rel,
+                                       sizeof rel), EINVAL);
+    ck_assert_int_eq(sp_names_relative("/w", ".", "/etc/x.ppm", rel,
+                                       sizeof rel), EINVAL);
+    ck_assert_int_eq(sp_names_relative("/w", ".", "a/b.ppm", rel, 4),
+                     ENAMETOOLONG);
+}
+END_TEST
+
+/* An output's folder made as mkdir -p makes it; a file in the way is
+ * named. */
+START_TEST(test_make_dir)
+{
+    char made[256], path[256];
+    struct stat sb;
+
+    snprintf(path, sizeof path, "%s", fx_path("a/b//c/x.ppm"));
+    ck_assert_int_eq(sp_names_make_dir(path, made, sizeof made), SP_OK);
+    ck_assert_int_eq(stat(fx_path("a/b/c"), &sb), 0);
+    ck_assert(S_ISDIR(sb.st_mode));
+    ck_assert_int_eq(sp_names_make_dir(path, made, sizeof made), SP_OK);
+    ck_assert_int_eq(sp_names_make_dir("x.ppm", made, sizeof made), SP_OK);
+    fx_write_text(fx_path("f"), "");
+    snprintf(path, sizeof path, "%s", fx_path("f/d/x.ppm"));
+    ck_assert_int_eq(sp_names_make_dir(path, made, sizeof made), ENOTDIR);
+    ck_assert_str_eq(made, fx_path("f"));
+}
+END_TEST
+
 START_TEST(test_too_long)
 {
     char out[8];
 
-    ck_assert_int_eq(sp_batch_name("o/", 1, NULL, "abcdef", out, sizeof out),
+    ck_assert_int_eq(sp_batch_name("o/", 1, NULL, "abcdef", NULL, out,
+                                   sizeof out),
                      ENAMETOOLONG);
-    ck_assert_int_eq(sp_batch_name("%s", 0, NULL, "abcdefg", out,
+    ck_assert_int_eq(sp_batch_name("%s", 0, NULL, "abcdefg", NULL, out,
                                    sizeof out), SP_OK);
-    ck_assert_int_eq(sp_batch_name("%s!", 0, NULL, "abcdefg", out,
+    ck_assert_int_eq(sp_batch_name("%s!", 0, NULL, "abcdefg", NULL, out,
                                    sizeof out), ENAMETOOLONG);
 }
 END_TEST
@@ -104,6 +177,46 @@ START_TEST(test_clash)
 }
 END_TEST
 
+/* Outputs are compared by the file they lead to: a link to another
+ * output (existing or not yet written), a linked directory, a hard link. */
+START_TEST(test_clash_by_file)
+{
+    char a[256], b[256], c[256], viadir[256], hard[256];
+    char *names[2];
+    size_t i = 99, j = 99;
+
+    ck_assert_int_eq(mkdir(fx_path("out"), 0755), 0);
+    snprintf(a, sizeof a, "%s", fx_path("out/a.ppm"));
+    snprintf(b, sizeof b, "%s", fx_path("out/b.ppm"));
+    snprintf(c, sizeof c, "%s", fx_path("out/c.ppm"));
+    snprintf(viadir, sizeof viadir, "%s", fx_path("linked/a.ppm"));
+    snprintf(hard, sizeof hard, "%s", fx_path("out/hard.ppm"));
+    names[0] = a;
+    names[1] = b;
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 0);
+    /* b.ppm -> a.ppm, a.ppm not there yet: a's output would be lost */
+    ck_assert_int_eq(symlink("a.ppm", b), 0);
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 1);
+    ck_assert_uint_eq(i, 0);
+    ck_assert_uint_eq(j, 1);
+    fx_write_text(a, "a");
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 1);
+    /* linked/ -> out/: a new name in one directory under two names */
+    ck_assert_int_eq(symlink("out", fx_path("linked")), 0);
+    names[0] = c;
+    names[1] = viadir;
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 0);
+    snprintf(c, sizeof c, "%s", fx_path("out/a.ppm"));
+    ck_assert_int_eq(unlink(c), 0);
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 1);
+    /* two hard links of one file */
+    fx_write_text(c, "a");
+    ck_assert_int_eq(link(c, hard), 0);
+    names[1] = hard;
+    ck_assert_int_eq(sp_names_clash(names, 2, &i, &j), 1);
+}
+END_TEST
+
 START_TEST(test_overwrite)
 {
     char a[256], b[256], hard[256], out[256];
@@ -136,9 +249,12 @@ static Suite *names_suite(void)
 
     tcase_add_test(tc, test_dir);
     tcase_add_test(tc, test_pattern);
+    tcase_add_test(tc, test_relative);
+    tcase_add_test(tc, test_make_dir);
     tcase_add_test(tc, test_too_long);
     tcase_add_test(tc, test_read);
     tcase_add_test(tc, test_clash);
+    tcase_add_test(tc, test_clash_by_file);
     tcase_add_test(tc, test_overwrite);
     suite_add_tcase(s, tc);
     return s;

@@ -136,12 +136,12 @@ END_TEST
 
 /* /dev/fd/N and /dev/stdout are the descriptors the process holds:
  * written at their offset with their flags (O_APPEND from >>), never
- * replaced; one open only for reading, or not open, is refused. */
+ * replaced. */
 START_TEST(test_held_descriptors)
 {
     const char *path = fx_path("all.ppm");
-    char name[64], buf[16];
-    int p[2], fd, ro, saved;
+    char name[64];
+    int fd, saved;
 
     fx_write_text(path, "head,");
     fd = open(path, O_WRONLY | O_APPEND);
@@ -159,6 +159,45 @@ START_TEST(test_held_descriptors)
     close(saved);
     close(fd);
     assert_text(path, "head,one,two,out");
+}
+END_TEST
+
+/* Standard output is known by what it is, not by its name: its other
+ * names, and the file's own name, append through it. */
+START_TEST(test_stdout_by_identity)
+{
+    const char *path = fx_path("all.ppm");
+    char pid[64], name[PATH_MAX + 8];
+    const char *names[] = {"//dev/stdout", "/dev//stdout", "/dev/./stdout",
+                           "/proc/thread-self/fd/1", pid, name};
+    int fd, saved;
+
+    snprintf(pid, sizeof pid, "/proc/%d/fd/1", (int)getpid());
+    snprintf(name, sizeof name, "%s", path);
+    fx_write_text(path, "head");
+    fd = open(path, O_WRONLY | O_APPEND);
+    ck_assert_int_ge(fd, 0);
+    saved = dup(STDOUT_FILENO);
+    ck_assert_int_eq(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+    close(fd);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        ck_assert_msg(commit_text(names[i], ",x") == SP_OK, "%s", names[i]);
+    ck_assert_int_eq(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+    close(saved);
+    assert_text(path, "head,x,x,x,x,x,x");
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
+}
+END_TEST
+
+/* A pipe named /dev/fd/N gets the bytes; a descriptor open only for
+ * reading, or not open, is refused. */
+START_TEST(test_held_refused)
+{
+    const char *path = fx_path("all.ppm");
+    char name[64], buf[16];
+    int p[2], ro;
+
+    fx_write_text(path, "head,one,two,out");
 
     ck_assert_int_eq(pipe(p), 0);
     snprintf(name, sizeof name, "/dev/fd/%d", p[1]);
@@ -233,17 +272,21 @@ static int failing_fsync(int fd)
 }
 
 /* A replacement is fsynced before the rename and its directory after; a
- * new file is not (nothing is lost if it is); a failed fsync keeps the
- * old file. */
+ * new file is fsynced before it is named (a crash must not leave a name
+ * on a file short of its bytes, which --skip-existing would trust); a
+ * failed fsync keeps the old file, or leaves none. */
 START_TEST(test_durable_replace)
 {
     const char *path = fx_path("out.ppm");
 
+    sp_sys.fsync = failing_fsync;
+    ck_assert_int_eq(commit_text(path, "zero"), EIO);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 0);
     sp_sys.fsync = counting_fsync;
     ck_assert_int_eq(commit_text(path, "one"), SP_OK);
-    ck_assert_int_eq(fsyncs, 0);
+    ck_assert_int_eq(fsyncs, 1);
     ck_assert_int_eq(commit_text(path, "two"), SP_OK);
-    ck_assert_int_eq(fsyncs, 2);
+    ck_assert_int_eq(fsyncs, 3);
     sp_sys.fsync = failing_fsync;
     ck_assert_int_eq(commit_text(path, "three"), EIO);
     sp_sys_reset();
@@ -279,6 +322,8 @@ static Suite *outfile_suite(void)
     tcase_add_test(tc, test_unnamed_until_commit);
     tcase_add_test(tc, test_named_fallback);
     tcase_add_test(tc, test_held_descriptors);
+    tcase_add_test(tc, test_stdout_by_identity);
+    tcase_add_test(tc, test_held_refused);
     tcase_add_test(tc, test_hard_link_refused);
     tcase_add_test(tc, test_replace_keeps_owner);
     tcase_add_test(tc, test_durable_replace);
