@@ -458,7 +458,7 @@ static char *print_report(const struct sp_report *r, int json)
     FILE *f = open_memstream(&buf, &len);
 
     ck_assert_ptr_nonnull(f);
-    sp_report_print(r, json, f);
+    sp_report_print(r, SP_OK, json, f);
     ck_assert_int_eq(fclose(f), 0);
     /* One line: a newline at the end and nowhere else. */
     ck_assert_uint_gt(len, 1);
