@@ -48,7 +48,8 @@ void sp_report_print(const struct sp_report *r, sp_status st, int json,
     else
         fprintf(f, " in=%zux%zu out=%zux%zu", r->in_width, r->in_height,
                 r->out_width, r->out_height);
-    fprintf(f, "%sstatus%s\"%s\"", key, eq, st == SP_OK ? "ok" : "error");
+    fprintf(f, json ? ",\"status\":\"%s\"" : " status=%s",
+            st == SP_OK ? "ok" : "error");
     if (st != SP_OK) {
         fprintf(f, "%serror%s", key, eq);
         put_string(sp_strerror(st), f);

@@ -293,7 +293,7 @@ why=$(records_ok e 3 in/bad.ppm)
 result '--timings=json, a file fails: a record each, the failed one with its error' "$why"
 sp --timings -s 2 -o out/ in/bad.ppm
 why=''
-grep -Eq '^input="in/bad.ppm" .* status="error" error="[^"]+"$' e ||
+grep -Eq '^input="in/bad.ppm" .* status=error error="[^"]+"$' e ||
     why="no text record with the error: $(tr '\n' '|' <e)"
 result '--timings (text), a file fails: its record, with the error' "$why"
 sp --timings=json -s 2 in/bad.ppm out/one.ppm
