@@ -442,18 +442,28 @@ else
     # fails with EOPNOTSUPP): the output is written to a named
     # .NAME.XXXXXX.  Every signal whose default ends the process, the
     # real-time ones and the faults among them, removes it, says so, and
-    # ends the process by that signal (strace takes the numbers: glibc's
-    # SIGRTMIN is not the kernel's).
-    if [[ -n $nth ]]; then
-        mkdir named
+    # ends the process by that signal.  The signal comes as the first
+    # fcntl() on the named file returns (a traced run counts the fcntl
+    # calls before it: a sanitizer's runtime makes its own); strace takes
+    # numbers, glibc's SIGRTMIN not being the kernel's.
+    mkdir named
+    ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 strace -f -o named.trace \
+        -e trace=openat,fcntl -e inject=openat:error=EOPNOTSUPP:when="$nth" \
+        "$SP" -s 2 c.ppm named/count.ppm
+    rm -f named/count.ppm
+    kth=$(grep -E 'openat\(|fcntl\(' named.trace |
+        awk '/O_CREAT\|O_EXCL/ { made = 1 } /fcntl\(/ { n++; if (made) { print n; exit } }')
+    if [[ -z $nth || -z $kth ]]; then
+        fail 'signals with a named temporary' 'no O_TMPFILE openat, or no fcntl after the named one'
+    else
         for sig in IO STKFLT PWR RTMIN RTMIN+3 SYS SEGV BUS INT; do
             rc=0
             (
                 ulimit -c 0
                 ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 exec timeout 60 \
-                    strace -f -o /dev/null -e trace=openat,write \
+                    strace -f -o /dev/null -e trace=openat,fcntl \
                     -e inject=openat:error=EOPNOTSUPP:when="$nth" \
-                    -e inject=write:signal="$(kill -l "$sig")":when=1 \
+                    -e inject=fcntl:signal="$(kill -l "$sig")":when="$kth" \
                     "$SP" -s 2 c.ppm named/new.ppm >o 2>e </dev/null
             ) || rc=$?
             word="terminated by SIG${sig/+/[+]}"
@@ -461,7 +471,7 @@ else
             why=$(signalled "$sig" 'scaleppm: named/new.ppm: ' \
                 "$word while writing; nothing written")
             [[ -z $(ls -A named) ]] || why="${why:+$why; }files left: $(ls -A named)"
-            result "no O_TMPFILE, SIG$sig mid-write: nothing left, death by SIG$sig" "$why"
+            result "no O_TMPFILE, SIG$sig once the named file is made: nothing left, death by SIG$sig" "$why"
             rm -f named/.??* named/*
         done
     fi
