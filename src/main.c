@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,10 +119,20 @@ static void die_by(int sig)
     _exit(128 + sig);  /* not reached: the signal ended the process */
 }
 
+/* ending: a handler has begun to end the process. */
+static atomic_flag ending = ATOMIC_FLAG_INIT;
+
 static void on_fatal_signal(int sig)
 {
-    int discarded = sp_outfile_discard_pending();
+    int discarded;
     char name[16];
+
+    /* Two signals taken at once by two threads: one message, one end; the
+     * other thread waits for it. */
+    if (atomic_flag_test_and_set(&ending))
+        for (;;)
+            pause();
+    discarded = sp_outfile_discard_pending();
 
     put_err("scaleppm: ");
     put_err(shown_out);
