@@ -493,12 +493,14 @@ if have setsid; then
         bash "$SP" 2>e </dev/null &
     lpid=$!
     bg_pids+=("$lpid")
-    # scaleppm has its handlers once it has the FIFO open
+    # scaleppm (the loop's child) has its handlers once it has the FIFO
+    # open
     deadline=$((SECONDS + 20)) opened=''
     while [[ -z $opened ]] && ((SECONDS < deadline)) && alive "$lpid"; do
-        for fd in /proc/[0-9]*/fd/*; do
-            if [[ $(readlink "$fd" 2>/dev/null) == "$WORK/silent" &&
-                $fd != /proc/"${bg_pids[-2]}"/* ]]; then
+        child=''
+        read -r child _ 2>/dev/null <"/proc/$lpid/task/$lpid/children" || true
+        for fd in /proc/"${child:-none}"/fd/*; do
+            if [[ $(readlink "$fd" 2>/dev/null) == "$WORK/silent" ]]; then
                 opened=yes
                 break
             fi
