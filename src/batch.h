@@ -1,7 +1,9 @@
 /* batch.h: many inputs scaled in one run, each into its own output.
  *
  * The threads are started once for the batch: min(threads, files) of
- * them (the caller's among them), each taking the next file and running
+ * them, with a stack of their own (the caller's waits: its stack is as
+ * large as RLIMIT_STACK says, which may be little), each taking the next
+ * file and running
  * it as a job (job.h) with its share of the threads, so that one file is
  * read while another is scaled or written.  (A batch of fewer files
  * than threads splits each file's rows too, and those threads start for
