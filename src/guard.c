@@ -35,7 +35,7 @@ static void install(void)
     struct sigaction sa = {0};
 
     sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGBUS, &sa, &before) != 0)
         install_error = errno;

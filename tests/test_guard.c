@@ -148,8 +148,16 @@ START_TEST(test_unguarded_kills)
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_msg(!WIFEXITED(status) || WEXITSTATUS(status) != 2,
                   "the guard installed no SIGBUS handler");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    /* The sanitizer's SIGBUS handler was there before the guard's, and
+     * ends the child as it would without the guard: a report and its
+     * exit status. */
+    ck_assert_msg(WIFSIGNALED(status) || WEXITSTATUS(status) != 0,
+                  "the child survived the fault (status %#x)", status);
+#else
     ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS,
                   "the child did not die of SIGBUS (status %#x)", status);
+#endif
     cut_map_free(&m);
 }
 END_TEST
