@@ -2,7 +2,9 @@
 # batch_options_test.sh: the options of a batch (scaleppm -o ... IN...):
 # --fail-fast, -q, --format, the %s pattern and %%, --timings=json (one
 # object a file), SIGINT and SIGTERM mid-batch, and the same bytes at -t 1,
-# 2 and 4 for each --io and --read-buffer.  Every output is compared with
+# 2 and 4 for each --io and --read-buffer; at the end, the runner itself:
+# one SIGTERM with a job blocked on a FIFO, no thread to start, ulimit -s
+# 32, and a --timings record for a file that failed.  Every output is compared with
 # the one-file run `scaleppm -s N IN OUT`.  batch_test.sh has the hostile
 # files, collisions, odd names, a full filesystem and kill -9.
 #
