@@ -1,7 +1,9 @@
 /* batch.h: many inputs scaled in one run, each into its own output.
  *
  * The threads are started once for the batch: min(threads, files) of
- * them (the caller's among them), each taking the next file and running
+ * them, with a stack of their own (the caller's waits: its stack is as
+ * large as RLIMIT_STACK says, which may be little), each taking the next
+ * file and running
  * it as a job (job.h) with its share of the threads, so that one file is
  * read while another is scaled or written.  (A batch of fewer files
  * than threads splits each file's rows too, and those threads start for
@@ -9,7 +11,12 @@
  * as a one-file run's is; a file that fails is one line on stderr and
  * the batch goes on.  A signal (SIGINT, SIGTERM, ...) is waited for on a
  * thread of its own: it stops the batch, the jobs in progress stop at
- * their next item and remove their outputs, and the finished ones stay. */
+ * their next item and remove their outputs, and the finished ones stay;
+ * the jobs that have not stopped within half a second (blocked on a FIFO,
+ * a stalled filesystem) are not waited for.  When no thread can be
+ * started for the signals, the files run on the caller's thread alone,
+ * one after another, with no progress line, and the signals are the
+ * process's handlers' to see. */
 #ifndef SP_BATCH_H
 #define SP_BATCH_H
 
@@ -20,6 +27,8 @@
 #include "image.h"
 #include "job.h"
 #include "status.h"
+
+struct sp_tally;
 
 struct sp_batch {
     struct sp_job job;     /* what each file's job does; its in and out
@@ -32,7 +41,16 @@ struct sp_batch {
     int skip_existing;     /* an input whose output exists is skipped */
     int progress;          /* a progress line on stderr, rewritten */
     int timings, json;     /* a record a scaled file on stderr */
-    sigset_t stop_signals; /* the signals that stop the batch */
+    sigset_t stop_signals; /* the signals that stop the batch: blocked
+                              in every thread while it runs */
+    /* stopped: once a signal has stopped the batch, called with it and
+     * the tally, on the caller's thread once the jobs have stopped, or on
+     * the batch's own when they have not within the grace or a second
+     * signal came (the outputs out of sight removed, the jobs still
+     * running, no file counted or printed any more).  It must not return:
+     * it ends the process (by the signal, after the tally).  NULL: no
+     * grace, the batch waits for its jobs and returns EINTR. */
+    void (*stopped)(int sig, const struct sp_tally *t);
 };
 
 /* What a batch did. */
@@ -45,10 +63,28 @@ struct sp_tally {
 };
 
 /* sp_batch_run: B's files, each into its output, counted in *T.  Returns
- * 0 when every file was scaled or skipped, SP_E_THREAD when no thread
- * could be started for the signals, or the status of a file that failed
- * (EINTR when a signal stopped the batch). */
+ * 0 when every file was scaled or skipped, or the status of a file that
+ * failed (EINTR when a signal stopped the batch and B has no stopped). */
 sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t);
+
+/* A file in progress, for the time-left estimate: its input's size
+ * (0: no file, or no size known) and when its job began. */
+struct sp_eta_file {
+    uint64_t bytes;
+    uint64_t start_ns;
+};
+
+/* sp_batch_eta: the seconds a batch has left, as its progress line says,
+ * from bytes and the rate so far: LEFT, the bytes of the files not yet
+ * taken; DONE_BYTES and DONE_NS, those of the files ended and the time
+ * their jobs took, summed, which give one job's rate; FLY, the NFLY
+ * files in progress at NOW_NS, each credited with what the rate would
+ * have done of it so far; WORKERS jobs at a time, but a file one job's.
+ * Pure.  Returns a negative value while there is no rate (no file ended,
+ * or none with bytes). */
+double sp_batch_eta(uint64_t left, uint64_t done_bytes, uint64_t done_ns,
+                    const struct sp_eta_file *fly, size_t nfly,
+                    uint64_t now_ns, unsigned workers);
 
 /* sp_tally_print: the summary line of T on stderr:
  * "scaleppm: 498 scaled, 2 failed, 3 skipped, 1.9 GB in 4.1 s", and the

@@ -10,14 +10,22 @@
 static __thread sigjmp_buf *volatile armed;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int install_error;
+/* The SIGBUS action before ours (a program's cleanup), for the faults
+ * that are not a guarded read's. */
+static struct sigaction before;
 
 static void on_sigbus(int sig, siginfo_t *info, void *ctx)
 {
-    (void)info;
-    (void)ctx;
     if (armed != NULL)
         siglongjmp(*armed, 1);
-    /* Not a guarded read: die of the signal as if no handler were here. */
+    /* Not a guarded read: the handler that was there first sees it (it
+     * may clean up and end the process), then death by the signal as if
+     * no handler were here. */
+    if ((before.sa_flags & SA_SIGINFO) && before.sa_sigaction != NULL)
+        before.sa_sigaction(sig, info, ctx);
+    else if (!(before.sa_flags & SA_SIGINFO) &&
+             before.sa_handler != SIG_DFL && before.sa_handler != SIG_IGN)
+        before.sa_handler(sig);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -29,7 +37,7 @@ static void install(void)
     sa.sa_sigaction = on_sigbus;
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGBUS, &sa, NULL) != 0)
+    if (sigaction(SIGBUS, &sa, &before) != 0)
         install_error = errno;
 }
 

@@ -6,8 +6,9 @@
  * mapped, the next access past the new end raises SIGBUS.  A thread that
  * reads a mapping does so through sp_guard_run(); the process-wide SIGBUS
  * handler (installed on first use) jumps back to that call, which then
- * returns SP_E_CHANGED.  A SIGBUS anywhere else still kills the process as
- * it would without the handler. */
+ * returns SP_E_CHANGED.  A SIGBUS anywhere else goes to the handler that
+ * was installed before the first use (a program's cleanup), then kills
+ * the process as it would without the handler. */
 #ifndef SP_GUARD_H
 #define SP_GUARD_H
 

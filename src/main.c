@@ -2,7 +2,9 @@
  * mmap() or pread().  Parses the command line, runs the job, reports. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,21 +34,106 @@ static void put_err(const char *s)
     }
 }
 
-/* The signals that end scaleppm by default and that it catches, to
- * discard an output not yet in place and say so. */
+/* The signals whose default action ends the process (signal(7)), which
+ * scaleppm catches to remove an output not yet in place and say so, then
+ * dies of, as a shell expects (128 + N; a core where the default dumps
+ * one), so that a loop over scaleppm stops at Ctrl-C.  SYNC marks the
+ * faults a thread raises itself: never waited for, never blocked.  The
+ * real-time signals SIGRTMIN..SIGRTMAX are caught as well (all_signal()).
+ * SIGPIPE and SIGXFSZ are ignored instead (catch_signals()). */
 static const struct {
     int sig;
     const char *name;
+    int sync;
 } fatal_signals[] = {
-    {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},       {SIGQUIT, "SIGQUIT"},
-    {SIGTERM, "SIGTERM"}, {SIGUSR1, "SIGUSR1"},     {SIGUSR2, "SIGUSR2"},
-    {SIGALRM, "SIGALRM"}, {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"},
-    {SIGXCPU, "SIGXCPU"}, {SIGPWR, "SIGPWR"},
+    {SIGHUP, "SIGHUP", 0},       {SIGINT, "SIGINT", 0},
+    {SIGQUIT, "SIGQUIT", 0},     {SIGTERM, "SIGTERM", 0},
+    {SIGUSR1, "SIGUSR1", 0},     {SIGUSR2, "SIGUSR2", 0},
+    {SIGALRM, "SIGALRM", 0},     {SIGVTALRM, "SIGVTALRM", 0},
+    {SIGPROF, "SIGPROF", 0},     {SIGXCPU, "SIGXCPU", 0},
+    {SIGIO, "SIGIO", 0},
+#ifdef SIGPWR
+    {SIGPWR, "SIGPWR", 0},
+#endif
+#ifdef SIGSTKFLT
+    {SIGSTKFLT, "SIGSTKFLT", 0},
+#endif
+    {SIGILL, "SIGILL", 1},       {SIGTRAP, "SIGTRAP", 1},
+    {SIGABRT, "SIGABRT", 1},     {SIGBUS, "SIGBUS", 1},
+    {SIGFPE, "SIGFPE", 1},       {SIGSEGV, "SIGSEGV", 1},
+    {SIGSYS, "SIGSYS", 1},
 };
+#define NFIXED (sizeof fatal_signals / sizeof *fatal_signals)
+
+/* all_signal: the Ith signal caught (I < NFIXED + the real-time ones),
+ * 0 past the last; *SYNC set for a fault. */
+static int all_signal(size_t i, int *sync)
+{
+    *sync = i < NFIXED ? fatal_signals[i].sync : 0;
+    if (i < NFIXED)
+        return fatal_signals[i].sig;
+    if ((int)(i - NFIXED) <= SIGRTMAX - SIGRTMIN)
+        return SIGRTMIN + (int)(i - NFIXED);
+    return 0;
+}
+
+/* signal_name: SIG's name ("SIGTERM", "SIGRTMIN+3") in BUF (16 bytes),
+ * made with no library call that a handler may not make. */
+static const char *signal_name(int sig, char *buf)
+{
+    char *p = buf;
+    int n;
+
+    for (size_t i = 0; i < NFIXED; i++)
+        if (fatal_signals[i].sig == sig)
+            return fatal_signals[i].name;
+    if (sig < SIGRTMIN || sig > SIGRTMAX)
+        return "a signal";
+    memcpy(p, "SIGRTMIN", 8);
+    p += 8;
+    n = sig - SIGRTMIN;
+    if (n > 0) {
+        *p++ = '+';
+        if (n >= 10)
+            *p++ = (char)('0' + n / 10 % 10);
+        *p++ = (char)('0' + n % 10);
+    }
+    *p = '\0';
+    return buf;
+}
+
+/* die_by: end the process as SIG's default action ends it (for every
+ * signal caught here: death, with a core where the default dumps one),
+ * from a handler or from any thread, whatever its mask. */
+static void die_by(int sig)
+{
+    struct sigaction dfl = {0};
+    sigset_t set;
+
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    (void)sigaction(sig, &dfl, NULL);
+    (void)raise(sig);  /* pending while blocked (in a handler, a batch) */
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    (void)pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    _exit(128 + sig);  /* not reached: the signal ended the process */
+}
+
+/* ending: a handler has begun to end the process. */
+static atomic_flag ending = ATOMIC_FLAG_INIT;
 
 static void on_fatal_signal(int sig)
 {
-    int discarded = sp_outfile_discard_pending();
+    int discarded;
+    char name[16];
+
+    /* Two signals taken at once by two threads: one message, one end; the
+     * other thread waits for it. */
+    if (atomic_flag_test_and_set(&ending))
+        for (;;)
+            pause();
+    discarded = sp_outfile_discard_pending();
 
     put_err("scaleppm: ");
     put_err(shown_out);
@@ -54,30 +141,33 @@ static void on_fatal_signal(int sig)
         put_err(": interrupted");
     } else {
         put_err(": terminated by ");
-        for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals;
-             i++)
-            if (fatal_signals[i].sig == sig)
-                put_err(fatal_signals[i].name);
+        put_err(signal_name(sig, name));
     }
     put_err(discarded ? " while writing; nothing written\n" : "\n");
-    _exit(1);
+    die_by(sig);
 }
 
-/* catch_signals: the process's signal policy.  The fatal signals above
- * run on_fatal_signal, but those ignored on entry (nohup, a background
- * job's SIGINT) stay ignored; SIGPIPE and SIGXFSZ are ignored, so that a
+/* The handler's own stack, for a fault from the main thread's stack
+ * overflowing (a handler cannot run on the stack that overflowed). */
+static char alt_stack[64 * 1024];
+
+/* catch_signals: the process's signal policy.  Every signal above runs
+ * on_fatal_signal, but those ignored on entry (nohup, a background job's
+ * SIGINT) stay ignored; SIGPIPE and SIGXFSZ are ignored, so that a
  * closed pipe and the file size limit are errors (EPIPE, EFBIG) that
  * leave no output, not deaths.  Returns 0 or an errno value. */
 static sp_status catch_signals(void)
 {
     struct sigaction sa = {0}, was;
+    stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack};
+    int sig, sync;
 
+    /* without it a stack overflow kills at once, which it did before */
+    (void)sigaltstack(&ss, NULL);
     sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_ONSTACK;
     sigfillset(&sa.sa_mask);  /* one handler at a time */
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals;
-         i++) {
-        int sig = fatal_signals[i].sig;
-
+    for (size_t i = 0; (sig = all_signal(i, &sync)) != 0; i++) {
         if (sigaction(sig, NULL, &was) != 0)
             return errno;
         if (was.sa_handler != SIG_IGN && sigaction(sig, &sa, NULL) != 0)
@@ -89,18 +179,32 @@ static sp_status catch_signals(void)
     return SP_OK;
 }
 
-/* stop_signals: the fatal signals caught (not those ignored on entry)
- * into SET: those a batch waits for. */
-static void stop_signals(sigset_t *set)
+/* quiet_tally: -q: a batch stopped by a signal prints no tally. */
+static int quiet_tally;
+
+/* batch_stopped: a batch stopped by SIG (sp_batch.stopped): its outputs
+ * not in place removed, the tally T printed, then death by SIG. */
+static void batch_stopped(int sig, const struct sp_tally *t)
+{
+    (void)sp_outfile_discard_pending();
+    if (!quiet_tally)
+        sp_tally_print(t);
+    die_by(sig);
+}
+
+/* stop_signals: into B, the signals a batch waits for (those caught, not
+ * ignored on entry, faults aside) and what it does at one. */
+static void stop_signals(struct sp_batch *b)
 {
     struct sigaction was;
+    int sig, sync;
 
-    sigemptyset(set);
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals;
-         i++)
-        if (sigaction(fatal_signals[i].sig, NULL, &was) == 0 &&
+    sigemptyset(&b->stop_signals);
+    for (size_t i = 0; (sig = all_signal(i, &sync)) != 0; i++)
+        if (!sync && sigaction(sig, NULL, &was) == 0 &&
             was.sa_handler != SIG_IGN)
-            sigaddset(set, fatal_signals[i].sig);
+            sigaddset(&b->stop_signals, sig);
+    b->stopped = batch_stopped;
 }
 
 /* quiet_pipe_end: the reader of the output went away: end as netpbm's
@@ -113,7 +217,10 @@ static void quiet_pipe_end(void)
     raise(SIGPIPE);
 }
 
-static void print_verbose(const struct sp_job *job, const struct sp_report *r)
+/* print_verbose: not inlined, so that its name buffer is not on main()'s
+ * frame for the whole run (a batch under ulimit -s 32). */
+static __attribute__((noinline)) void print_verbose(
+    const struct sp_job *job, const struct sp_report *r)
 {
     const struct sp_load_info *li = &r->load;
     char in[PATH_MAX];
@@ -377,7 +484,7 @@ static int run_batch(const struct options *o)
         b.out = out.name;
         b.n = in.n;
         b.progress = !o->quiet && isatty(STDERR_FILENO);
-        stop_signals(&b.stop_signals);
+        stop_signals(&b);
         st = sp_batch_run(&b, &t);
         if (st == SP_E_THREAD)
             sp_print_error("-o", st, "");
@@ -402,6 +509,7 @@ int main(int argc, char **argv)
         return rc;
     sp_show_name(o.target ? o.target : o.job.out, shown_out,
                  sizeof shown_out);
+    quiet_tally = o.quiet;
     st = catch_signals();
     if (st != SP_OK) {
         sp_print_error(o.target ? o.target : o.job.out, st, "");
@@ -421,11 +529,13 @@ int main(int argc, char **argv)
         quiet_pipe_end();
     if (st != SP_OK) {
         sp_print_error(report.failed_path, st, report.why);
+        if (o.timings)
+            sp_report_print(&report, st, o.json, stderr);
         return EXIT_FAILURE;
     }
     if (o.verbose)
         print_verbose(&o.job, &report);
     if (o.timings)
-        sp_report_print(&report, o.json, stderr);
+        sp_report_print(&report, SP_OK, o.json, stderr);
     return 0;
 }

@@ -19,7 +19,8 @@ static void put_string(const char *s, FILE *f)
     putc('"', f);
 }
 
-void sp_report_print(const struct sp_report *r, int json, FILE *f)
+void sp_report_print(const struct sp_report *r, sp_status st, int json,
+                     FILE *f)
 {
     static const char *names[SP_NPHASES] = {"load", "scale", "release",
                                             "write"};
@@ -42,9 +43,16 @@ void sp_report_print(const struct sp_report *r, int json, FILE *f)
                 key, names[i], eq, r->phase[i].ns, key, names[i], eq,
                 r->phase[i].minflt, key, names[i], eq, r->phase[i].majflt);
     if (json)
-        fprintf(f, ",\"in\":\"%zux%zu\",\"out\":\"%zux%zu\"}\n",
+        fprintf(f, ",\"in\":\"%zux%zu\",\"out\":\"%zux%zu\"",
                 r->in_width, r->in_height, r->out_width, r->out_height);
     else
-        fprintf(f, " in=%zux%zu out=%zux%zu\n", r->in_width, r->in_height,
+        fprintf(f, " in=%zux%zu out=%zux%zu", r->in_width, r->in_height,
                 r->out_width, r->out_height);
+    fprintf(f, json ? ",\"status\":\"%s\"" : " status=%s",
+            st == SP_OK ? "ok" : "error");
+    if (st != SP_OK) {
+        fprintf(f, "%serror%s", key, eq);
+        put_string(sp_strerror(st), f);
+    }
+    fputs(json ? "}\n" : "\n", f);
 }

@@ -36,10 +36,14 @@ struct sp_report {
     char why[SP_WHY_MAX];      /* on error: a detail, possibly empty */
 };
 
-/* sp_report_print: REPORT on F as key=value pairs on one line, or as one
- * JSON object when JSON is set; one line either way, a record a run that
- * names what ran: input, output (as JSON strings in both forms), factor,
- * filter, I/O path, threads, sizes, and each phase's time and faults. */
-void sp_report_print(const struct sp_report *report, int json, FILE *f);
+/* sp_report_print: REPORT of a job that ended with ST on F as key=value
+ * pairs on one line, or as one JSON object when JSON is set; one line
+ * either way, a record a run that names what ran: input, output (as JSON
+ * strings in both forms), factor, filter, I/O path, threads, sizes, each
+ * phase's time and faults, and last status ok, or status error and
+ * error, sp_strerror(ST) as a JSON string in both forms (the figures of
+ * a failed job are those it reached: zero for a phase it never began). */
+void sp_report_print(const struct sp_report *report, sp_status st, int json,
+                     FILE *f);
 
 #endif

@@ -2,7 +2,9 @@
 # batch_options_test.sh: the options of a batch (scaleppm -o ... IN...):
 # --fail-fast, -q, --format, the %s pattern and %%, --timings=json (one
 # object a file), SIGINT and SIGTERM mid-batch, and the same bytes at -t 1,
-# 2 and 4 for each --io and --read-buffer.  Every output is compared with
+# 2 and 4 for each --io and --read-buffer; at the end, the runner itself:
+# one SIGTERM with a job blocked on a FIFO, no thread to start, ulimit -s
+# 32, and a --timings record for a file that failed.  Every output is compared with
 # the one-file run `scaleppm -s N IN OUT`.  batch_test.sh has the hostile
 # files, collisions, odd names, a full filesystem and kill -9.
 #
@@ -265,12 +267,108 @@ for sig in INT TERM; do
         why=$(intact kout kref)
         printf "# %s of 32 done at SIG%s\n" "$(entries kout)" "$sig"
         have=$(entries kout)
-        [[ -n $why ]] || why=$(stderr_is 1 "$(summary_re \
-            "$have scaled(, [0-9]+ not done)?" ', interrupted')")
+        [[ -n $why ]] || why=$(stderr_is $((128 + $(kill -l "$sig"))) \
+            "$(summary_re "$have scaled(, [0-9]+ not done)?" ', interrupted')")
         break
     done
-    result "SIG$sig mid-batch: finished kept, none partial, summary, exit 1" \
+    result "SIG$sig mid-batch: finished kept, none partial, summary, death by SIG$sig" \
         "$why"
 done
+
+# --- the batch runner: a stalled job, no thread, a small stack, records ----
+# elapsed_ms T0 T1: the milliseconds from the $EPOCHREALTIME T0 to T1.
+elapsed_ms() {
+    awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (b - a) * 1000 }'
+}
+
+# One SIGTERM (timeout, systemd, Slurm) ends a batch whose only worker is
+# blocked reading a FIFO whose writer never writes: within about a second,
+# the tally said, nothing left, death by SIGTERM.  (--foreground: the
+# signal to scaleppm alone; without it, timeout sends a second one to its
+# process group, which ended the batch before.)
+mkfifo stall
+sleep 100 >stall &
+stall_pid=$!
+rm -rf out && mkdir out
+rc=0
+t0=$EPOCHREALTIME
+timeout --foreground --preserve-status -k 5 -s TERM 1 "$SP" -s 2 -t 1 \
+    -o out/ stall in/a.ppm 2>e </dev/null || rc=$?
+ms=$(elapsed_ms "$t0" "$EPOCHREALTIME")
+kill "$stall_pid" 2>/dev/null || true
+wait "$stall_pid" 2>/dev/null || true
+why=$(stderr_is 143 "$(summary_re '0 scaled, 2 not done' ', interrupted')")
+[[ -n $why ]] || ((ms < 2200)) || why="ended $((ms - 1000)) ms after the signal"
+[[ -n $why || $(entries out) == 0 ]] ||
+    why="left in out: $(find out -mindepth 1 -printf '%f ')"
+result "one SIGTERM, a job blocked on a FIFO: ended $((ms - 1000)) ms after it, death by SIGTERM" "$why"
+
+# No thread can be started (ulimit -u for nobody; root is not held to
+# it): a batch runs on its one thread, as a one-file run does.
+unprivileged
+if ((${#as_user[@]} == 0)); then
+    skip 'a batch with no thread to start' \
+        'running as root and neither setpriv nor runuser can drop to nobody'
+else
+    chmod 0755 "$WORK"
+    rm -rf out && mkdir out && chmod 0777 out
+    rc=0
+    # shellcheck disable=SC2016 # expanded by the inner bash
+    timeout 60 bash -c 'ulimit -u 1 && exec "$@"' bash "${as_user[@]}" \
+        "$SP" -t 1 -s 2 -o out/ in/a.ppm in/c.ppm 2>e </dev/null || rc=$?
+    why=$(stderr_is 0 "$(summary_re '2 scaled')")
+    [[ -n $why ]] || why=$(holds out ref a.ppm c.ppm)
+    result 'no thread can be started (ulimit -u 1): the batch runs alone' "$why"
+fi
+
+# ulimit -s 32: the jobs run on threads with a stack of their own, not on
+# the main thread's, which RLIMIT_STACK bounds.  How deep the main thread
+# starts varies (ASLR): 4 runs.
+why=''
+for try in 1 2 3 4; do
+    rm -rf out && mkdir out
+    rc=0
+    # shellcheck disable=SC2016 # expanded by the inner bash
+    timeout 60 bash -c 'ulimit -s 32 && exec "$@"' bash "$SP" -t 1 -s -3 \
+        -o out/ in/big.ppm in/a.ppm 2>e </dev/null || rc=$?
+    why=$(stderr_is 0 "$(summary_re '2 scaled')")
+    [[ -n $why ]] || why=$(holds out ref3 big.ppm a.ppm)
+    [[ -z $why ]] || break
+done
+result "ulimit -s 32: the batch runs (run $try)" "$why"
+
+# --timings: a record for every file, a failed one with its status and
+# error, in a batch and in a one-file run; JSON that parses.
+# records_ok FILE N BAD: empty, or why FILE's JSON lines are not N records,
+# each status "ok" but BAD's, status "error" with an error text.
+records_ok() {
+    python3 -c 'import json, sys
+recs = [json.loads(x) for x in open(sys.argv[1]) if x.startswith("{")]
+if len(recs) != int(sys.argv[2]):
+    sys.exit(f"{len(recs)} records, want {sys.argv[2]}")
+for r in recs:
+    name, status = r.get("input"), r.get("status")
+    bad = name == sys.argv[3]
+    if status != ("error" if bad else "ok"):
+        sys.exit(f"{name}: status {status}")
+    if bad and not r.get("error"):
+        sys.exit(f"{sys.argv[3]}: no error text")
+' "$@" 2>&1 || true
+}
+rm -rf out && mkdir out
+sp --timings=json -s 2 -o out/ in/a.ppm in/bad.ppm in/c.ppm
+why=$(records_ok e 3 in/bad.ppm)
+[[ -n $why ]] || ((rc == 1)) || why="exit $rc, want 1"
+[[ -n $why ]] || grep -q '^scaleppm: in/bad.ppm: ' e || why='no error line'
+result '--timings=json, a file fails: a record each, the failed one with its error' "$why"
+sp --timings -s 2 -o out/ in/bad.ppm
+why=''
+grep -Eq '^input="in/bad.ppm" .* status=error error="[^"]+"$' e ||
+    why="no text record with the error: $(tr '\n' '|' <e)"
+result '--timings (text), a file fails: its record, with the error' "$why"
+sp --timings=json -s 2 in/bad.ppm out/one.ppm
+why=$(records_ok e 1 in/bad.ppm)
+[[ -n $why ]] || ((rc == 1)) || why="exit $rc, want 1"
+result '--timings=json, a one-file run fails: its record, with the error' "$why"
 
 finish

@@ -9,7 +9,9 @@
 #
 # Every failure must exit 1 (never 128 or more), print one line naming the
 # file, leave no output and no temporary file, an existing output as it
-# was, and the input as it was (checksum).
+# was, and the input as it was (checksum).  A signal is the exception: the
+# same line and nothing left, then death by that signal (128 + N), so that
+# a shell loop stops.
 #
 # As root, the unwritable directory needs setpriv or runuser to drop to
 # nobody, and the full filesystem needs a tmpfs mount (plain, or inside
@@ -28,8 +30,8 @@ mkdir od
 # A sanitizer's allocator aborts on a request it cannot serve; the real one
 # returns NULL, which is what is tested here.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1
-# A fatal signal ends scaleppm with _exit() from its handler, by design
-# without joining the worker threads; ThreadSanitizer runs a handler only at
+# A fatal signal ends scaleppm from its handler, by design without joining
+# the worker threads; ThreadSanitizer runs a handler only at
 # the thread's next intercepted call, often the join at the end of the run,
 # and then reports the finished, unjoined worker as a leak.
 export TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}allocator_may_return_null=1:report_thread_leaks=0
@@ -106,6 +108,20 @@ failed() {
         printf 'stderr "%s" does not start "%s"' "$(head -n 1 e)" "$1"
     elif ! grep -Eq -- "$2" e; then
         printf 'stderr "%s" does not match "%s"' "$(head -n 1 e)" "$2"
+    fi
+}
+
+# signalled SIG PREFIX WORDS: empty, or why the last run did not print one
+# stderr line starting PREFIX that matches the ERE WORDS, then die of SIG.
+signalled() {
+    local want
+    want=$((128 + $(kill -l "$1")))
+    if ((rc != want)); then
+        printf 'exit %d, want %d (death by SIG%s); stderr: %s' "$rc" \
+            "$want" "$1" "$(head -n 1 e)"
+    else
+        local rc=1  # the rest as failed() checks it
+        failed "$2" "$3"
     fi
 }
 
@@ -342,7 +358,7 @@ else
                 why=''
                 ((rc == 137)) || why="exit $rc, want 137"
             else
-                why=$(failed "scaleppm: $dir/$target: " "$word while writing; nothing written")
+                why=$(signalled "$sig" "scaleppm: $dir/$target: " "$word while writing; nothing written")
             fi
             if [[ -z $why && $target == old.ppm ]]; then
                 [[ $(cat "$dir/old.ppm") == 'keep me' ]] ||
@@ -355,7 +371,7 @@ else
             [[ -n $why || $(cksum <big.ppm) == "$big_sum" ]] || why='the input changed'
             break
         done
-        result "SIG$sig while writing $target: ${word:-killed}, nothing left (try $try)" "$why"
+        result "SIG$sig while writing $target: ${word:-killed}, nothing left, death by SIG$sig (try $try)" "$why"
         rm -rf "$dir"
     done
 
@@ -403,7 +419,7 @@ else
         fail 'a signal as the unnamed file is created' 'no openat with O_TMPFILE seen'
     else
         strace_sig SIGTERM openat "$nth" edge/new.ppm
-        why=$(failed 'scaleppm: edge/new.ppm: ' 'terminated by SIGTERM')
+        why=$(signalled TERM 'scaleppm: edge/new.ppm: ' 'terminated by SIGTERM')
         [[ -z $(ls -A edge) ]] || why="${why:+$why; }files left: $(ls -A edge)"
         result 'SIGTERM as the unnamed file is created: nothing left' "$why"
     fi
@@ -411,8 +427,8 @@ else
         printf 'keep me\n' >edge/old.ppm
         strace_sig SIGINT "$call" 1 edge/old.ppm
         why=''
-        if ((rc >= 128)); then
-            why="killed by signal $((rc - 128))"
+        if ((rc != 128 + 2)); then
+            why="exit $rc, want 130 (death by SIGINT)"
         elif ! cmp -s edge/old.ppm keep_me && grep -q 'nothing written' e; then
             why="the output was written, but stderr says: $(head -n 1 e)"
         elif cmp -s edge/old.ppm keep_me && ! grep -q 'nothing written' e; then
@@ -421,6 +437,87 @@ else
         [[ -n $why || $(ls -A edge) == old.ppm ]] || why="files left: $(ls -A edge)"
         result "SIGINT as ${call%%,*}() returns: nothing left, a true message" "$why"
     done
+
+    # No O_TMPFILE (NFS, FUSE, vfat; here the openat that asks for it
+    # fails with EOPNOTSUPP): the output is written to a named
+    # .NAME.XXXXXX.  Every signal whose default ends the process, the
+    # real-time ones and the faults among them, removes it, says so, and
+    # ends the process by that signal.  The signal comes as the first
+    # fcntl() on the named file returns (a traced run counts the fcntl
+    # calls before it: a sanitizer's runtime makes its own); strace takes
+    # numbers, glibc's SIGRTMIN not being the kernel's.
+    mkdir named
+    ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 strace -f -o named.trace \
+        -e trace=openat,fcntl -e inject=openat:error=EOPNOTSUPP:when="$nth" \
+        "$SP" -s 2 c.ppm named/count.ppm
+    rm -f named/count.ppm
+    kth=$(grep -E 'openat\(|fcntl\(' named.trace |
+        awk '/O_CREAT\|O_EXCL/ { made = 1 } /fcntl\(/ { n++; if (made) { print n; exit } }')
+    if [[ -z $nth || -z $kth ]]; then
+        fail 'signals with a named temporary' 'no O_TMPFILE openat, or no fcntl after the named one'
+    else
+        for sig in IO STKFLT PWR RTMIN RTMIN+3 SYS SEGV BUS INT; do
+            rc=0
+            (
+                ulimit -c 0
+                ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 exec timeout 60 \
+                    strace -f -o /dev/null -e trace=openat,fcntl \
+                    -e inject=openat:error=EOPNOTSUPP:when="$nth" \
+                    -e inject=fcntl:signal="$(kill -l "$sig")":when="$kth" \
+                    "$SP" -s 2 c.ppm named/new.ppm >o 2>e </dev/null
+            ) || rc=$?
+            word="terminated by SIG${sig/+/[+]}"
+            [[ $sig != INT ]] || word=interrupted
+            why=$(signalled "$sig" 'scaleppm: named/new.ppm: ' \
+                "$word while writing; nothing written")
+            [[ -z $(ls -A named) ]] || why="${why:+$why; }files left: $(ls -A named)"
+            result "no O_TMPFILE, SIG$sig once the named file is made: nothing left, death by SIG$sig" "$why"
+            rm -f named/.??* named/*
+        done
+    fi
+fi
+
+# --- Ctrl-C stops a shell loop ---------------------------------------------
+# bash goes on with a loop when the command it waited for exited after a
+# SIGINT (the exit was the command's choice), and stops when the command
+# died of it.  The first run blocks on a FIFO whose writer never writes;
+# the SIGINT goes to the whole process group, as a terminal sends it.
+if have setsid; then
+    mkfifo silent
+    sleep 100 >silent &
+    bg_pids+=("$!")
+    mkdir loop
+    # shellcheck disable=SC2016 # expanded by the inner bash
+    env --default-signal=INT setsid bash -c 'for f in silent c.ppm; do
+        echo "$f" >>loop/log; "$1" -s 2 "$f" "loop/$f.ppm"; done' \
+        bash "$SP" 2>e </dev/null &
+    lpid=$!
+    bg_pids+=("$lpid")
+    # scaleppm (the loop's child) has its handlers once it has the FIFO
+    # open
+    deadline=$((SECONDS + 20)) opened=''
+    while [[ -z $opened ]] && ((SECONDS < deadline)) && alive "$lpid"; do
+        child=''
+        read -r child _ 2>/dev/null <"/proc/$lpid/task/$lpid/children" || true
+        for fd in /proc/"${child:-none}"/fd/*; do
+            if [[ $(readlink "$fd" 2>/dev/null) == "$WORK/silent" ]]; then
+                opened=yes
+                break
+            fi
+        done
+        [[ -n $opened ]] || nap 0.01
+    done
+    kill -INT -- -"$lpid" 2>/dev/null || true
+    rc=0
+    wait "$lpid" || rc=$?
+    why=''
+    ((rc == 130)) || why="the loop ended with exit $rc, want 130"
+    [[ -n $why || $(cat loop/log) == silent ]] ||
+        why="the loop went on: $(tr '\n' ' ' <loop/log)"
+    [[ -n $why ]] || grep -q 'interrupted' e || why="stderr: $(head -n 1 e)"
+    result 'Ctrl-C in a shell loop: scaleppm dies of SIGINT, the loop stops' "$why"
+else
+    skip 'Ctrl-C in a shell loop' 'setsid is not installed'
 fi
 
 # --- --max-pixels ------------------------------------------------------------

@@ -458,7 +458,7 @@ static char *print_report(const struct sp_report *r, int json)
     FILE *f = open_memstream(&buf, &len);
 
     ck_assert_ptr_nonnull(f);
-    sp_report_print(r, json, f);
+    sp_report_print(r, SP_OK, json, f);
     ck_assert_int_eq(fclose(f), 0);
     /* One line: a newline at the end and nowhere else. */
     ck_assert_uint_gt(len, 1);
@@ -538,13 +538,13 @@ START_TEST(test_report_print)
         "io", "threads", "load_ns", "load_minflt", "load_majflt", "scale_ns",
         "scale_minflt", "scale_majflt", "release_ns", "release_minflt",
         "release_majflt", "write_ns", "write_minflt", "write_majflt", "in",
-        "out", "input", "output", "factor", "filter",
+        "out", "input", "output", "factor", "filter", "status",
     };
     static const char *const json_keys[] = {
         "$input", "$output", "factor", "$filter", "$io", "threads", "load_ns", "load_minflt", "load_majflt",
         "scale_ns", "scale_minflt", "scale_majflt", "release_ns",
         "release_minflt", "release_majflt", "write_ns", "write_minflt",
-        "write_majflt", "$in", "$out",
+        "write_majflt", "$in", "$out", "$status",
     };
     const char *in = fx_path("in.ppm");
     struct sp_image src;
@@ -561,7 +561,7 @@ START_TEST(test_report_print)
     ck_assert_ptr_nonnull(strstr(line, "io=mmap "));
     ck_assert_ptr_nonnull(strstr(line, "threads=3 "));
     ck_assert_ptr_nonnull(strstr(line, " in=37x23 "));
-    ck_assert_ptr_nonnull(strstr(line, " out=74x46\n"));
+    ck_assert_ptr_nonnull(strstr(line, " out=74x46 status=ok\n"));
     /* Every token is key=value, every key once, the numbers numbers. */
     for (tok = strtok_r(line, " \n", &save); tok != NULL;
          tok = strtok_r(NULL, " \n", &save)) {
