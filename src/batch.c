@@ -16,6 +16,7 @@
 #include "parallel.h"
 #include "report.h"
 #include "timing.h"
+#include "write.h"
 
 /* A batch in progress. */
 struct run {
@@ -89,13 +90,14 @@ static void done_file(struct run *r, unsigned ticket, size_t i,
     }
 }
 
-/* exists: whether PATH names something already (a file, or a link to
- * one). */
-static int exists(const char *path)
+/* whole: whether PATH is already a whole output (write.h), which
+ * --skip-existing leaves alone; one a crash left empty or short is made
+ * again. */
+static int whole(const char *path)
 {
-    struct stat sb;
+    enum sp_outfmt fmt;
 
-    return stat(path, &sb) == 0;
+    return sp_outfmt_for(path, &fmt) == SP_OK && sp_output_whole(path, fmt);
 }
 
 static void *worker(void *arg)
@@ -126,7 +128,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&r->lock);
         if (i == b->n)
             break;
-        if (b->skip_existing && exists(b->out[i])) {
+        if (b->skip_existing && whole(b->out[i])) {
             pthread_mutex_lock(&r->lock);
             r->t->skipped++;
             if (r->fly != NULL)  /* no work: out of the estimate */

@@ -401,17 +401,7 @@ sp_status sp_outfile_commit(struct sp_outfile *o)
 
     if (o->dir < 0)
         return SP_OK;
-    /* Every file is fsynced before it is named, a new one too: the kernel
-     * may write a new name before the new file's blocks (ext4's delayed
-     * allocation does), and a crash would then leave a whole-looking name
-     * on an empty or short file, which --skip-existing would trust.
-     * Proving an output whole before skipping it would need the image's
-     * size from its header and a read of every output, and would leave a
-     * one-file run's empty name as it is: the fsync is the root fix, one
-     * call a file.  The directory is synced only after a replacement: a
-     * new name lost in a crash is an output not written, which a rerun
-     * makes. */
-    if (sp_sys.fsync(o->fd) != 0)
+    if (o->replace && sp_sys.fsync(o->fd) != 0)
         return errno;
     hold_signals(&old);
     if (o->tmp == NULL) {  /* unnamed: name it for the rename */

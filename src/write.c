@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "convert.h"
 #include "encode.h"
+#include "header.h"
 
 /* name_kind: the format and the type PATH's extension asks for,
  * case-insensitive; no extension (or a dot file's name) and "-" ask for
@@ -237,4 +239,104 @@ sp_status sp_output_close(struct sp_output *o, sp_status st)
     memset(o, 0, sizeof *o);
     o->file = (struct sp_outfile){.fd = -1, .dir = -1};
     return st;
+}
+
+/* pnm_whole: F (SIZE bytes) is binary PNM images, one after another, the
+ * last ending at its end. */
+static int pnm_whole(FILE *f, off_t size)
+{
+    struct sp_header hdr;
+    char why[SP_WHY_MAX];
+    off_t end = 0;
+
+    while (end < size) {
+        if (fseeko(f, end, SEEK_SET) != 0 ||
+            sp_header_parse(f, &hdr, why) != SP_OK || hdr.plain ||
+            hdr.raster_bytes > (size_t)(size - hdr.raster_offset))
+            return 0;
+        end = hdr.raster_offset + (off_t)hdr.raster_bytes;
+    }
+    return end == size && size > 0;
+}
+
+/* tga_whole: F (SIZE bytes) is a TGA whose pixels are all there: stb
+ * writes one with no footer, run-length coded or not, so the packets are
+ * walked until they cover width x height pixels. */
+static int tga_whole(FILE *f, off_t size)
+{
+    unsigned char h[18];
+    size_t pixels, bpp, got = 0;
+    int rle;
+
+    if (size < 18 || fread(h, 1, 18, f) != 18)
+        return 0;
+    rle = h[2] >= 9;
+    bpp = h[16] / 8u;
+    pixels = (size_t)(h[12] | h[13] << 8) * (size_t)(h[14] | h[15] << 8);
+    if (bpp == 0 || fseeko(f, 18 + h[0], SEEK_SET) != 0)
+        return 0;
+    if (!rle)
+        return size == 18 + h[0] + (off_t)(pixels * bpp);
+    while (got < pixels) {
+        int c = getc(f);
+        size_t n = c < 0 ? 0 : (size_t)(c & 0x7f) + 1;
+
+        if (c < 0 || fseeko(f, (off_t)((c & 0x80 ? 1 : n) * bpp),
+                            SEEK_CUR) != 0)
+            return 0;
+        got += n;
+    }
+    return got == pixels && ftello(f) == size;
+}
+
+/* tail_is: the last N bytes of F (SIZE bytes) are WANT. */
+static int tail_is(FILE *f, off_t size, const void *want, size_t n)
+{
+    unsigned char b[12];
+
+    return size >= (off_t)n && n <= sizeof b &&
+           fseeko(f, size - (off_t)n, SEEK_SET) == 0 &&
+           fread(b, 1, n, f) == n && memcmp(b, want, n) == 0;
+}
+
+int sp_output_whole(const char *path, enum sp_outfmt fmt)
+{
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D',
+                                           0xae, 0x42, 0x60, 0x82};
+    static const unsigned char eoi[2] = {0xff, 0xd9};
+    unsigned char head[6];
+    FILE *f = fopen(path, "rbe");
+    struct stat sb;
+    int whole = 0;
+
+    if (f == NULL)
+        return 0;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+        fread(head, 1, sizeof head, f) == sizeof head &&
+        fseeko(f, 0, SEEK_SET) == 0) {
+        switch (fmt) {
+        case SP_OUT_PNM:
+            whole = pnm_whole(f, sb.st_size);
+            break;
+        case SP_OUT_PNG:
+            whole = memcmp(head, "\x89PNG\r\n", 6) == 0 &&
+                    tail_is(f, sb.st_size, iend, sizeof iend);
+            break;
+        case SP_OUT_JPEG:
+            whole = head[0] == 0xff && head[1] == 0xd8 &&
+                    tail_is(f, sb.st_size, eoi, sizeof eoi);
+            break;
+        case SP_OUT_BMP:
+            whole = head[0] == 'B' && head[1] == 'M' &&
+                    (off_t)((uint32_t)head[2] | (uint32_t)head[3] << 8 |
+                            (uint32_t)head[4] << 16 |
+                            (uint32_t)head[5] << 24) == sb.st_size;
+            break;
+        case SP_OUT_TGA:
+            whole = tga_whole(f, sb.st_size);
+            break;
+        }
+    }
+    fclose(f);
+    return whole;
 }

@@ -105,4 +105,14 @@ sp_status sp_output_put_repeated(struct sp_output *o,
  * value of the failure. */
 sp_status sp_output_close(struct sp_output *o, sp_status st);
 
+/* sp_output_whole: whether PATH holds a whole output of format FMT, as
+ * scaleppm writes them, for --skip-existing: binary PNM images that end
+ * exactly at the file's end; a PNG that ends in its IEND chunk; a JPEG
+ * from its SOI to its EOI marker; a BMP as long as its header says; a
+ * TGA whose pixels are all there.  A new output is not fsynced (a
+ * replacement is: outfile.h), so after a crash its name can be on an
+ * empty or short file; this is what tells it from a whole one.  Returns
+ * 1, or 0 for a short, empty or unreadable file. */
+int sp_output_whole(const char *path, enum sp_outfmt fmt);
+
 #endif
