@@ -217,29 +217,24 @@ static void quiet_pipe_end(void)
     raise(SIGPIPE);
 }
 
-/* print_verbose: not inlined, so that its name buffer is not on main()'s
- * frame for the whole run (a batch under ulimit -s 32). */
-static __attribute__((noinline)) void print_verbose(
-    const struct sp_job *job, const struct sp_report *r)
+static void print_verbose(const struct sp_job *job, const struct sp_report *r)
 {
     const struct sp_load_info *li = &r->load;
-    char in[PATH_MAX];
 
-    sp_show_name(job->in, in, sizeof in);
-    fprintf(stderr, "scaleppm: %s: P%c %zux%zu, %u channel%s, maxval %u, "
-            "loaded with %s; %s: %zux%zu, scale %d (%s), %u thread%s\n", in,
-            li->magic, r->in_width, r->in_height, r->channels,
-            r->channels == 1 ? "" : "s", r->maxval, sp_io_name(li->io_used),
-            shown_out, r->out_width, r->out_height, job->factor,
-            sp_filter_name(job->filter), r->threads_used,
-            r->threads_used == 1 ? "" : "s");
+    sp_say("%s: P%c %zux%zu, %u channel%s, maxval %u, loaded with %s; %s: "
+           "%zux%zu, scale %d (%s), %u thread%s", job->in, li->magic,
+           r->in_width, r->in_height, r->channels,
+           r->channels == 1 ? "" : "s", r->maxval, sp_io_name(li->io_used),
+           job->out, r->out_width, r->out_height, job->factor,
+           sp_filter_name(job->filter), r->threads_used,
+           r->threads_used == 1 ? "" : "s");
     if (r->images > 1)
-        fprintf(stderr, "scaleppm: %s: %u images, each scaled (the sizes "
-                "above are the last one's)\n", in, r->images);
+        sp_say("%s: %u images, each scaled (the sizes above are the last "
+               "one's)", job->in, r->images);
     if (li->trailing_bytes > 0)
-        fprintf(stderr, "scaleppm: %s: %zu byte%s after the last image, "
-                "not an image: ignored\n", in, li->trailing_bytes,
-                li->trailing_bytes == 1 ? "" : "s");
+        sp_say("%s: %zu byte%s after the last image, not an image: ignored",
+               job->in, li->trailing_bytes,
+               li->trailing_bytes == 1 ? "" : "s");
 }
 
 /* check_output: refuse, before a byte is written, what JOB would write
@@ -255,9 +250,8 @@ static int check_output(const struct sp_job *job)
                                             : stat(job->in, &in);
 
     if (strcmp(job->out, "-") == 0 && isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "scaleppm: not writing an image to a terminal: "
-                "name OUT or redirect standard output (see scaleppm "
-                "--help)\n");
+        sp_say("not writing an image to a terminal: name OUT or redirect "
+               "standard output (see scaleppm --help)");
         return EXIT_FAILURE;
     }
     if (read_in == 0 && S_ISREG(in.st_mode) &&
@@ -295,9 +289,10 @@ static int batch_inputs(const struct options *o, struct sp_names *in)
     }
     for (size_t i = 0; i < in->n; i++)
         if (strcmp(in->name[i], "-") == 0) {
-            fprintf(stderr, "scaleppm: '-' in %s: a batch takes files, "
-                    "not standard input (./- names a file)\n",
-                    o->files_from);
+            sp_say("'-' in %s: a batch takes files, not standard input "
+                   "(./- names a file)", o->files_from != NULL
+                                             ? o->files_from
+                                             : "the inputs");
             return EXIT_USAGE;
         }
     if (st != SP_OK)
@@ -312,14 +307,12 @@ static int out_relative(const struct options *o, const char *cwd,
                         const char *in, char *rel)
 {
     const char *base = o->relative_to != NULL ? o->relative_to : ".";
-    char a[PATH_MAX], b[PATH_MAX];
     sp_status st = sp_names_relative(cwd, base, in, rel, PATH_MAX);
 
     if (st == EINVAL) {
-        fprintf(stderr, "scaleppm: '%s': not below '%s', or '..' in its "
-                "path below it: its output would leave the tree (see "
-                "scaleppm --help)\n", sp_show_name(in, a, sizeof a),
-                sp_show_name(base, b, sizeof b));
+        sp_say("'%s': not below '%s', or '..' in its path below it: its "
+               "output would leave the tree (see scaleppm --help)", in,
+               base);
         return EXIT_USAGE;
     }
     if (st != SP_OK) {
@@ -404,15 +397,13 @@ static int out_dirs(const struct sp_names *out)
  * which --skip-existing relies on.  0, or the exit status (printed). */
 static int out_held(const struct sp_names *out)
 {
-    char c[PATH_MAX];
     struct stat sb;
 
     for (size_t i = 0; i < out->n; i++)
         if (sp_outfile_held(out->name[i], &sb)) {
-            fprintf(stderr, "scaleppm: '%s' is a descriptor scaleppm was "
-                    "given (standard output?): a batch writes each output "
-                    "to a file of its own (see scaleppm --help)\n",
-                    sp_show_name(out->name[i], c, sizeof c));
+            sp_say("'%s' is a descriptor scaleppm was given (standard "
+                   "output?): a batch writes each output to a file of its "
+                   "own (see scaleppm --help)", out->name[i]);
             return EXIT_USAGE;
         }
     return 0;
@@ -425,7 +416,6 @@ static int out_held(const struct sp_names *out)
 static int batch_outputs(const struct options *o, const struct sp_names *in,
                          struct sp_names *out)
 {
-    char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
     size_t i, j;
     int clash, rc = out_names(o, in, out);
 
@@ -441,22 +431,18 @@ static int batch_outputs(const struct options *o, const struct sp_names *in,
         return EXIT_FAILURE;
     }
     if (clash > 0) {
-        fprintf(stderr, "scaleppm: '%s' and '%s' would both write '%s'",
-                sp_show_name(in->name[i], a, sizeof a),
-                sp_show_name(in->name[j], b, sizeof b),
-                sp_show_name(out->name[i], c, sizeof c));
-        if (strcmp(out->name[i], out->name[j]) != 0)
-            fprintf(stderr, ", also named '%s'",
-                    sp_show_name(out->name[j], c, sizeof c));
-        fprintf(stderr, " (see scaleppm --help)\n");
+        int named = strcmp(out->name[i], out->name[j]) != 0;
+
+        sp_say("'%s' and '%s' would both write '%s'%s%s%s (see scaleppm "
+               "--help)", in->name[i], in->name[j], out->name[i],
+               named ? ", also named '" : "", named ? out->name[j] : "",
+               named ? "'" : "");
         return EXIT_USAGE;
     }
     clash = sp_names_overwrite(in->name, out->name, in->n, &i, &j);
     if (clash > 0) {
-        fprintf(stderr, "scaleppm: '%s' would overwrite the input '%s' "
-                "(see scaleppm --help)\n",
-                sp_show_name(out->name[i], c, sizeof c),
-                sp_show_name(in->name[j], a, sizeof a));
+        sp_say("'%s' would overwrite the input '%s' (see scaleppm --help)",
+               out->name[i], in->name[j]);
         return EXIT_USAGE;
     }
     if (clash < 0)

@@ -2,8 +2,9 @@
  * and keeps the terminal's state out of the reach of names and inputs. */
 #include "msg.h"
 
-#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* utf8_char: the length of the valid UTF-8 sequence at P (2 to 4 bytes),
@@ -87,15 +88,32 @@ const char *sp_show_name(const char *text, char *buf, size_t len)
     return buf;
 }
 
+void sp_say(const char *fmt, ...)
+{
+    char *text = NULL, *shown = NULL;
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    /* an escaped byte takes 4 at most (\ooo) */
+    if (n >= 0)
+        shown = malloc(4 * (size_t)n + 1);
+    if (shown != NULL)
+        fprintf(stderr, "scaleppm: %s\n",
+                sp_show_name(text, shown, 4 * (size_t)n + 1));
+    else
+        fputs("scaleppm: no memory for a message\n", stderr);
+    free(shown);
+    if (n >= 0)
+        free(text);
+}
+
 void sp_print_error(const char *path, sp_status st, const char *why)
 {
-    char shown[PATH_MAX], why_shown[4 * SP_WHY_MAX];
-
-    sp_show_name(path, shown, sizeof shown);
-    sp_show_name(why, why_shown, sizeof why_shown);
     if (why[0] != '\0')
-        fprintf(stderr, "scaleppm: %s: %s: %s\n", shown, sp_strerror(st),
-                why_shown);
+        sp_say("%s: %s: %s", path, sp_strerror(st), why);
     else
-        fprintf(stderr, "scaleppm: %s: %s\n", shown, sp_strerror(st));
+        sp_say("%s: %s", path, sp_strerror(st));
 }

@@ -106,14 +106,16 @@ static void usage(FILE *f)
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
-    char text[2 * PATH_MAX], shown[4 * PATH_MAX];
+    char *text = NULL;
     va_list ap;
+    int n;
 
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    n = vasprintf(&text, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "scaleppm: %s (see scaleppm --help)\n",
-            sp_show_name(text, shown, sizeof shown));
+    sp_say("%s (see scaleppm --help)", n >= 0 ? text : "bad usage");
+    if (n >= 0)
+        free(text);
     return EXIT_USAGE;
 }
 

@@ -337,6 +337,25 @@ for try in 1 2 3 4; do
 done
 result "ulimit -s 32: the batch runs (run $try)" "$why"
 
+# And its messages: a usage error, a clash and a mirrored tree build their
+# lines on the heap (an escaped usage line took 24 KiB of stack: SIGSEGV).
+why=''
+mkdir -p tree/sub && cp in/a.ppm tree/sub/a.ppm
+for try in 1 2 3 4; do
+    for args in '-s x' '-s 2 -o out/%s.ppm in/a.ppm tree/sub/a.ppm' \
+        '-s 2 --relative-to tree -o out/ tree/sub/a.ppm'; do
+        rc=0
+        # shellcheck disable=SC2016,SC2086 # expanded by the inner bash; split
+        timeout 60 bash -c 'ulimit -s 32 && exec "$@"' bash "$SP" $args \
+            2>e </dev/null || rc=$?
+        ((rc <= 2)) || why="scaleppm $args: exit $rc"
+        [[ -n $why ]] || [[ $(wc -l <e) -le 1 ]] || why="scaleppm $args: $(cat e)"
+    done
+    [[ -z $why ]] || break
+done
+result "ulimit -s 32: a usage error, a clash, a mirrored tree (run $try)" "$why"
+rm -rf tree out
+
 # --timings: a record for every file, a failed one with its status and
 # error, in a batch and in a one-file run; JSON that parses.
 # records_ok FILE N BAD: empty, or why FILE's JSON lines are not N records,
