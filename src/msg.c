@@ -7,11 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* utf8_char: the length of the valid UTF-8 sequence at P (2 to 4 bytes),
- * with its code point in *CP; 0 where P does not start one (a stray
- * continuation byte, an overlong form, a surrogate, a code point past
- * U+10FFFF, a sequence cut short). */
-static size_t utf8_char(const unsigned char *p, unsigned long *cp)
+size_t sp_utf8_char(const unsigned char *p, unsigned long *cp)
 {
     size_t n;
     unsigned long c, min;
@@ -36,12 +32,7 @@ static size_t utf8_char(const unsigned char *p, unsigned long *cp)
     return n;
 }
 
-/* shown_raw: whether the code point CP may reach a terminal as it is:
- * not a C1 control (U+0080..U+009F: CSI, OSC, ... in their 8-bit
- * forms, which some terminals obey in UTF-8 too), nor a bidirectional
- * override or isolate, which reorders the rest of the line so that one
- * line can read as another. */
-static int shown_raw(unsigned long cp)
+int sp_char_shown(unsigned long cp)
 {
     return !(cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) ||
              (cp >= 0x2066 && cp <= 0x2069));
@@ -66,8 +57,8 @@ const char *sp_show_name(const char *text, char *buf, size_t len)
             piece[k++] = named[c - plain];
         } else if (*p >= 0x20 && *p < 0x7f) {
             piece[k++] = (char)*p;
-        } else if (*p >= 0x80 && (step = utf8_char(p, &cp)) > 0 &&
-                   shown_raw(cp)) {
+        } else if (*p >= 0x80 && (step = sp_utf8_char(p, &cp)) > 0 &&
+                   sp_char_shown(cp)) {
             memcpy(piece, p, step);
             k = step;
         } else {

@@ -6,6 +6,19 @@
 
 #include "status.h"
 
+/* sp_utf8_char: the length of the valid UTF-8 sequence at P (2 to 4
+ * bytes), with its code point in *CP; 0 where P does not start one (a
+ * stray continuation byte, an overlong form, a surrogate, a code point
+ * past U+10FFFF, a sequence cut short). */
+size_t sp_utf8_char(const unsigned char *p, unsigned long *cp);
+
+/* sp_char_shown: whether the code point CP may reach a terminal as it is:
+ * not a C1 control (U+0080..U+009F: CSI, OSC, ... in their 8-bit forms,
+ * which some terminals obey in UTF-8 too), nor a bidirectional override
+ * or isolate, which reorders the rest of the line so that one line can
+ * read as another. */
+int sp_char_shown(unsigned long cp);
+
 /* sp_show_name: TEXT (a file name, an argument, a detail that may hold
  * bytes of an input) as a one-line message may show it, in BUF (LEN
  * bytes, LEN > 0): every byte that could end the line or reach the

@@ -2,19 +2,32 @@
 
 #include <inttypes.h>
 
-/* put_string: S as a JSON string: quoted, with quotes, backslashes and
- * control characters escaped, so that a record stays one line. */
+#include "msg.h"
+
+/* put_string: S as a JSON string: quoted, with quotes, backslashes,
+ * control characters (C0, DEL, C1) and the bidirectional overrides
+ * escaped as \uXXXX, so that a record stays one line and a terminal that
+ * shows it acts on none of it; a byte that is not UTF-8 as the code point
+ * of its value (JSON is UTF-8: the record stays valid). */
 static void put_string(const char *s, FILE *f)
 {
     putc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p != '\0';
          p++) {
-        if (*p == '"' || *p == '\\')
+        unsigned long cp = *p;
+        size_t n = *p >= 0x80 ? sp_utf8_char(p, &cp) : 1;
+
+        if (*p == '"' || *p == '\\') {
             fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
+        } else if (n > 1 && sp_char_shown(cp)) {
+            fwrite(p, 1, n, f);
+            p += n - 1;
+        } else if (n > 1 || cp < 0x20 || cp >= 0x7f) {
+            fprintf(f, "\\u%04lx", cp);
+            p += n > 1 ? n - 1 : 0;
+        } else {
             putc(*p, f);
+        }
     }
     putc('"', f);
 }
