@@ -39,6 +39,11 @@ struct sp_job {
     int compression_set;   /* PNG: COMPRESSION is the zlib level (0..9);
                               else stb's default, 8 */
     int compression;
+    int open_nowait;       /* open the input without waiting for a FIFO's
+                              writer (sp_input_open's NOWAIT): a batch sets
+                              it, so that no file can hold a worker in
+                              open() forever; a FIFO with no writer then
+                              fails with SP_E_EMPTY */
     /* A test seam: called, if set, between load and scale. */
     void (*after_load)(void *arg);
     void *after_load_arg;
