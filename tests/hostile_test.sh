@@ -428,6 +428,11 @@ multi_parts crlf.pgm
   printf ' \t\n\v\f\r'; } >in/raw.ppm.a
 { noise 7 2 255 67 3; printf '\n'; } >in/raw.ppm.b
 multi_parts raw.ppm
+# raw images back to back, nothing between: the case that needs no
+# whitespace rule, only the one descriptor
+{ noise 5 4 255 81 3; noise 3 3 65535 84 3; } >in/tight.ppm.a
+noise 4 4 255 87 3 >in/tight.ppm.b
+multi_parts tight.ppm
 { bits 6 4 71; printf '\n'; } >in/raw.pbm.a
 bits 9 2 72 >in/raw.pbm.b
 multi_parts raw.pbm
@@ -507,7 +512,7 @@ multi_check() {
     result "$name, $how: every image, as pamsplit + pamenlarge 2" "$why"
 }
 
-for name in plain.pbm plain.pgm plain.ppm crlf.pgm raw.ppm raw.pbm; do
+for name in tight.ppm plain.pbm plain.pgm plain.ppm crlf.pgm raw.ppm raw.pbm; do
     for how in read mmap pread redir pipe devstdin fifo fifo_gone procsub; do
         multi_check "$how" "$name"
     done
@@ -544,7 +549,8 @@ mkfifo in/batch.ppm
 cp in/raw.ppm.b in/next.ppm
 rm -rf obatch && mkdir obatch
 rc=0
-timeout 30 "$SP" -s 2 -t 1 -o obatch/ in/batch.ppm in/next.ppm >o 2>e || rc=$?
+timeout -k 5 30 "$SP" -s 2 -t 1 -o obatch/ in/batch.ppm in/next.ppm >o 2>e ||
+    rc=$?
 why=''
 if ((rc != 1)); then
     why="exit $rc, want 1; stderr: $(tr '\n' '|' <e)"
