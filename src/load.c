@@ -86,8 +86,8 @@ sp_status sp_load_ask(const struct sp_accept *acc, const struct sp_header *hdr,
 }
 
 /* parse_file: the header at START of the file open on FD, parsed from a
- * source that ends at the size in STAMP, checked against that size and accepted;
- * a plain raster is decoded into IMG too, *END set past it. */
+ * source that ends at the size in STAMP, checked against that size and
+ * accepted; a plain raster is decoded into IMG too, *END set past it. */
 static sp_status parse_file(int fd, off_t start, const struct sp_stamp *stamp,
                             const struct sp_accept *acc, struct sp_header *hdr,
                             struct sp_image *img, off_t *end, char *why)

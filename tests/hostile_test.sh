@@ -512,7 +512,8 @@ multi_check() {
     result "$name, $how: every image, as pamsplit + pamenlarge 2" "$why"
 }
 
-for name in tight.ppm plain.pbm plain.pgm plain.ppm crlf.pgm raw.ppm raw.pbm; do
+for name in tight.ppm plain.pbm plain.pgm plain.ppm crlf.pgm raw.ppm \
+    raw.pbm; do
     for how in read mmap pread redir pipe devstdin fifo fifo_gone procsub; do
         multi_check "$how" "$name"
     done
@@ -554,7 +555,8 @@ timeout -k 5 30 "$SP" -s 2 -t 1 -o obatch/ in/batch.ppm in/next.ppm >o 2>e ||
 why=''
 if ((rc != 1)); then
     why="exit $rc, want 1; stderr: $(tr '\n' '|' <e)"
-elif ! grep -q '^scaleppm: in/batch.ppm: empty file: a FIFO with no writer' e; then
+elif ! grep -q '^scaleppm: in/batch.ppm: empty file: a FIFO with no writer' \
+    e; then
     why="stderr: $(tr '\n' '|' <e)"
 elif ! pamenlarge 2 in/next.ppm | cmp -s - obatch/next.ppm; then
     why='the next file was not scaled'
