@@ -166,9 +166,10 @@ static unsigned ref_sample(const struct sp_image *src, int factor,
 }
 
 /* check_pnm: OUT (LEN bytes) is the PNM file of IN_PATH's first image
- * scaled as P says, in the type scaling makes of it (sp_scale_type). */
+ * scaled as P says, in the type scaling makes of it (sp_scale_type), and
+ * with IMAGES > 1, the other images' files after it. */
 static void check_pnm(const char *in_path, const struct params *p,
-                      const unsigned char *out, size_t len)
+                      const unsigned char *out, size_t len, unsigned images)
 {
     struct sp_load_info info;
     struct sp_image src, type, got;
@@ -190,8 +191,8 @@ static void check_pnm(const char *in_path, const struct params *p,
     SP_FUZZ_CHECK(hdr.maxval == type.maxval &&
                   hdr.sample_size == type.sample_size);
     /* the first image's; a multi-image input has the others after it */
-    SP_FUZZ_CHECK(info.trailing_image
-                      ? (size_t)hdr.raster_offset + hdr.raster_bytes <= len
+    SP_FUZZ_CHECK(images > 1
+                      ? (size_t)hdr.raster_offset + hdr.raster_bytes < len
                       : (size_t)hdr.raster_offset + hdr.raster_bytes == len);
     sp_image_type_of(&got, &hdr);
     got.pixels = (unsigned char *)out + hdr.raster_offset;
@@ -442,7 +443,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         SP_FUZZ_CHECK(r[0].out_width == r[1].out_width &&
                       r[0].out_height == r[1].out_height);
         if (p.pnm)
-            check_pnm(in, &p, bytes[0], len[0]);
+            check_pnm(in, &p, bytes[0], len[0], r[0].images);
     }
     check_images(data, size, in, BY_PIPE);
     check_images(data, size, in, BY_FIFO);
