@@ -563,6 +563,20 @@ elif ! pamenlarge 2 in/next.ppm | cmp -s - obatch/next.ppm; then
 fi
 result 'batch: a FIFO with no writer fails at once, the batch goes on' "$why"
 
+# A one-file run waits for the FIFO's writer, as cat does.
+rm -f od/late.ppm
+rc=0
+{ sleep 0.5; cat in/next.ppm >in/batch.ppm; } &
+timeout 30 "$SP" -s 2 in/batch.ppm od/late.ppm 2>e || rc=$?
+wait $! || true
+why=''
+if ((rc != 0)); then
+    why="exit $rc; stderr: $(head -n 1 e)"
+elif ! pamenlarge 2 in/next.ppm | cmp -s - od/late.ppm; then
+    why='output differs from pamenlarge 2'
+fi
+result 'one file: a FIFO whose writer comes late is waited for' "$why"
+
 # --- outputs larger than their format holds ------------------------------
 # stb_image_write computes sizes and offsets in int, and TGA and JPEG hold
 # a side in 16 bits: a small input enlarged past those limits is refused
