@@ -63,7 +63,12 @@ struct sp_job {
 extern atomic_int sp_job_cancel;
 
 /* sp_job_run: load, scale, release and write as JOB says, measuring each
- * phase into REPORT.  The output format comes from JOB->out's extension.
+ * phase into REPORT, every image of the input in turn through the one
+ * descriptor it opens (sp_input_open), as pamscale reads them: whitespace
+ * between images is skipped, anything else after an image must be an
+ * image (else SP_E_NOTPNM, REPORT->why naming the image and its offset).
+ * REPORT->load is the last image's, its trailing_bytes the whitespace
+ * after it.  The output format comes from JOB->out's extension.
  * Returns 0, or the status of the first phase that failed, with
  * REPORT->failed_path and REPORT->why saying where and what; nothing is
  * left allocated, mapped or open, and no output file is created.  An input
