@@ -381,7 +381,13 @@ static void check_fifo_job(const uint8_t *data, size_t size,
     close(wake);
     SP_FUZZ_CHECK(pthread_join(tid, NULL) == 0);
     SP_FUZZ_CHECK(unlink(fifo) == 0);
-    SP_FUZZ_CHECK(got == st);
+    /* A file too short for a header's raster is found so before the
+     * header is offered to the job's limits; a stream's length is known
+     * only at its end, so the limits speak first (hostile_test.sh's
+     * pbm_P4_huge rows). */
+    SP_FUZZ_CHECK(got == st ||
+                  (st == SP_E_TRUNCATED &&
+                   (got == SP_E_LIMIT || got == SP_E_TOOBIG)));
     if (got == SP_OK) {
         size_t n;
         unsigned char *bytes = sp_fuzz_read_all(out, &n);
