@@ -139,6 +139,7 @@ static void *worker(void *arg)
         job.in = b->in[i];
         job.out = b->out[i];
         job.threads = share;
+        job.open_nowait = 1;  /* no input may hold a worker in open() */
         st = sp_job_run(&job, &rep);
         pthread_mutex_lock(&r->lock);
         done_file(r, ticket, i, st, &rep);

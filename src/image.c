@@ -107,6 +107,7 @@ void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp)
     stamp->size = sb->st_size;
     stamp->mtime_ns = sb->st_mtim.tv_sec * 1000000000LL + sb->st_mtim.tv_nsec;
     stamp->ctime_ns = sb->st_ctim.tv_sec * 1000000000LL + sb->st_ctim.tv_nsec;
+    stamp->nlink = sb->st_nlink;
 }
 
 sp_status sp_stamp_check(int fd, const struct sp_stamp *was)
@@ -119,7 +120,7 @@ sp_status sp_stamp_check(int fd, const struct sp_stamp *was)
     sp_stamp_of(&sb, &now);
     return now.dev == was->dev && now.ino == was->ino &&
                    now.size == was->size && now.mtime_ns == was->mtime_ns &&
-                   now.ctime_ns == was->ctime_ns
+                   (now.ctime_ns == was->ctime_ns || now.nlink != was->nlink)
                ? SP_OK
                : SP_E_CHANGED;
 }

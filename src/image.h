@@ -32,13 +32,18 @@ enum sp_backing {
  * same open file differ once it was written, resized or had its inode
  * changed in between (tar's test of a file that changed as it was read).
  * Times in nanoseconds; a change within the file system's timestamp
- * granularity of the first stamp, that keeps the size, goes unseen. */
+ * granularity of the first stamp, that keeps the size, goes unseen.  A
+ * change of the link count moves the ctime too, and says nothing of the
+ * bytes (the file was renamed over, or linked): then the ctime is not
+ * compared, so that a file replaced by rename while it is read is still
+ * read, unchanged, through the descriptor held. */
 struct sp_stamp {
     dev_t dev;
     ino_t ino;
     off_t size;
     long long mtime_ns;
     long long ctime_ns;
+    nlink_t nlink;
 };
 
 struct sp_image {

@@ -1,6 +1,7 @@
 #include "job.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,23 +18,14 @@ static sp_status fail(struct sp_report *r, const char *path, sp_status st)
     return st;
 }
 
-/* same_stamp: whether A and B are the stamps of one unchanged file (or
- * both of none: a stream's). */
-static int same_stamp(const struct sp_stamp *a, const struct sp_stamp *b)
-{
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-           a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
-}
-
-/* run_image: the image of JOB's input that starts at START (a regular
- * file's offset; a stream's next), loaded, scaled into OUT (opened for
+/* run_image: the next image of IN, loaded, scaled into OUT (opened for
  * the first image, *OPENED then set; the next image's header after it)
- * and released.  The first image's load sets *STAMP; a later one's file
- * must still have it, so that an output never mixes two versions of the
- * file.  The phases add up over the images in R. */
+ * and released.  Every image of a regular file is checked against the
+ * stamp IN took at open, so that an output never mixes two versions of
+ * the file.  The phases add up over the images in R. */
 static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
-                           off_t start, struct sp_output *out, int *opened,
-                           struct sp_stamp *stamp, struct sp_report *r)
+                           struct sp_input *input, struct sp_output *out,
+                           int *opened, struct sp_report *r)
 {
     struct sp_image src, layout;
     struct sp_source in;
@@ -46,19 +38,16 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     if (atomic_load_explicit(&sp_job_cancel, memory_order_relaxed))
         return fail(r, job->in, EINTR);
     sp_meter_start(&m);
-    st = sp_load_at(job->in, start, job->io, sp_policy_accept, &policy,
-                    &src, &r->load);
+    st = sp_input_load(input, job->io, sp_policy_accept, &policy, &src,
+                       &r->load);
     sp_meter_stop(&m, &r->phase[SP_LOAD]);
-    if (st != SP_OK) {
+    if (st != SP_OK && r->images > 0)  /* say which image failed */
+        snprintf(r->why, sizeof r->why, "image %u, at byte %lld: %.200s",
+                 r->images + 1, (long long)input->pos, r->load.why);
+    else if (st != SP_OK)
         memcpy(r->why, r->load.why, sizeof r->why);
+    if (st != SP_OK)
         return fail(r, job->in, st);
-    }
-    if (r->images == 0) {
-        *stamp = src.stamp;
-    } else if (!same_stamp(stamp, &src.stamp)) {
-        sp_image_release(&src);
-        return fail(r, job->in, SP_E_CHANGED);
-    }
     r->images++;
     r->in_width = src.width;
     r->in_height = src.height;
@@ -102,12 +91,11 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
 
 sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
 {
+    struct sp_input input;
     struct sp_output out;
-    struct sp_stamp stamp = {0};
-    int opened = 0;
+    int opened = 0, more = 0;
     struct sp_meter m;
     enum sp_outfmt fmt;
-    off_t start = 0;
     sp_status st;
 
     memset(r, 0, sizeof *r);
@@ -121,12 +109,27 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     if (st != SP_OK)
         return fail(r, job->out, st);
 
-    /* Every image of a multi-image input, as pamscale does. */
+    /* One descriptor for every image of the input, as pamscale reads them,
+     * whatever names it. */
+    sp_meter_start(&m);
+    st = sp_input_open(&input, job->in, job->open_nowait);
+    sp_meter_stop(&m, &r->phase[SP_LOAD]);
+    if (st != SP_OK)
+        return fail(r, job->in, st);
     do {
-        st = run_image(job, fmt, start, &out, &opened, &stamp, r);
-        start = r->load.next;
-    } while (st == SP_OK && r->load.trailing_image);
-    sp_load_done();
+        st = run_image(job, fmt, &input, &out, &opened, r);
+        if (st == SP_OK) {
+            sp_meter_start(&m);
+            st = sp_input_more(&input, &more);
+            sp_meter_stop(&m, &r->phase[SP_LOAD]);
+            if (st != SP_OK)
+                r->failed_path = job->in;
+        }
+    } while (st == SP_OK && more);
+    /* Only whitespace can follow the last image: what it was. */
+    r->load.trailing_bytes = input.skipped;
+    r->load.trailing_image = 0;
+    sp_input_close(&input);
     if (opened) {
         sp_status closed;
 

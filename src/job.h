@@ -39,6 +39,11 @@ struct sp_job {
     int compression_set;   /* PNG: COMPRESSION is the zlib level (0..9);
                               else stb's default, 8 */
     int compression;
+    int open_nowait;       /* open the input without waiting for a FIFO's
+                              writer (sp_input_open's NOWAIT): a batch sets
+                              it, so that no file can hold a worker in
+                              open() forever; a FIFO with no writer then
+                              fails with SP_E_EMPTY */
     /* A test seam: called, if set, between load and scale. */
     void (*after_load)(void *arg);
     void *after_load_arg;
@@ -58,7 +63,12 @@ struct sp_job {
 extern atomic_int sp_job_cancel;
 
 /* sp_job_run: load, scale, release and write as JOB says, measuring each
- * phase into REPORT.  The output format comes from JOB->out's extension.
+ * phase into REPORT, every image of the input in turn through the one
+ * descriptor it opens (sp_input_open), as pamscale reads them: whitespace
+ * between images is skipped, anything else after an image must be an
+ * image (else SP_E_NOTPNM, REPORT->why naming the image and its offset).
+ * REPORT->load is the last image's, its trailing_bytes the whitespace
+ * after it.  The output format comes from JOB->out's extension.
  * Returns 0, or the status of the first phase that failed, with
  * REPORT->failed_path and REPORT->why saying where and what; nothing is
  * left allocated, mapped or open, and no output file is created.  An input

@@ -40,10 +40,9 @@ struct sp_load_info {
                                possible */
     char magic;             /* '1' to '7' (P1 to P7) */
     off_t raster_offset;
-    off_t next;             /* where a next image would start: a regular
-                               file's offset just past this one; for a
-                               stream, the bytes read through this one
-                               (never 0): sp_load_at() takes it back */
+    off_t next;             /* just past this image: a regular file's
+                               offset; a stream's count of bytes from
+                               where this image started */
     size_t input_bytes;     /* the file's size when opened, or the bytes
                                read from the stream */
     size_t trailing_bytes;  /* bytes after the image (of a stream: those
@@ -80,17 +79,76 @@ sp_status sp_load_checked(const char *path, enum sp_io io,
                           sp_accept_fn *accept, void *arg,
                           struct sp_image *img, struct sp_load_info *info);
 
-/* sp_load_at: sp_load_checked() of the image that starts at START, the
- * INFO->next of the image before it in a multi-image input (0: the
- * first): in a regular file, its offset; standard input and streams go
- * on from where the last load left them (a stream's bytes read past an
- * image are kept for a load that goes on, sp_load_done() forgets them). */
-sp_status sp_load_at(const char *path, off_t start, enum sp_io io,
-                     sp_accept_fn *accept, void *arg, struct sp_image *img,
-                     struct sp_load_info *info);
+/* Bytes read from a stream and not yet used: LEN of the CAP at BUF; EOF
+ * once read() said the stream ended. */
+struct sp_inbuf {
+    unsigned char *buf;
+    size_t len, cap;
+    int eof;
+};
 
-/* sp_load_done: forget what a stream's last load read past its image. */
-void sp_load_done(void);
+/* An input: every image of a path, or of standard input, read through
+ * the one descriptor opened for it, so that a stream named by a path (a
+ * FIFO, /dev/stdin, a process substitution) loses no byte between its
+ * images, and a file renamed over the path between images is not read:
+ * the file first opened is.  What the input must remember between images
+ * lives here, never in a global: two inputs in one process never meet.
+ *
+ *   sp_input_open()  -> sp_input_load() the first image
+ *   sp_input_more()  -> whether an image follows; then sp_input_load() it
+ *   sp_input_close()
+ *
+ * Between images, whitespace is skipped as libnetpbm's pm_nextimage()
+ * does; anything else after an image must be the next image, or its load
+ * fails (SP_E_NOTPNM for bytes that are not one). */
+struct sp_input {
+    int fd;
+    int own;                /* FD is the input's to close: not stdin */
+    int file;               /* a regular file with a size: read by offset
+                               (pread), never by the descriptor's position */
+    int nowait;             /* opened without waiting for a FIFO's writer */
+    struct sp_stamp stamp;  /* FILE: taken once, by the fstat after open;
+                               every image is checked against it */
+    off_t pos;              /* where the next image starts: FILE, an offset
+                               in the file; else the bytes the images
+                               before it took from the stream */
+    unsigned images;        /* images loaded so far */
+    size_t skipped;         /* whitespace bytes skipped after the last image
+                               by sp_input_more() */
+    struct sp_inbuf rest;   /* a stream's bytes read past the last image:
+                               the next image's start */
+};
+
+/* sp_input_open: open PATH ("-" is standard input, used as it is and
+ * never closed) once, for IN.  NOWAIT opens with O_NONBLOCK, then clears
+ * it, so that a FIFO with no writer is not waited for: its first read
+ * then finds the end (SP_E_EMPTY).  On success the caller owns IN and
+ * gives it back with sp_input_close().  On failure nothing is open.
+ * Returns 0 or an errno value (EISDIR for a directory). */
+sp_status sp_input_open(struct sp_input *in, const char *path, int nowait);
+
+/* sp_input_load: sp_load_checked() of IN's next image: the first after
+ * sp_input_open(), else the one sp_input_more() found.  A regular file's
+ * images are checked against the stamp taken at open (SP_E_CHANGED).
+ * INFO->next is where the image ends, INFO->trailing_bytes what follows
+ * it (a stream: what was read past it so far). */
+sp_status sp_input_load(struct sp_input *in, enum sp_io io,
+                        sp_accept_fn *accept, void *arg,
+                        struct sp_image *img, struct sp_load_info *info);
+
+/* sp_input_more: skip the whitespace after IN's last image (reading a
+ * stream on until it ends or something else comes) and say in *MORE
+ * whether anything follows it, which sp_input_load() then loads as the
+ * next image (and refuses if it is not one).  IN->skipped counts the
+ * bytes skipped.  Returns 0, an errno value, or SP_E_CHANGED (a regular
+ * file that changed since it was opened). */
+sp_status sp_input_more(struct sp_input *in, int *more);
+
+/* sp_input_close: close what sp_input_open() opened and free what IN
+ * holds; a regular file as standard input is left just past what was
+ * read of it (its last image and the whitespace after), as netpbm's tools
+ * leave it. */
+void sp_input_close(struct sp_input *in);
 
 /* sp_load: sp_load_checked() with no ACCEPT: every header that parses and
  * fits in memory is loaded. */

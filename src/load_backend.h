@@ -70,6 +70,11 @@ sp_status sp_load_check_length(const struct sp_header *hdr,
 /* sp_load_is_magic: do the N bytes at P start with a PNM magic number? */
 int sp_load_is_magic(const unsigned char *p, size_t n);
 
+/* sp_load_space: how many of the N bytes at P are whitespace before
+ * anything else: the bytes libnetpbm's pm_nextimage() skips between
+ * images (isspace() in the C locale). */
+size_t sp_load_space(const unsigned char *p, size_t n);
+
 /* sp_load_decode_plain: decode F's plain raster into a fresh malloc'd
  * IMG; *END gets the offset just past its last sample. */
 sp_status sp_load_decode_plain(FILE *f, const struct sp_header *hdr,
@@ -77,11 +82,18 @@ sp_status sp_load_decode_plain(FILE *f, const struct sp_header *hdr,
 
 /* sp_load_stream: anything that is not a regular file with a size: a
  * pipe, FIFO, terminal, device, open on FD (load_stream.c).  Reads the
- * header first, and after ACC accepts it, the raster it announces (plain:
- * up to its last sample); what it read past the image is kept, and taken
- * first by the next load from FD if it RESUMEs (the next image of a
- * multi-image stream), else forgotten. */
-sp_status sp_load_stream(int fd, int resume, const struct sp_accept *acc,
-                         struct sp_image *img, struct sp_load_info *info);
+ * header first (from REST, what the last image left, then FD), and after
+ * ACC accepts it, the raster it announces (plain: up to its last sample);
+ * what it read past the image is left in REST for the next image. */
+sp_status sp_load_stream(int fd, struct sp_inbuf *rest,
+                         const struct sp_accept *acc, struct sp_image *img,
+                         struct sp_load_info *info);
+
+/* sp_load_stream_skip: skip the whitespace at the start of REST, reading
+ * on from FD while REST runs out, until something else comes (*MORE = 1,
+ * REST starting with it) or the stream ends (*MORE = 0); *SKIPPED grows
+ * by the bytes skipped.  Returns 0 or an errno value. */
+sp_status sp_load_stream_skip(int fd, struct sp_inbuf *rest, size_t *skipped,
+                              int *more);
 
 #endif

@@ -11,24 +11,12 @@
 
 #include "sys.h"
 
-/* Input buffered from a stream: LEN bytes of CAP; EOF once read() said so. */
-struct inbuf {
-    unsigned char *buf;
-    size_t len, cap;
-    int eof;
-};
-
-/* The bytes read from a stream past the image just loaded: the start of
- * the next image of a multi-image stream, which the next load from the
- * same descriptor takes first.  One a thread: a job loads on one
- * thread, and a batch's jobs each on their own. */
-static __thread struct inbuf rest;
-static __thread int rest_fd = -1;
-
-/* keep_rest: the N bytes at P (past an image read from FD) for the next
- * load; with at least two of them (unless the stream ended), enough to
- * tell whether another image follows.  Returns 0 or an errno value. */
-static sp_status keep_rest(int fd, const unsigned char *p, size_t n, int eof)
+/* keep_rest: the N bytes at P (past an image read from FD) into REST, for
+ * the next image; with at least two of them (unless the stream ended),
+ * enough to tell whether another image follows.  Returns 0 or an errno
+ * value. */
+static sp_status keep_rest(int fd, struct sp_inbuf *rest,
+                           const unsigned char *p, size_t n, int eof)
 {
     unsigned char *b = malloc(n + 2);
     ssize_t got;
@@ -36,45 +24,24 @@ static sp_status keep_rest(int fd, const unsigned char *p, size_t n, int eof)
     if (b == NULL)
         return ENOMEM;
     memcpy(b, p, n);
-    free(rest.buf);
-    rest = (struct inbuf){b, n, n + 2, eof};
-    rest_fd = fd;
-    while (rest.len < 2 && !rest.eof) {
-        got = sp_sys.read(fd, rest.buf + rest.len, rest.cap - rest.len);
+    free(rest->buf);
+    *rest = (struct sp_inbuf){b, n, n + 2, eof};
+    while (rest->len < 2 && !rest->eof) {
+        got = sp_sys.read(fd, rest->buf + rest->len, rest->cap - rest->len);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0)
             return errno;
-        rest.len += (size_t)got;
-        rest.eof = got == 0;
+        rest->len += (size_t)got;
+        rest->eof = got == 0;
     }
     return SP_OK;
-}
-
-void sp_load_done(void)
-{
-    free(rest.buf);
-    rest = (struct inbuf){NULL, 0, 0, 0};
-    rest_fd = -1;
-}
-
-/* take_rest: S starts with what the last load from FD read past its
- * image, if anything. */
-static void take_rest(int fd, struct inbuf *s)
-{
-    if (rest_fd == fd && rest.len > 0) {
-        *s = rest;
-        rest = (struct inbuf){NULL, 0, 0, 0};
-        rest_fd = -1;
-    } else {
-        sp_load_done();
-    }
 }
 
 /* fill_some: one read() from FD into S, the buffer grown by doubling up to
  * LIMIT bytes, so that memory follows the data that arrives and never
  * passes what a header claims. */
-static sp_status fill_some(int fd, struct inbuf *s, size_t limit)
+static sp_status fill_some(int fd, struct sp_inbuf *s, size_t limit)
 {
     ssize_t n;
 
@@ -103,7 +70,7 @@ static sp_status fill_some(int fd, struct inbuf *s, size_t limit)
 }
 
 /* fill: read from FD until S holds WANT bytes or the stream ends. */
-static sp_status fill(int fd, struct inbuf *s, size_t want)
+static sp_status fill(int fd, struct sp_inbuf *s, size_t want)
 {
     sp_status st = SP_OK;
 
@@ -113,7 +80,7 @@ static sp_status fill(int fd, struct inbuf *s, size_t want)
 }
 
 /* parse_buffered: parse the header at the start of S's bytes. */
-static sp_status parse_buffered(struct inbuf *s, struct sp_header *hdr,
+static sp_status parse_buffered(struct sp_inbuf *s, struct sp_header *hdr,
                                 char *why)
 {
     FILE *f = fmemopen(s->buf, s->len, "rb");
@@ -131,7 +98,7 @@ static sp_status parse_buffered(struct inbuf *s, struct sp_header *hdr,
 #define STREAM_HEADER_MAX (1u << 20)
 
 /* stream_header: read from FD into S until a header parses into HDR. */
-static sp_status stream_header(int fd, struct inbuf *s,
+static sp_status stream_header(int fd, struct sp_inbuf *s,
                                struct sp_header *hdr, char *why)
 {
     sp_status st;
@@ -185,7 +152,7 @@ static unsigned char *grow_row(void *arg, size_t y)
 /* stream_short: after a plain raster from a stream failed to decode, is
  * the stream too short for it, as check_length would say of a file?  Reads
  * on (into S's buffer, whose bytes are spent) only until that is known. */
-static sp_status stream_short(int fd, struct inbuf *s, size_t total,
+static sp_status stream_short(int fd, struct sp_inbuf *s, size_t total,
                               const struct sp_header *hdr, int eof,
                               char *why)
 {
@@ -206,7 +173,8 @@ static sp_status stream_short(int fd, struct inbuf *s, size_t total,
 
 /* stream_plain: decode HDR's plain raster from what S holds and then FD,
  * stopping after its last sample; what was read past it is kept. */
-static sp_status stream_plain(int fd, struct inbuf *s,
+static sp_status stream_plain(int fd, struct sp_inbuf *s,
+                              struct sp_inbuf *rest,
                               const struct sp_header *hdr,
                               struct sp_image *img, struct sp_load_info *info)
 {
@@ -214,7 +182,7 @@ static sp_status stream_plain(int fd, struct inbuf *s,
                             .eof = s->eof};
     struct rows r = {NULL, 0, hdr->raster_bytes / hdr->height,
                      hdr->raster_bytes};
-    struct inbuf after = {NULL, 0, 0, 0};
+    struct sp_inbuf after = {NULL, 0, 0, 0};
     off_t end = 0;
     sp_status st;
     FILE *f = sp_reader_open(&rd);
@@ -252,21 +220,23 @@ static sp_status stream_plain(int fd, struct inbuf *s,
             st = cut;
     }
     if (st == SP_OK)
-        st = keep_rest(fd, after.buf, after.len, rd.eof);
+        st = keep_rest(fd, rest, after.buf, after.len, rd.eof);
     free(after.buf);
     if (st != SP_OK) {
         free(r.buf);
         return st;
     }
     sp_image_adopt(img, SP_BACKING_MALLOC, r.buf, r.cap, hdr, r.buf);
-    info->input_bytes = s->len + rd.taken;
-    info->trailing_bytes = rest.len;
-    info->trailing_image = sp_load_is_magic(rest.buf, rest.len);
+    info->next = end;
+    info->input_bytes = (size_t)end + rest->len;
+    info->trailing_bytes = rest->len;
+    info->trailing_image = sp_load_is_magic(rest->buf, rest->len);
     return SP_OK;
 }
 
 /* stream_binary: HDR's binary raster: S filled to its end. */
-static sp_status stream_binary(int fd, struct inbuf *s,
+static sp_status stream_binary(int fd, struct sp_inbuf *s,
+                               struct sp_inbuf *rest,
                                const struct sp_header *hdr,
                                struct sp_image *img, struct sp_load_info *info)
 {
@@ -276,46 +246,74 @@ static sp_status stream_binary(int fd, struct inbuf *s,
     if (st == SP_OK)
         st = sp_load_check_length(hdr, s->len, info->why);
     if (st == SP_OK)  /* the next image's start, if any, for the next load */
-        st = keep_rest(fd, s->buf + end, s->len - end, s->eof);
+        st = keep_rest(fd, rest, s->buf + end, s->len - end, s->eof);
     if (st != SP_OK)
         return st;
-    info->input_bytes = s->len;
-    info->trailing_bytes = rest.len;  /* what was read: the rest waits */
-    info->trailing_image = sp_load_is_magic(rest.buf, rest.len);
+    info->next = (off_t)end;
+    info->input_bytes = end + rest->len;
+    info->trailing_bytes = rest->len;  /* what was read: the rest waits */
+    info->trailing_image = sp_load_is_magic(rest->buf, rest->len);
     sp_image_adopt(img, SP_BACKING_MALLOC, s->buf, s->cap, hdr,
                    s->buf + hdr->raster_offset);
     s->buf = NULL;  /* IMG's now */
     return SP_OK;
 }
 
-/* load_stream: anything that is not a regular file with a size: a pipe,
- * FIFO, terminal, device.  Reads the header first, and after ACC accepts
- * it, exactly the raster it announces (plain: up to its last sample). */
-sp_status sp_load_stream(int fd, int resume, const struct sp_accept *acc,
-                         struct sp_image *img, struct sp_load_info *info)
+sp_status sp_load_stream(int fd, struct sp_inbuf *rest,
+                         const struct sp_accept *acc, struct sp_image *img,
+                         struct sp_load_info *info)
 {
-    struct inbuf s = {NULL, 0, 0, 0};
+    /* what the last image left is this one's start */
+    struct sp_inbuf s = *rest;
     struct sp_header hdr;
     sp_status st;
 
-    if (resume)
-        take_rest(fd, &s);
-    else
-        sp_load_done();
+    *rest = (struct sp_inbuf){NULL, 0, 0, 0};
     st = stream_header(fd, &s, &hdr, info->why);
-
     if (st == SP_OK)
         st = sp_load_ask(acc, &hdr, info->why);
     if (st == SP_OK && hdr.plain)
-        st = stream_plain(fd, &s, &hdr, img, info);
+        st = stream_plain(fd, &s, rest, &hdr, img, info);
     else if (st == SP_OK)
-        st = stream_binary(fd, &s, &hdr, img, info);
+        st = stream_binary(fd, &s, rest, &hdr, img, info);
     free(s.buf);
     if (st != SP_OK)
         return st;
     info->magic = hdr.magic;
     info->raster_offset = hdr.raster_offset;
-    info->next = (off_t)(info->input_bytes - info->trailing_bytes);
     info->io_used = SP_IO_READ;
     return SP_OK;
+}
+
+/* The buffer the whitespace between images is read into, once what the
+ * last image left is used up. */
+#define SKIP_BLOCK ((size_t)1 << 16)
+
+sp_status sp_load_stream_skip(int fd, struct sp_inbuf *rest, size_t *skipped,
+                              int *more)
+{
+    sp_status st = SP_OK;
+
+    *more = 0;
+    while (st == SP_OK) {
+        size_t n = sp_load_space(rest->buf, rest->len);
+
+        *skipped += n;
+        if (n < rest->len) {
+            memmove(rest->buf, rest->buf + n, rest->len - n);
+            rest->len -= n;
+            *more = 1;
+            break;
+        }
+        rest->len = 0;
+        if (rest->eof)
+            break;
+        if (rest->cap < SKIP_BLOCK) {  /* kept to the size of what it held */
+            free(rest->buf);
+            rest->buf = NULL;
+            rest->cap = 0;
+        }
+        st = fill_some(fd, rest, SKIP_BLOCK);
+    }
+    return st;
 }

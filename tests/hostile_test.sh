@@ -130,6 +130,16 @@ ok_maxval_1.pgm   |0|all |-                 |P5\n3 1\n1\n\000\001\000
 ok_maxval_65535.pgm|0|all|-                 |P5\n1 1\n65535\n\377\376
 ok_plain_comment.pgm|0|all|-                |P2\n2 1\n255\n1 #c\n 2\n
 ok_long_comment.ppm|0|all|-                 |=
+# --- after an image: whitespace, then nothing or an image (netpbm's rule)
+junk_after.ppm    |1|all |not a PNM image.*image 2|P6\n1 1\n255\n\001\002\003junk
+jpeg_after.ppm    |1|all |not a PNM image.*image 2|P6\n1 1\n255\n\001\002\003\377\330\377\340\0\020JFIF
+space_junk_after.pgm|1|all|not a PNM image.*image 2|P5\n1 1\n255\n\007 \r\n x
+lone_P_after.pgm  |1|all |not a PNM image.*image 2|P5\n1 1\n255\n\007\nP
+nul_after.pgm     |1|all |not a PNM image.*image 2|P5\n1 1\n255\n\007\n\0
+plain_junk_after.pgm|1|all|not a PNM image.*image 2|P2\n1 1\n255\n7\nx
+bad_second.ppm    |1|all |bad PNM header.*image 2|P6\n1 1\n255\n\001\002\003\nP6\n0 1\n255\n
+ok_space_after.ppm|0|all |-                 |P6\n1 1\n255\n\001\002\003 \r\n\t\v\f
+ok_plain_space_after.pgm|0|all|-            |P2\n1 1\n255\n7 \r\n\r\n
 # --- not regular files
 adir              |1|redir|Is a directory   |=
 fifo_no_data      |1|all |empty file        |=
@@ -379,6 +389,193 @@ for i in "${!names[@]}"; do
         check_case "$i" "$how"
     done
 done
+
+# --- streams of several images --------------------------------------------
+# Every image of a multi-image input is scaled, whatever names the input
+# and whatever whitespace separates its images, as pamsplit sees them: the
+# output split by pamsplit must be pamenlarge 2 of each image, by every
+# load path and every way a stream can be named: redirected, piped, a FIFO
+# by its path, a process substitution, /dev/stdin.  A stream's writer
+# pauses before its last image (the bytes read past image 1 were lost when
+# the path was opened again for each image), and a FIFO's writer has
+# exited before its last images are read (that open waited forever).
+multi_parts() {  # NAME: in/NAME.a (all but the last image), in/NAME.b
+    cat "in/$1.a" "in/$1.b" >"in/$1"
+}
+# plain PBM, PGM and PPM as netpbm writes them (each image ends in '\n')
+bits() {  # W H SEED: a PBM of noise
+    noise "$1" "$2" 255 "$3" 1 | pamditherbw -threshold 2>/dev/null |
+        pamtopnm
+}
+bits 5 3 21 | pnmtoplainpnm >in/plain.pbm.a
+bits 4 2 22 | pnmtoplainpnm >>in/plain.pbm.a
+bits 3 3 23 | pnmtoplainpnm >in/plain.pbm.b
+multi_parts plain.pbm
+noise 4 3 255 31 1 | pnmtoplainpnm >in/plain.pgm.a
+noise 3 2 65535 32 1 | pnmtoplainpnm >>in/plain.pgm.a
+noise 2 5 255 33 1 | pnmtoplainpnm >in/plain.pgm.b
+multi_parts plain.pgm
+noise 3 3 255 41 3 | pnmtoplainpnm >in/plain.ppm.a
+noise 2 2 255 44 3 | pnmtoplainpnm >in/plain.ppm.b
+multi_parts plain.ppm
+# CRLF line ends, trailing spaces, a blank line between images
+{ noise 4 2 255 51 1 | pnmtoplainpnm | sed 's/$/ \r/'; printf '\r\n'; } \
+    >in/crlf.pgm.a
+noise 3 3 9 52 1 | pnmtoplainpnm | sed 's/$/\r/' >in/crlf.pgm.b
+multi_parts crlf.pgm
+# raw images separated by a newline, then every whitespace byte
+{ noise 6 4 255 61 3; printf '\n'; noise 5 5 65535 64 3;
+  printf ' \t\n\v\f\r'; } >in/raw.ppm.a
+{ noise 7 2 255 67 3; printf '\n'; } >in/raw.ppm.b
+multi_parts raw.ppm
+# raw images back to back, nothing between: the case that needs no
+# whitespace rule, only the one descriptor
+{ noise 5 4 255 81 3; noise 3 3 65535 84 3; } >in/tight.ppm.a
+noise 4 4 255 87 3 >in/tight.ppm.b
+multi_parts tight.ppm
+{ bits 6 4 71; printf '\n'; } >in/raw.pbm.a
+bits 9 2 72 >in/raw.pbm.b
+multi_parts raw.pbm
+
+# writer NAME: in/NAME with a pause before its last image.
+writer() {
+    cat "in/$1.a"
+    sleep 0.3
+    cat "in/$1.b"
+}
+
+# multi_run HOW NAME OUT: scaleppm -s 2 on in/NAME, one way; rc and e.
+multi_run() {
+    local how=$1 name=$2 out=$3 pid
+    rc=0
+    case $how in
+    read | mmap | pread)
+        timeout 30 "$SP" --io "$how" -s 2 "in/$name" "$out" 2>e </dev/null ||
+            rc=$?
+        ;;
+    redir) timeout 30 "$SP" -s 2 - "$out" 2>e <"in/$name" || rc=$? ;;
+    pipe | devstdin)
+        local arg=-
+        [[ $how == pipe ]] || arg=/dev/stdin
+        # the writer may meet a reader gone (exit 1 or a hang killed)
+        { writer "$name" 2>/dev/null || true; } |
+            { timeout 30 "$SP" -s 2 "$arg" "$out" 2>e || echo $? >pipe.rc; }
+        if [[ -s pipe.rc ]]; then
+            rc=$(cat pipe.rc)
+            rm -f pipe.rc
+        fi
+        ;;
+    fifo | fifo_gone)
+        rm -f in/multi.fifo
+        mkfifo in/multi.fifo
+        if [[ $how == fifo ]]; then
+            { writer "$name" >in/multi.fifo; } 2>/dev/null &
+        else
+            { cat "in/$name" >in/multi.fifo; } 2>/dev/null &
+        fi
+        pid=$!
+        [[ $how == fifo ]] || sleep 0.3  # the writer has gone by image 2
+        timeout 30 "$SP" -s 2 in/multi.fifo "$out" 2>e || rc=$?
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        ;;
+    procsub)
+        timeout 30 "$SP" -s 2 <(writer "$name") "$out" 2>e || rc=$?
+        ;;
+    esac
+}
+
+# multi_check HOW NAME: the output is pamenlarge 2 of each image.
+multi_check() {
+    local how=$1 name=$2 why='' n i
+    rm -rf split && mkdir split
+    rm -f od/multi.pnm
+    multi_run "$how" "$name" od/multi.pnm
+    if ((rc != 0)); then
+        why="exit $rc; stderr: $(head -n 1 e)"
+    elif [[ -s e ]]; then
+        why="stderr: $(head -n 1 e)"
+    else
+        pamsplit "in/$name" split/in.%d 2>/dev/null
+        pamsplit od/multi.pnm split/out.%d 2>/dev/null
+        n=$(find split -name 'in.*' | wc -l)
+        if ((n < 2)); then
+            why="pamsplit sees $n image(s) in the input"
+        elif [[ $(find split -name 'out.*' | wc -l) -ne $n ]]; then
+            why="$(find split -name 'out.*' | wc -l) images out, $n in"
+        fi
+        for ((i = 0; i < n && ${#why} == 0; i++)); do
+            pamenlarge 2 "split/in.$i" | cmp -s - "split/out.$i" ||
+                why="image $((i + 1)) differs from pamenlarge 2"
+        done
+    fi
+    result "$name, $how: every image, as pamsplit + pamenlarge 2" "$why"
+}
+
+for name in tight.ppm plain.pbm plain.pgm plain.ppm crlf.pgm raw.ppm \
+    raw.pbm; do
+    for how in read mmap pread redir pipe devstdin fifo fifo_gone procsub; do
+        multi_check "$how" "$name"
+    done
+done
+
+# Junk after an image: netpbm's tools refuse it too (the oracle), and
+# scaleppm exits 1 with one line naming the image, through a FIFO too.
+for name in junk_after.ppm jpeg_after.ppm space_junk_after.pgm; do
+    why=''
+    if pamscale 1 "in/$name" >/dev/null 2>&1; then
+        why='pamscale accepts it: the oracle disagrees'
+    fi
+    rm -f in/multi.fifo od/multi.pnm
+    mkfifo in/multi.fifo
+    { cat "in/$name" >in/multi.fifo; } 2>/dev/null &
+    rc=0
+    timeout 30 "$SP" -s 2 in/multi.fifo od/multi.pnm 2>e || rc=$?
+    wait $! 2>/dev/null || true
+    if [[ -z $why ]] && ((rc != 1)); then
+        why="exit $rc, want 1"
+    elif [[ -z $why ]] && [[ $(wc -l <e) -ne 1 ]] ||
+        ! grep -q "^scaleppm: in/multi.fifo: not a PNM image.*image 2" e; then
+        why=${why:-"stderr: $(tr '\n' '|' <e)"}
+    elif [[ -e od/multi.pnm ]]; then
+        why='an output file was created'
+    fi
+    result "$name by a FIFO: exit 1, as pamscale, no output" "$why"
+done
+
+# A FIFO with no writer in a batch: the worker does not wait in open()
+# (-t 1: it would hold the only one); the FIFO fails in one line, the
+# batch goes on with the next file.
+mkfifo in/batch.ppm
+cp in/raw.ppm.b in/next.ppm
+rm -rf obatch && mkdir obatch
+rc=0
+timeout -k 5 30 "$SP" -s 2 -t 1 -o obatch/ in/batch.ppm in/next.ppm >o 2>e ||
+    rc=$?
+why=''
+if ((rc != 1)); then
+    why="exit $rc, want 1; stderr: $(tr '\n' '|' <e)"
+elif ! grep -q '^scaleppm: in/batch.ppm: empty file: a FIFO with no writer' \
+    e; then
+    why="stderr: $(tr '\n' '|' <e)"
+elif ! pamenlarge 2 in/next.ppm | cmp -s - obatch/next.ppm; then
+    why='the next file was not scaled'
+fi
+result 'batch: a FIFO with no writer fails at once, the batch goes on' "$why"
+
+# A one-file run waits for the FIFO's writer, as cat does.
+rm -f od/late.ppm
+rc=0
+{ sleep 0.5; cat in/next.ppm >in/batch.ppm; } &
+timeout 30 "$SP" -s 2 in/batch.ppm od/late.ppm 2>e || rc=$?
+wait $! || true
+why=''
+if ((rc != 0)); then
+    why="exit $rc; stderr: $(head -n 1 e)"
+elif ! pamenlarge 2 in/next.ppm | cmp -s - od/late.ppm; then
+    why='output differs from pamenlarge 2'
+fi
+result 'one file: a FIFO whose writer comes late is waited for' "$why"
 
 # --- outputs larger than their format holds ------------------------------
 # stb_image_write computes sizes and offsets in int, and TGA and JPEG hold

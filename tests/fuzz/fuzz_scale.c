@@ -10,18 +10,24 @@
  * format, which must give the same status and the same bytes, and one of
  * them again into /dev/null (a target written in place).  A PNM output is
  * also checked against a reference scale computed here from the loaded
- * input; the input read from a pipe (the stream loader) must load as it
- * does from the file; and nothing may be left open or in the output
- * directory. */
+ * input; the input as a stream named by a path (a pipe as /proc/self/fd/N,
+ * a FIFO) must load, image by image through one sp_input, as the file
+ * does, whitespace between images and junk after them alike; the job on
+ * a FIFO by its path, its writer on a thread, must end as the read job
+ * on the file did, byte for byte; and nothing may be left open or in the
+ * output directory. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE  /* memfd_create */
 #endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -160,9 +166,10 @@ static unsigned ref_sample(const struct sp_image *src, int factor,
 }
 
 /* check_pnm: OUT (LEN bytes) is the PNM file of IN_PATH's first image
- * scaled as P says, in the type scaling makes of it (sp_scale_type). */
+ * scaled as P says, in the type scaling makes of it (sp_scale_type), and
+ * with IMAGES > 1, the other images' files after it. */
 static void check_pnm(const char *in_path, const struct params *p,
-                      const unsigned char *out, size_t len)
+                      const unsigned char *out, size_t len, unsigned images)
 {
     struct sp_load_info info;
     struct sp_image src, type, got;
@@ -184,8 +191,8 @@ static void check_pnm(const char *in_path, const struct params *p,
     SP_FUZZ_CHECK(hdr.maxval == type.maxval &&
                   hdr.sample_size == type.sample_size);
     /* the first image's; a multi-image input has the others after it */
-    SP_FUZZ_CHECK(info.trailing_image
-                      ? (size_t)hdr.raster_offset + hdr.raster_bytes <= len
+    SP_FUZZ_CHECK(images > 1
+                      ? (size_t)hdr.raster_offset + hdr.raster_bytes < len
                       : (size_t)hdr.raster_offset + hdr.raster_bytes == len);
     sp_image_type_of(&got, &hdr);
     got.pixels = (unsigned char *)out + hdr.raster_offset;
@@ -213,33 +220,91 @@ static int same_pixels(const struct sp_image *a, const struct sp_image *b)
     return 1;
 }
 
-/* check_stream: the input through a pipe (the stream loader) gives the
- * same status and image as the file at IN_PATH (the file loader). */
-static void check_stream(const uint8_t *data, size_t size,
-                         const char *in_path)
+/* The way a stream is named by a path: a pipe as /proc/self/fd/N (as
+ * bash names a process substitution), or a FIFO by its own path. */
+enum named { BY_PIPE, BY_FIFO };
+
+/* stream_path: DATA (SIZE bytes, no more than a pipe holds) in a stream
+ * of kind HOW, written whole and its writer gone, so that a reader gets
+ * the bytes and then the end; PATH (LEN bytes) names it.  Returns a
+ * descriptor to close once the stream is opened by its path (the read
+ * end of a pipe; the FIFO's writer, opened O_RDWR so that neither open
+ * waits), or -1 when the stream cannot be made here. */
+static int stream_path(enum named how, const uint8_t *data, size_t size,
+                       char *path, size_t len)
 {
-    struct sp_load_info fi, si;
-    struct sp_image fimg, simg;
-    sp_status fst, sst;
-    char path[64];
     int p[2];
 
-    if (size > 65536 || pipe2(p, O_CLOEXEC) != 0)
-        return;  /* more than a pipe holds with no reader yet */
-    SP_FUZZ_CHECK(size == 0 || write(p[1], data, size) == (ssize_t)size);
-    close(p[1]);
-    snprintf(path, sizeof path, "/proc/self/fd/%d", p[0]);
-    sst = sp_load(path, SP_IO_READ, &simg, &si);
-    close(p[0]);
-    fst = sp_load(in_path, SP_IO_READ, &fimg, &fi);
-    SP_FUZZ_CHECK(sst == fst);
-    if (fst == SP_OK) {
-        SP_FUZZ_CHECK(same_pixels(&fimg, &simg));
-        SP_FUZZ_CHECK(si.magic == fi.magic &&
-                      si.raster_offset == fi.raster_offset);
+    if (how == BY_PIPE) {
+        if (pipe2(p, O_CLOEXEC) != 0)
+            return -1;
+        snprintf(path, len, "/proc/self/fd/%d", p[0]);
+    } else {
+        snprintf(path, len, "%s/in.fifo", outdir);
+        if (mkfifo(path, 0600) != 0)
+            return -1;
+        p[1] = open(path, O_RDWR | O_CLOEXEC);
+        SP_FUZZ_CHECK(unlink(path) == 0 || p[1] < 0);
+        if (p[1] < 0)
+            return -1;
+        /* the FIFO is gone from the directory, but /proc names it */
+        snprintf(path, len, "/proc/self/fd/%d", p[1]);
+        p[0] = p[1];
     }
-    SP_FUZZ_CHECK(sp_image_release(&simg) == SP_OK);
-    SP_FUZZ_CHECK(sp_image_release(&fimg) == SP_OK);
+    SP_FUZZ_CHECK(size == 0 || write(p[1], data, size) == (ssize_t)size);
+    if (how == BY_PIPE)
+        close(p[1]);
+    return p[0];
+}
+
+/* check_images: the input as a stream named by a path (HOW) gives, image
+ * by image through one sp_input each, the same statuses and images as
+ * the file at IN_PATH: the whitespace between images skipped alike, and
+ * anything else after an image refused alike. */
+static void check_images(const uint8_t *data, size_t size,
+                         const char *in_path, enum named how)
+{
+    struct sp_input fin, sin;
+    char path[128];
+    int keep, more_f = 1, more_s = 1;
+    sp_status fst, sst;
+
+    if (size > 65536)
+        return;  /* more than a pipe holds with no reader yet */
+    keep = stream_path(how, data, size, path, sizeof path);
+    if (keep < 0)
+        return;
+    sst = sp_input_open(&sin, path, 1);
+    /* the stream's only writer gone: the reader gets the bytes, then the
+     * end */
+    close(keep);
+    SP_FUZZ_CHECK(sst == SP_OK);
+    SP_FUZZ_CHECK(sp_input_open(&fin, in_path, 0) == SP_OK);
+    for (unsigned n = 0; more_f && n < 64; n++) {
+        struct sp_load_info fi, si;
+        struct sp_image fimg, simg;
+
+        sst = sp_input_load(&sin, SP_IO_READ, NULL, NULL, &simg, &si);
+        fst = sp_input_load(&fin, SP_IO_READ, NULL, NULL, &fimg, &fi);
+        SP_FUZZ_CHECK(sst == fst);
+        if (fst == SP_OK) {
+            SP_FUZZ_CHECK(same_pixels(&fimg, &simg));
+            SP_FUZZ_CHECK(si.magic == fi.magic);
+            /* where the image ends, counted from where it started */
+            SP_FUZZ_CHECK(si.next == fi.next - (fi.raster_offset -
+                                                si.raster_offset));
+        }
+        SP_FUZZ_CHECK(sp_image_release(&simg) == SP_OK);
+        SP_FUZZ_CHECK(sp_image_release(&fimg) == SP_OK);
+        if (fst != SP_OK)
+            break;
+        SP_FUZZ_CHECK(sp_input_more(&fin, &more_f) == SP_OK);
+        SP_FUZZ_CHECK(sp_input_more(&sin, &more_s) == SP_OK);
+        SP_FUZZ_CHECK(more_f == more_s && fin.skipped == sin.skipped);
+        SP_FUZZ_CHECK(fin.pos == sin.pos);
+    }
+    sp_input_close(&sin);
+    sp_input_close(&fin);
 }
 
 static sp_status run_job(const char *in, const char *out, enum sp_io io,
@@ -262,6 +327,78 @@ static sp_status run_job(const char *in, const char *out, enum sp_io io,
     return st;
 }
 
+/* A FIFO's writer, on a thread of its own: open (which waits for the
+ * job's open), write everything it can, close. */
+struct feed {
+    const char *path;
+    const uint8_t *data;
+    size_t size;
+};
+
+static void *feed_fifo(void *arg)
+{
+    const struct feed *f = arg;
+    int fd = open(f->path, O_WRONLY | O_CLOEXEC);
+    size_t done = 0;
+
+    while (fd >= 0 && done < f->size) {
+        ssize_t n = write(fd, f->data + done, f->size - done);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;  /* EPIPE: the job has read all it wanted */
+        done += (size_t)n;
+    }
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
+/* check_fifo_job: the job of P on DATA sent through a FIFO named by its
+ * path, its writer slow to come and gone before the end (a one-file run
+ * waits for it), must end as the read job on the file did: status ST and
+ * the LEN output bytes at WANT. */
+static void check_fifo_job(const uint8_t *data, size_t size,
+                           const struct params *p, sp_status st,
+                           const unsigned char *want, size_t len)
+{
+    char fifo[128], out[128];
+    struct feed f = {fifo, data, size};
+    struct sp_report r;
+    pthread_t tid;
+    sp_status got;
+    int wake;
+
+    snprintf(fifo, sizeof fifo, "%s/job.fifo", outdir);
+    snprintf(out, sizeof out, "%s/fifo.%s", outdir, p->ext);
+    SP_FUZZ_CHECK(mkfifo(fifo, 0600) == 0);
+    SP_FUZZ_CHECK(pthread_create(&tid, NULL, feed_fifo, &f) == 0);
+    got = run_job(fifo, out, SP_IO_READ, p, p->threads[0], &r);
+    /* a writer still waiting in open() for a reader is let go */
+    wake = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    SP_FUZZ_CHECK(wake >= 0);
+    close(wake);
+    SP_FUZZ_CHECK(pthread_join(tid, NULL) == 0);
+    SP_FUZZ_CHECK(unlink(fifo) == 0);
+    /* A file too short for a header's raster is found so before the
+     * header is offered to the job's limits; a stream's length is known
+     * only at its end, so the limits speak first (hostile_test.sh's
+     * pbm_P4_huge rows). */
+    SP_FUZZ_CHECK(got == st ||
+                  (st == SP_E_TRUNCATED &&
+                   (got == SP_E_LIMIT || got == SP_E_TOOBIG)));
+    if (got == SP_OK) {
+        size_t n;
+        unsigned char *bytes = sp_fuzz_read_all(out, &n);
+
+        SP_FUZZ_CHECK(n == len && memcmp(bytes, want, n) == 0);
+        SP_FUZZ_CHECK(r.images > 0);
+        free(bytes);
+        SP_FUZZ_CHECK(unlink(out) == 0);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct params p = pick(data, size);
@@ -274,6 +411,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int fds, fd;
 
     outdir = sp_fuzz_outdir("sp_fuzz");
+    /* a FIFO's writer meets a job that stopped reading: EPIPE, not
+     * death */
+    signal(SIGPIPE, SIG_IGN);
     if (too_big(data, size, p.factor))
         return 0;
     if (getenv("SP_FUZZ_VERBOSE") != NULL)
@@ -309,12 +449,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         SP_FUZZ_CHECK(r[0].out_width == r[1].out_width &&
                       r[0].out_height == r[1].out_height);
         if (p.pnm)
-            check_pnm(in, &p, bytes[0], len[0]);
+            check_pnm(in, &p, bytes[0], len[0], r[0].images);
     }
+    check_images(data, size, in, BY_PIPE);
+    check_images(data, size, in, BY_FIFO);
+    check_fifo_job(data, size, &p, st[0], bytes[0], len[0]);
     free(bytes[0]);
     free(bytes[1]);
-
-    check_stream(data, size, in);
 
     /* a target that is not a regular file is written in place */
     stn = run_job(in, "/dev/null", p.null_io, &p, p.threads[0], &rn);

@@ -80,6 +80,16 @@ put p7-ga16.pam 'P7\nWIDTH 1\nHEIGHT 2\nDEPTH 2\nMAXVAL 1000\nTUPLTYPE GRAYSCALE
 put p7-depth5.pam 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\nENDHDR\n0123456789'
 put p7-bw.pam 'P7\nWIDTH 3\nHEIGHT 1\nDEPTH 1\nMAXVAL 1\nTUPLTYPE BLACKANDWHITE\nENDHDR\n\000\001\000'
 put p4-two-images.pbm 'P4 8 1\n\125P4 8 1\n\252'
+# Several images: whitespace between them as netpbm's writers leave it
+# (plain images end in a newline), CRLF, every whitespace byte; and what
+# is not whitespace after an image (another format's bytes, text).
+put p1-two-images.pbm 'P1\n3 2\n0 1 0\n1 0 1\nP1\n2 1\n1 0\n'
+put p2-crlf-two-images.pgm 'P2\r\n2 1\r\n9\r\n1 2 \r\n\r\nP2\r\n1 1\r\n9\r\n7 \r\n'
+put p3-p6-spaces.ppm 'P3 1 1 255 1 2 3 \n \t\v\f\rP6 1 1 255\n\001\002\003\n'
+put p5-newline-three.pgm 'P5 1 1 255\n\001\nP5 2 1 255\n\002\003\n\nP5 1 1 255\n\004 '
+put bad-jpeg-after.ppm 'P6 1 1 255\n\001\002\003\377\330\377\340\000\020JFIF\000'
+put bad-text-after.pgm 'P5 1 1 255\n\001\n some text\n'
+put bad-p-after.pgm 'P5 1 1 255\n\001 P'
 put p6-16bit-le.ppm 'P6 1 2 65535\n\377\000\000\377\001\002\003\004\005\006\007\010'
 
 # Bad files: each must be refused with a status, never a crash or exit.
