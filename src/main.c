@@ -232,8 +232,8 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
         sp_say("%s: %u images, each scaled (the sizes above are the last "
                "one's)", job->in, r->images);
     if (li->trailing_bytes > 0)
-        sp_say("%s: %zu byte%s after the last image, not an image: ignored",
-               job->in, li->trailing_bytes,
+        sp_say("%s: %zu byte%s of whitespace after the last image: "
+               "ignored", job->in, li->trailing_bytes,
                li->trailing_bytes == 1 ? "" : "s");
 }
 
