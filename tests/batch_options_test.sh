@@ -390,4 +390,25 @@ why=$(records_ok e 1 in/bad.ppm)
 [[ -n $why ]] || ((rc == 1)) || why="exit $rc, want 1"
 result '--timings=json, a one-file run fails: its record, with the error' "$why"
 
+# A record names its files whatever bytes they hold: C1 controls (raw and
+# in UTF-8), a bidirectional override, ESC, quotes and backslashes escaped
+# as JSON, so that the record is valid JSON, one line, and a terminal acts
+# on none of it; printable UTF-8 as it is.
+odd=$'in/c1\x9b\xc2\x9b[2J\u202e\e]0;x\a"\\é.ppm'
+cp in/a.ppm "$odd"
+sp --timings=json -s 2 "$odd" /dev/null
+why=$(python3 -c 'import json, sys
+raw = open(sys.argv[1], "rb").read()
+if any(b < 0x20 and b != 0x0a or b == 0x7f for b in raw) or b"\x9b" in raw \
+        or "\u202e".encode() in raw:
+    sys.exit("a control byte raw on stderr: %r" % raw)
+name = json.loads(raw.decode("utf-8"))["input"]
+for c in ("\x9b", "\u202e", "\x1b", "\"", "\\", "\u00e9"):
+    if c not in name:
+        sys.exit("%r not in the input named %r" % (c, name))
+' e 2>&1) || true
+[[ -n $why ]] || ((rc == 0)) || why="exit $rc: $(cat e)"
+result '--timings=json: control bytes in a name escaped, the record valid' "$why"
+rm -f "$odd"
+
 finish
