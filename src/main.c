@@ -170,6 +170,10 @@ static sp_status catch_signals(void)
     for (size_t i = 0; (sig = all_signal(i, &sync)) != 0; i++) {
         if (sigaction(sig, NULL, &was) != 0)
             return errno;
+        /* A fault that already has a handler (a sanitizer's, which
+         * reports where it happened) keeps it. */
+        if (sync && was.sa_handler != SIG_DFL)
+            continue;
         if (was.sa_handler != SIG_IGN && sigaction(sig, &sa, NULL) != 0)
             return errno;
     }
