@@ -1700,7 +1700,15 @@ static Suite *job_suite(void)
     tcase_add_test(tc, test_report_print);
     tcase_add_test(tc, test_report_timings);
     tcase_add_test(tc, test_sigbus_guard);
+#if defined(__SANITIZE_ADDRESS__)
+    /* the sanitizer's SIGBUS handler came before the guard's, which hands
+     * it a fault that is not its own: a report and the sanitizer's exit */
+    tcase_add_exit_test(tc, test_sigbus_unguarded, 1);
+#elif defined(__SANITIZE_THREAD__)
+    tcase_add_exit_test(tc, test_sigbus_unguarded, 66);
+#else
     tcase_add_test_raise_signal(tc, test_sigbus_unguarded, SIGBUS);
+#endif
     tcase_add_test(tc, test_input_changed);
     tcase_add_test(tc, test_max_pixels);
     tcase_add_test(tc, test_max_pixels_pipe);
