@@ -371,7 +371,7 @@ static int out_names(const struct options *o, const struct sp_names *in,
 /* out_dirs: the folders of the outputs OUT made where missing (mkdir -p),
  * before any file is scaled, so that a missing one is one line and not
  * a failure per file: 0, or the exit status of an error (printed). */
-static int out_dirs(const struct sp_names *out)
+static int out_dirs(const struct sp_names *out, struct sp_names *created)
 {
     char made[PATH_MAX];
     const char *last = NULL;
@@ -384,7 +384,7 @@ static int out_dirs(const struct sp_names *out)
 
         if (last != NULL && n == last_n && memcmp(last, out->name[i], n) == 0)
             continue;  /* the folder of the output before */
-        st = sp_names_make_dir(out->name[i], made, sizeof made);
+        st = sp_names_make_dir(out->name[i], made, sizeof made, created);
         if (st != SP_OK) {
             sp_print_error(made, st, "cannot make the output's folder");
             return EXIT_FAILURE;
@@ -396,37 +396,40 @@ static int out_dirs(const struct sp_names *out)
 }
 
 /* out_held: refuse an output that is a descriptor the process holds
- * (standard output or error, by any name: the file `> out/a.ppm` opened):
- * written through it, in place, it could not appear whole or not at all,
- * which --skip-existing relies on.  0, or the exit status (printed). */
+ * (standard output or error, by any name: the file `> out/a.ppm` opened)
+ * or that is there and not a regular file (a FIFO, a device): written
+ * through it, in place, it could not appear whole or not at all, which
+ * --skip-existing relies on, and a FIFO with no reader would hold a
+ * worker in open().  0, or the exit status (printed). */
 static int out_held(const struct sp_names *out)
 {
     struct stat sb;
 
-    for (size_t i = 0; i < out->n; i++)
+    for (size_t i = 0; i < out->n; i++) {
         if (sp_outfile_held(out->name[i], &sb)) {
             sp_say("'%s' is a descriptor scaleppm was given (standard "
                    "output?): a batch writes each output to a file of its "
                    "own (see scaleppm --help)", out->name[i]);
             return EXIT_USAGE;
         }
+        if (stat(out->name[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            sp_say("'%s' is there and not a regular file: a batch writes "
+                   "each output to a file of its own (see scaleppm --help)",
+                   out->name[i]);
+            return EXIT_USAGE;
+        }
+    }
     return 0;
 }
 
-/* batch_outputs: the output of each of the inputs IN into OUT, their
- * folders made, and none written twice: 0, or the exit status of an
- * error (printed).  The folders are made before the outputs are compared,
- * since a new output is known by its folder (sp_names_clash). */
-static int batch_outputs(const struct options *o, const struct sp_names *in,
-                         struct sp_names *out)
+/* out_apart: refuse outputs OUT (of the inputs IN) that are a descriptor
+ * scaleppm holds or no regular file, that two inputs would both write, or that are an
+ * input: 0, or the exit status of an error (printed). */
+static int out_apart(const struct sp_names *in, const struct sp_names *out)
 {
     size_t i, j;
-    int clash, rc = out_names(o, in, out);
+    int clash, rc = out_held(out);
 
-    if (rc == 0)
-        rc = out_dirs(out);
-    if (rc == 0)
-        rc = out_held(out);
     if (rc != 0)
         return rc;
     clash = sp_names_clash(out->name, out->n, &i, &j);
@@ -452,6 +455,27 @@ static int batch_outputs(const struct options *o, const struct sp_names *in,
     if (clash < 0)
         sp_print_error("-o", ENOMEM, "");
     return clash < 0 ? EXIT_FAILURE : 0;
+}
+
+/* batch_outputs: the output of each of the inputs IN into OUT, their
+ * folders made, and none written twice: 0, or the exit status of an
+ * error (printed).  The folders are made before the outputs are compared,
+ * since a new output is known by its folder (sp_names_clash); a batch
+ * refused then removes those it made. */
+static int batch_outputs(const struct options *o, const struct sp_names *in,
+                         struct sp_names *out)
+{
+    struct sp_names created = {0};
+    int rc = out_names(o, in, out);
+
+    if (rc == 0)
+        rc = out_dirs(out, &created);
+    if (rc == 0)
+        rc = out_apart(in, out);
+    for (size_t k = created.n; rc != 0 && k > 0; k--)
+        (void)rmdir(created.name[k - 1]);
+    sp_names_free(&created);
+    return rc;
 }
 
 /* run_batch: the batch O asks for: the exit status. */

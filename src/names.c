@@ -209,7 +209,8 @@ sp_status sp_names_relative(const char *cwd, const char *base,
     return st;
 }
 
-sp_status sp_names_make_dir(const char *path, char *made, size_t len)
+sp_status sp_names_make_dir(const char *path, char *made, size_t len,
+                            struct sp_names *created)
 {
     const char *slash = strrchr(path, '/');
     size_t n = slash != NULL ? (size_t)(slash - path) : 0;
@@ -227,9 +228,13 @@ sp_status sp_names_make_dir(const char *path, char *made, size_t len)
         if (k < n && made[k] != '/')
             continue;
         made[k] = '\0';
-        if (mkdir(made, 0777) != 0 &&
-            (errno != EEXIST || stat(made, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+        if (mkdir(made, 0777) == 0) {
+            if (created != NULL && sp_names_add(created, made) != SP_OK)
+                return ENOMEM;
+        } else if (errno != EEXIST || stat(made, &sb) != 0 ||
+                   !S_ISDIR(sb.st_mode)) {
             return errno == EEXIST ? ENOTDIR : errno;
+        }
         if (k < n)
             made[k] = '/';
     }

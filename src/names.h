@@ -58,10 +58,13 @@ sp_status sp_names_relative(const char *cwd, const char *base,
 
 /* sp_names_make_dir: the directory part of the output PATH made when
  * missing, with its parents, as mkdir -p makes them (mode 0777 less the
- * umask).  MADE (LEN bytes) gets that directory, or on failure the
- * prefix that failed.  Returns 0, ENAMETOOLONG, or the errno value of
- * the failure (ENOTDIR for a part that is not a directory). */
-sp_status sp_names_make_dir(const char *path, char *made, size_t len);
+ * umask), each directory it made added to CREATED (NULL: not kept), so
+ * that a batch refused afterwards can remove them.  MADE (LEN bytes) gets
+ * that directory, or on failure the prefix that failed.  Returns 0,
+ * ENAMETOOLONG, ENOMEM, or the errno value of the failure (ENOTDIR for a
+ * part that is not a directory). */
+sp_status sp_names_make_dir(const char *path, char *made, size_t len,
+                            struct sp_names *created);
 
 /* sp_names_clash: whether two of the N output names in NAMES would write
  * one file; if so *FIRST and *SECOND are the indexes of the first such

@@ -305,12 +305,17 @@ int sp_output_whole(const char *path, enum sp_outfmt fmt)
                                            0xae, 0x42, 0x60, 0x82};
     static const unsigned char eoi[2] = {0xff, 0xd9};
     unsigned char head[6];
-    FILE *f = fopen(path, "rbe");
+    /* not blocked by a FIFO: only a regular file can be whole */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     struct stat sb;
     int whole = 0;
 
-    if (f == NULL)
+    if (f == NULL) {
+        if (fd >= 0)
+            close(fd);
         return 0;
+    }
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
         fread(head, 1, sizeof head, f) == sizeof head &&
         fseeko(f, 0, SEEK_SET) == 0) {

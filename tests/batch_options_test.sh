@@ -419,4 +419,24 @@ for c in ("\x9b", "\u202e", "\x1b", "\"", "\\", "\u00e9"):
 result '--timings=json: control bytes in a name escaped, the record valid' "$why"
 rm -f "$odd"
 
+# A batch refused for its outputs leaves no folder it made for them, and
+# keeps those that were there; an output that is a FIFO is no whole
+# output to --skip-existing, and is not waited on to find that out.
+rm -rf nd && mkdir -p nd/kept
+sp -s 2 -o 'nd/kept/new/deeper/%s.ppm' in/a.ppm ./in/a.ppm
+why=$(stderr_is 2 "would both write")
+[[ -n $why ]] || [[ $(find nd | sort | tr '\n' ' ') == 'nd nd/kept ' ]] ||
+    why="left: $(find nd | tr '\n' ' ')"
+result 'a batch refused for a clash: the folders it made removed' "$why"
+rm -rf nd && mkdir nd && mkfifo nd/a.ppm
+for skip in '' --skip-existing; do
+    rc=0
+    timeout 10 "$SP" -s 2 $skip -o nd/ in/c.ppm in/a.ppm 2>e </dev/null ||
+        rc=$?
+    why=$(stderr_is 2 "^scaleppm: 'nd/a.ppm' is there and not a regular file")
+    [[ -n $why || ! -e nd/c.ppm ]] || why='nd/c.ppm written'
+    result "a batch's output that is a FIFO ${skip:-alone}: refused, not waited on" "$why"
+done
+rm -rf nd
+
 finish

@@ -105,14 +105,14 @@ START_TEST(test_make_dir)
     struct stat sb;
 
     snprintf(path, sizeof path, "%s", fx_path("a/b//c/x.ppm"));
-    ck_assert_int_eq(sp_names_make_dir(path, made, sizeof made), SP_OK);
+    ck_assert_int_eq(sp_names_make_dir(path, made, sizeof made, NULL), SP_OK);
     ck_assert_int_eq(stat(fx_path("a/b/c"), &sb), 0);
     ck_assert(S_ISDIR(sb.st_mode));
-    ck_assert_int_eq(sp_names_make_dir(path, made, sizeof made), SP_OK);
-    ck_assert_int_eq(sp_names_make_dir("x.ppm", made, sizeof made), SP_OK);
+    ck_assert_int_eq(sp_names_make_dir(path, made, sizeof made, NULL), SP_OK);
+    ck_assert_int_eq(sp_names_make_dir("x.ppm", made, sizeof made, NULL), SP_OK);
     fx_write_text(fx_path("f"), "");
     snprintf(path, sizeof path, "%s", fx_path("f/d/x.ppm"));
-    ck_assert_int_eq(sp_names_make_dir(path, made, sizeof made), ENOTDIR);
+    ck_assert_int_eq(sp_names_make_dir(path, made, sizeof made, NULL), ENOTDIR);
     ck_assert_str_eq(made, fx_path("f"));
 }
 END_TEST
