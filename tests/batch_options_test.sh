@@ -345,12 +345,16 @@ else
     result "ulimit -s 32: the batch runs (run $try)" "$why"
 
     # And its messages: a usage error, a clash and a mirrored tree build their
-    # lines on the heap (an escaped usage line took 24 KiB of stack: SIGSEGV).
+    # lines on the heap (an escaped usage line took 24 KiB of stack: SIGSEGV);
+    # a one-file job runs on a stack of its own (libnetpbm's message about a
+    # bad header overflowed the main thread's).
     why=''
     mkdir -p tree/sub && cp in/a.ppm tree/sub/a.ppm
+    printf 'P6\n2 x\n' >tree/badh.ppm
     for try in 1 2 3 4; do
         for args in '-s x' '-s 2 -o out/%s.ppm in/a.ppm tree/sub/a.ppm' \
-            '-s 2 --relative-to tree -o out/ tree/sub/a.ppm'; do
+            '-s 2 --relative-to tree -o out/ tree/sub/a.ppm' \
+            '-s 2 in/a.ppm out/one.ppm' '-s 2 tree/badh.ppm out/one.ppm'; do
             rc=0
             # shellcheck disable=SC2016,SC2086 # expanded by the inner bash; split
             timeout 60 bash -c 'ulimit -s 32 && exec "$@"' bash "$SP" $args \
@@ -360,7 +364,7 @@ else
         done
         [[ -z $why ]] || break
     done
-    result "ulimit -s 32: a usage error, a clash, a mirrored tree (run $try)" "$why"
+    result "ulimit -s 32: a usage error, a clash, a mirrored tree, one file (run $try)" "$why"
     rm -rf tree out
 fi
 

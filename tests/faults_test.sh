@@ -413,7 +413,10 @@ else
     # Which openat creates the unnamed file: a traced run counts them.
     ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 strace -f -o edge.trace \
         -e trace=openat "$SP" -s 2 c.ppm edge/count.ppm
-    nth=$(grep 'openat(' edge.trace | grep -n 'O_TMPFILE' | head -n 1 | cut -d: -f1)
+    # strace counts a syscall's calls thread by thread (the job runs on a
+    # thread of its own): the count is the creating thread's
+    nth=$(awk '/openat\(/ { n[$1]++; if (/O_TMPFILE/) { print n[$1]; exit } }' \
+        edge.trace)
     rm -f edge/count.ppm
     if [[ -z $nth ]]; then
         fail 'a signal as the unnamed file is created' 'no openat with O_TMPFILE seen'
@@ -451,8 +454,8 @@ else
         -e trace=openat,fcntl -e inject=openat:error=EOPNOTSUPP:when="$nth" \
         "$SP" -s 2 c.ppm named/count.ppm
     rm -f named/count.ppm
-    kth=$(grep -E 'openat\(|fcntl\(' named.trace |
-        awk '/O_CREAT\|O_EXCL/ { made = 1 } /fcntl\(/ { n++; if (made) { print n; exit } }')
+    kth=$(awk '/openat\(.*O_CREAT\|O_EXCL/ { made = $1 }
+        /fcntl\(/ { n[$1]++; if (made == $1) { print n[$1]; exit } }' named.trace)
     if [[ -z $nth || -z $kth ]]; then
         fail 'signals with a named temporary' 'no O_TMPFILE openat, or no fcntl after the named one'
     else
