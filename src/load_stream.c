@@ -120,8 +120,18 @@ static sp_status stream_header(int fd, struct sp_inbuf *s,
             continue;  /* one byte of the magic number so far */
         if (st != SP_E_BADHEADER && st != SP_E_EMPTY)
             return st;
-        if (s->eof || s->len >= STREAM_HEADER_MAX)
+        if (s->eof)
             return st;
+        if (s->len >= STREAM_HEADER_MAX) {
+            /* cut off by the limit, not bad in itself: libnetpbm met the
+             * end of what it was given */
+            if (st == SP_E_BADHEADER && strstr(why, "EOF") != NULL)
+                snprintf(why, SP_WHY_MAX, "no end to it in the first %u "
+                         "bytes: a header from a stream (its comments "
+                         "too) is read that far at most; a file by its "
+                         "path has no such limit", STREAM_HEADER_MAX);
+            return st;
+        }
     }
 }
 

@@ -660,5 +660,21 @@ else
     rm -f od/t1.ppm od/t8.ppm
 fi
 
+# A header longer than a stream may send (1 MiB with its comments): one
+# line naming that limit, not libnetpbm's "EOF"; the same file by its path
+# has no such limit.
+python3 -c 'import sys; sys.stdout.buffer.write(
+    b"P6\n#" + b"A" * 1100000 + b"\n1 1\n255\n\0\0\0")' >longhdr.ppm
+rc=0
+"$SP" -s 2 - od/long.ppm < <(cat longhdr.ppm) 2>e || rc=$?
+why=''
+((rc == 1)) && grep -q 'no end to it in the first 1048576 bytes' e &&
+    [[ ! -e od/long.ppm ]] || why="a pipe: exit $rc: $(head -c 300 e)"
+rc=0
+"$SP" -s 2 longhdr.ppm od/long.ppm 2>e || rc=$?
+((rc == 0)) || why="${why:+$why; }by path: exit $rc: $(head -n 1 e)"
+result 'a stream header past 1 MiB: one line naming the limit; by path, fine' "$why"
+rm -f longhdr.ppm od/long.ppm
+
 printf '# %d hostile inputs\n' "${#names[@]}"
 finish
