@@ -100,6 +100,19 @@ static int whole(const char *path)
     return sp_outfmt_for(path, &fmt) == SP_OK && sp_output_whole(path, fmt);
 }
 
+/* skipped_record: the --timings record of IN, whose output OUT was
+ * whole already (under the lock). */
+static void skipped_record(struct run *r, const char *in, const char *out)
+{
+    struct sp_report rep = {.input = in, .output = out, .skipped = 1,
+                            .factor = r->b->job.factor,
+                            .filter = sp_filter_name(r->b->job.filter),
+                            .load.io_used = r->b->job.io};
+
+    unshow(r);
+    sp_report_print(&rep, SP_OK, r->b->json, stderr);
+}
+
 static void *worker(void *arg)
 {
     struct run *r = arg;
@@ -133,6 +146,8 @@ static void *worker(void *arg)
             r->t->skipped++;
             if (r->fly != NULL)  /* no work: out of the estimate */
                 r->fly[ticket] = (struct sp_eta_file){0, 0};
+            if (b->timings)
+                skipped_record(r, b->in[i], b->out[i]);
             pthread_mutex_unlock(&r->lock);
             continue;
         }

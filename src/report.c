@@ -62,7 +62,7 @@ void sp_report_print(const struct sp_report *r, sp_status st, int json,
         fprintf(f, " in=%zux%zu out=%zux%zu", r->in_width, r->in_height,
                 r->out_width, r->out_height);
     fprintf(f, json ? ",\"status\":\"%s\"" : " status=%s",
-            st == SP_OK ? "ok" : "error");
+            st != SP_OK ? "error" : r->skipped ? "skipped" : "ok");
     if (st != SP_OK) {
         fprintf(f, "%serror%s", key, eq);
         put_string(sp_strerror(st), f);

@@ -32,6 +32,8 @@ struct sp_report {
     const char *input, *output;  /* the job's paths ("-": standard I/O) */
     int factor;
     const char *filter;          /* sp_filter_name()'s */
+    int skipped;               /* --skip-existing: the output was there,
+                                  whole, and nothing ran */
     const char *failed_path;   /* on error: the file the error is about */
     char why[SP_WHY_MAX];      /* on error: a detail, possibly empty */
 };
@@ -42,7 +44,8 @@ struct sp_report {
  * strings in both forms), factor, filter, I/O path, threads, sizes, each
  * phase's time and faults, and last status ok, or status error and
  * error, sp_strerror(ST) as a JSON string in both forms (the figures of
- * a failed job are those it reached: zero for a phase it never began). */
+ * a failed job are those it reached: zero for a phase it never began);
+ * status skipped for a file --skip-existing left alone. */
 void sp_report_print(const struct sp_report *report, sp_status st, int json,
                      FILE *f);
 

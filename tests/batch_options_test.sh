@@ -402,6 +402,18 @@ why=$(records_ok e 1 in/bad.ppm)
 [[ -n $why ]] || ((rc == 1)) || why="exit $rc, want 1"
 result '--timings=json, a one-file run fails: its record, with the error' "$why"
 
+# A file --skip-existing leaves alone has its record too: status skipped.
+rm -rf out && mkdir out
+sp -q -s 2 -o out/ in/a.ppm
+sp --timings=json --skip-existing -s 2 -o out/ in/a.ppm in/c.ppm
+why=$(python3 -c 'import json, sys
+recs = {r["input"]: r["status"] for r in map(json.loads,
+        (x for x in open(sys.argv[1]) if x.startswith("{")))}
+if recs != {"in/a.ppm": "skipped", "in/c.ppm": "ok"}:
+    sys.exit("records: %r" % recs)' e 2>&1) || true
+[[ -n $why ]] || ((rc == 0)) || why="exit $rc"
+result '--timings=json --skip-existing: a record for the file skipped' "$why"
+
 # A record names its files whatever bytes they hold: C1 controls (raw and
 # in UTF-8), a bidirectional override, ESC, quotes and backslashes escaped
 # as JSON, so that the record is valid JSON, one line, and a terminal acts
