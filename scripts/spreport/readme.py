@@ -439,20 +439,15 @@ def check_paragraph(name, files, p, lines):
                 edits.append((idx, s, e, want))
         for idx, s, e, want in sorted(edits, key=lambda x: (x[0], -x[1])):
             lines[idx] = lines[idx][:s] + want + lines[idx][e:]
-    for v in p.verdicts:
-        try:
-            err = cells.verdict(files, v)
-        except cells.CellError as e:
-            err = str(e)
-        if err:
-            errors.append(f"{at}: verdict: {err}")
-    for c in p.causes:
-        try:
-            err = cells.cause(files, c)
-        except cells.CellError as e:
-            err = str(e)
-        if err:
-            errors.append(f"{at}: cause: {err}")
+    for kind, lines_of, test in (("verdict", p.verdicts, cells.verdict),
+                                 ("cause", p.causes, cells.cause)):
+        for line in lines_of:
+            try:
+                err = test(files, line)
+            except cells.CellError as e:
+                err = str(e)
+            if err:
+                errors.append(f"{at}: {kind}: {err}")
     m = VERDICT.search(text)
     if m and not p.verdicts:
         errors.append(f"{at}: '{m.group(0)}' is a verdict with no verdict "
