@@ -243,10 +243,12 @@ class Pieces(unittest.TestCase):
             ["-2", "2.29", "2.70", "1.04", "1.19", "2.92207E+6"])
 
     def test_md_tables(self):
-        t = cells.md_tables(["| a | b |", "|---|--:|", "| x | 1 \\| 2 |",
-                             "", "| c |", "|---|", "| 3 |"])
-        self.assertEqual(t[0][1], [{"a": " x ", "b": " 1 | 2 "}])
-        self.assertEqual(t[1][0], ["c"])
+        t = cells.md_tables(["# one", "| a | b |", "|---|--:|",
+                             "| x | 1 \\| 2 |", "|  | 3 |", "", "## two",
+                             "| c |", "|---|", "| 3 |"])
+        self.assertEqual(t[0][2], [{"a": " x ", "b": " 1 | 2 "},
+                                   {"a": " x ", "b": " 3 "}])
+        self.assertEqual(t[1][:2], ("two", ["c"]))
 
     def test_include_section_stops_at_same_level(self):
         with tempfile.TemporaryDirectory() as d:

@@ -6,8 +6,9 @@ A binding is a line of words, split as the shell splits them:
     FILE 'REGEX'                  (REGEX written /.../: its first group)
 
 FILE is a path from the repository's root. A .csv or .tsv is read by its
-header; a .md by its pipe tables (#N: the N-th table of the file, else
-the first that has every column named); a .txt (env.txt) as one row whose
+header; a .md by its pipe tables (#N: the N-th table of the file,
+#HEADING: the tables under that heading; of those, the first that has
+every column named; a row's blank leading cells are the row's above); a .txt (env.txt) as one row whose
 columns are the keys of its "key: value" lines. COL=VALUE keeps the rows
 whose cell in COL is VALUE, COL~REGEX those where REGEX is found in it (a
 cell's text is compared with `*` and backticks taken out). COLUMN@K is the
@@ -43,8 +44,10 @@ def numbers(text):
 
 
 def md_tables(lines):
-    """The pipe tables of a Markdown file: a list of (header, rows), each
-    row a dict by column."""
+    """The pipe tables of a Markdown file: a list of (heading, header,
+    rows), HEADING the text of the last heading above the table, each row
+    a dict by column. A row's blank leading cells are its group's, those
+    of the row above (as a table groups rows under its first column)."""
     def split(line):
         s = line.strip()
         s = s[1:] if s.startswith("|") else s
@@ -52,17 +55,25 @@ def md_tables(lines):
         return [c.replace("\\|", "|")
                 for c in re.split(r"(?<!\\)\|", s)]
 
-    tables, i = [], 0
+    tables, i, heading = [], 0, ""
     while i + 1 < len(lines):
+        h = re.match(r"#+\s+(.*?)\s*$", lines[i])
+        if h:
+            heading = h.group(1)
         if (lines[i].lstrip().startswith("|")
                 and re.fullmatch(r"\s*\|?[\s:|-]*-[\s:|-]*", lines[i + 1])):
             header = [clean(c) for c in split(lines[i])]
-            rows, i = [], i + 2
+            rows, i, above = [], i + 2, []
             while i < len(lines) and lines[i].lstrip().startswith("|"):
                 cells = split(lines[i])
+                lead = 0
+                while lead < len(cells) and not cells[lead].strip():
+                    lead += 1
+                cells = above[:lead] + cells[lead:]
                 rows.append(dict(zip(header, cells)))
+                above = cells
                 i += 1
-            tables.append((header, rows))
+            tables.append((heading, header, rows))
         else:
             i += 1
     return tables
@@ -96,16 +107,20 @@ class Files:
             have = set(rows[0]) if rows else set()
         elif path.endswith(".md"):
             tables = md_tables(text.splitlines())
-            if index is not None:
+            if isinstance(index, int):
                 if not 1 <= index <= len(tables):
                     raise CellError(f"{path} has no table #{index}")
-                header, rows = tables[index - 1]
-            else:
-                fit = [t for t in tables if set(columns) <= set(t[0])]
-                if not fit:
-                    raise CellError(f"{path}: no table has the columns "
-                                    + ", ".join(columns))
-                header, rows = fit[0]
+                tables = tables[index - 1:index]
+            elif index is not None:
+                tables = [t for t in tables if t[0] == index]
+                if not tables:
+                    raise CellError(f"{path} has no table under a heading "
+                                    f"'{index}'")
+            fit = [t for t in tables if set(columns) <= set(t[1])]
+            if not fit:
+                raise CellError(f"{path}: no table has the columns "
+                                + ", ".join(columns))
+            _, header, rows = fit[0]
             have = set(header)
         elif path.endswith(".txt"):
             row = {}
@@ -132,11 +147,10 @@ def parse(line):
     if not words:
         raise CellError("an empty binding")
     path, _, index = words[0].partition("#")
-    b = {"path": path, "index": int(index) if index.isdigit() else None,
+    b = {"path": path,
+         "index": int(index) if index.isdigit() else (index or None),
          "filters": [], "column": None, "k": 1, "agg": None,
          "scale": Decimal(1), "regex": None}
-    if index and not index.isdigit():
-        raise CellError(f"'{words[0]}': #N is a table's number")
     for w in words[1:]:
         m = re.fullmatch(r"([^=~]+)([=~])(.*)", w)
         if len(w) > 1 and w.startswith("/") and w.endswith("/"):

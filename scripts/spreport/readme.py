@@ -161,7 +161,7 @@ def verdicts(dirs):
     out = []
     for d in dirs:
         tables = cells.md_tables(read_lines(os.path.join(d, "sessions.md")))
-        fit = [rows for head, rows in tables
+        fit = [rows for _, head, rows in tables
                if "scale" in head and "verdict" in head]
         if not fit:
             raise ValueError(f"{d}/sessions.md has no scale and verdict")
