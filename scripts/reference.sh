@@ -212,11 +212,12 @@ reference_run() {
         mv "$scratch/$name" "$dest/$name"
     done
     rm -rf "$scratch"
-    # The READMEs' tables from the new folders; a quoted figure that the
-    # new runs no longer hold is named, for its paragraph to be rewritten.
+    # The documents' figures and generated blocks made again from the new
+    # folders; a verdict or a cause the new runs no longer bear is named,
+    # for its sentence to be rewritten.
     if [[ $dest -ef $ROOT/results ]]; then
-        (cd "$ROOT" && spreport readme README.md results/README.md) ||
-            printf 'reference: README figures to rewrite (above)\n' >&2
+        (cd "$ROOT" && spreport readme --all) ||
+            printf 'reference: document sentences to rewrite (above)\n' >&2
     fi
     if [[ -z $reference_only ]]; then
         printf '\nThe Sun study on the 1280x1024 image, warm, %d sessions:\n' \

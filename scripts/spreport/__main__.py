@@ -12,8 +12,9 @@
                                          batch-set.png
   spreport pool KIND OUT S1 S2 ...       a suite's sessions pooled into
                                          OUT, and OUT/sessions.md
-  spreport readme [--check] FILE.md ...  the READMEs' generated blocks,
-                                         and every figure found in its data
+  spreport readme [--check] (--all|FILE...)
+                                         the documents' figures made (or
+                                         checked) from their cells
   spreport model --units CSV... --out DIR RUNS_DIR...
                                          the cost model against the runs
                                          (model.py's options)
@@ -74,7 +75,9 @@ def parser():
     s = sub.add_parser("readme", help="the READMEs' figures and their data")
     s.add_argument("--check", action="store_true",
                    help="write nothing; differences are errors")
-    s.add_argument("files", nargs="+", metavar="FILE.md")
+    s.add_argument("--all", action="store_true",
+                   help="every README.md, docs/*.md and man/*.1")
+    s.add_argument("files", nargs="*", metavar="FILE")
     return p
 
 
@@ -110,7 +113,8 @@ def run(args):
         pool.pool(args.kind, args.out, args.dirs)
     elif args.command == "readme":
         from . import readme
-        return readme.main((["--check"] if args.check else []) + args.files)
+        return readme.main(((["--check"] if args.check else [])
+                            + (["--all"] if args.all else []) + args.files))
     return 0
 
 
