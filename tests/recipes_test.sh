@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # recipes_test.sh: the README's example of a batch's output, made again and
-# compared line by line (the time aside); and its recipes for more than one
-# machine, run here as they are written there: GNU parallel over chunks of a file list (lines,
-# NUL-separated, and -X), its host list naming only this machine (1/:), and
-# scripts/slurm-batch.sh with the array's variables set by hand.  Each
-# recipe's command must be in README.md word for word; each
+# compared line by line (the time aside); and the recipes for more than one
+# machine (docs/many-machines.md), run here as they are written there: GNU
+# parallel over chunks of a file list (lines, NUL-separated, and -X), its
+# host list naming only this machine (1/:), and scripts/slurm-batch.sh with
+# the array's variables set by hand.  Each recipe's command must be in
+# docs/many-machines.md word for word; each
 # output must be byte-identical to the one-file run, and a second run of a
 # recipe skips everything.  Without GNU parallel its recipes are skipped.
 #
@@ -102,10 +103,10 @@ recipe() {
     local what=$1 cmd=$2 why='' out
     # grep reads to the end: -q would stop early, and under pipefail the
     # writer's SIGPIPE would fail the pipeline
-    if ! join_lines "$src/README.md" |
+    if ! join_lines "$src/docs/many-machines.md" |
         grep -Fx -- "$cmd" >/dev/null
     then
-        fail "$what" "not a line of README.md: $cmd"
+        fail "$what" "not a line of docs/many-machines.md: $cmd"
         return
     fi
     rm -rf small && mkdir small
@@ -124,7 +125,7 @@ if have parallel; then
     wd='--slf hosts.txt --wd "$PWD" scaleppm -s -4 -o small/ --skip-existing'
     find photos -name '*.ppm' >list.txt
     check 'the list is made as the README makes it' grep -Fqx -- \
-        "find photos -name '*.ppm' >list.txt" "$src/README.md"
+        "find photos -name '*.ppm' >list.txt" "$src/docs/many-machines.md"
     recipe 'parallel --pipepart: chunks of a list, one a line' \
         "parallel --pipepart -a list.txt --block -4 $wd --files-from -"
     recipe 'parallel -X -n 500: chunks of names as arguments' \
