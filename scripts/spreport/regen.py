@@ -193,6 +193,8 @@ def pooled_env(d, sessions):
 def make(folder, work):
     """FOLDER's files made again in WORK from its raw ones; returns its
     kind and the raw files' paths relative to FOLDER."""
+    if not os.path.isdir(folder):
+        raise ReportError("not a folder")
     kind, suite = kind_of(folder)
     raw = []
 
