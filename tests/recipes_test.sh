@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# recipes_test.sh: the README's recipes for more than one machine, run here
-# as they are written there: GNU parallel over chunks of a file list (lines,
-# NUL-separated, and -X), its host list naming only this machine (1/:), and
-# scripts/slurm-batch.sh with the array's variables set by hand.  Each
-# recipe's command must be in README.md word for word; each
+# recipes_test.sh: the README's example of a batch's output, made again and
+# compared line by line (the time aside); and the recipes for more than one
+# machine (docs/many-machines.md), run here as they are written there: GNU
+# parallel over chunks of a file list (lines, NUL-separated, and -X), its
+# host list naming only this machine (1/:), and scripts/slurm-batch.sh with
+# the array's variables set by hand.  Each recipe's command must be in
+# docs/many-machines.md word for word; each
 # output must be byte-identical to the one-file run, and a second run of a
 # recipe skips everything.  Without GNU parallel its recipes are skipped.
 #
@@ -30,6 +32,49 @@ ln -s "$SP" bin/scaleppm
 export PATH=$WORK/bin:$PATH
 ln -s "$src/scripts" scripts
 printf '1/:\n' >hosts.txt
+
+# The README's example of a batch's output: the ```console block that holds
+# "$ scaleppm -s -4 -o small/ photos/*.ppm" is run, command by command, on
+# the inputs the README describes (six 640x480 images from genimage and one
+# file cut short), and what it prints must be the block's lines, but for
+# the time in the summary.
+example='scaleppm -s -4 -o small/ photos/*.ppm'
+shown=$(awk -v cmd="\$ $example" '
+    /^```console$/ { inblk = 1; n = 0; found = 0; next }
+    inblk && /^```$/ {
+        if (found) { for (i = 1; i <= n; i++) print line[i]; exit }
+        inblk = 0; next
+    }
+    inblk { line[++n] = $0; if ($0 == cmd) found = 1 }' "$src/README.md")
+if [[ -z $shown ]]; then
+    fail "the README's batch example" "no \`\`\`console block in README.md \
+holds: \$ $example"
+elif [[ -z $GEN ]]; then
+    skip "the README's batch example" 'genimage is not usable'
+else
+    mkdir -p example/photos
+    for i in 1 2 3 4 5 6; do
+        "$GEN" -o "example/photos/p$i.ppm" 640 480
+    done
+    printf 'P6\n10 10\n255\nshort' >example/photos/bad.ppm
+    # Each "$ COMMAND" line is echoed, then run with the status of the one
+    # before it, so that "echo $?" shows scaleppm's.
+    script='rc=0'$'\n'
+    while IFS= read -r line; do
+        [[ $line == '$ '* ]] || continue
+        # shellcheck disable=SC2016  # $rc and $? are the script's
+        printf -v script '%sprintf "%%s\\n" %q\n(exit "$rc"); %s 2>&1; rc=$?\n' \
+            "$script" "$line" "${line#'$ '}"
+    done <<<"$shown"
+    ran=$(cd example && bash -c "$script" 2>&1) || true
+    time_re='s/ in [0-9]+(\.[0-9]+)? s$/ in TIME s/'
+    why=$(diff <(sed -E "$time_re" <<<"$shown") \
+        <(sed -E "$time_re" <<<"$ran") | head -n 6 | tr '\n' ' ') || true
+    result "the README's batch example prints the lines it shows" \
+        "${why:+shown (<) and printed (>) differ: $why}"
+    grep -Eq "$(summary_re '6 scaled, 1 failed')" <<<"$ran" ||
+        fail "the README's batch example: its summary's shape" "$ran"
+fi
 
 mkdir photos
 names=()
@@ -58,10 +103,10 @@ recipe() {
     local what=$1 cmd=$2 why='' out
     # grep reads to the end: -q would stop early, and under pipefail the
     # writer's SIGPIPE would fail the pipeline
-    if ! join_lines "$src/README.md" |
+    if ! join_lines "$src/docs/many-machines.md" |
         grep -Fx -- "$cmd" >/dev/null
     then
-        fail "$what" "not a line of README.md: $cmd"
+        fail "$what" "not a line of docs/many-machines.md: $cmd"
         return
     fi
     rm -rf small && mkdir small
@@ -80,7 +125,7 @@ if have parallel; then
     wd='--slf hosts.txt --wd "$PWD" scaleppm -s -4 -o small/ --skip-existing'
     find photos -name '*.ppm' >list.txt
     check 'the list is made as the README makes it' grep -Fqx -- \
-        "find photos -name '*.ppm' >list.txt" "$src/README.md"
+        "find photos -name '*.ppm' >list.txt" "$src/docs/many-machines.md"
     recipe 'parallel --pipepart: chunks of a list, one a line' \
         "parallel --pipepart -a list.txt --block -4 $wd --files-from -"
     recipe 'parallel -X -n 500: chunks of names as arguments' \

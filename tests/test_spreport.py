@@ -935,7 +935,11 @@ class Peers(Folder):
         md = self.read("p/peers.md")
         # reduce 2: scaleppm 2 ms against pamscale's 5: 0.40, over 0.33;
         # enlarge 2: 8 against 11 (0.73) and RSS 3 MB against 2 (1.50×)
-        self.assertIn("scaleppm meets 1 of 2 targets", md)
+        self.assertIn("scaleppm meets 1 of 2 speed targets, ", md)
+        # every target counted in the headline: the floor and the threads too
+        self.assertRegex(md, r"(?m)^scaleppm meets 1 of 2 speed targets, "
+                         r"\d+ of \d+ memory-floor targets and \d+ of \d+ "
+                         r"thread-scaling targets")
         self.assertIn("| reduce 2 | **scaleppm** | 2.0 | 1.0-3.0 | 1.0 | "
                       "**0.40** | ≤ 0.33× fastest | no |", md)
         self.assertIn("| | pamscale | 5.0 | 4.0-6.0 | 2.0 | 1.00 | | |", md)

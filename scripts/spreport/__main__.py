@@ -18,6 +18,8 @@
   spreport model --units CSV... --out DIR RUNS_DIR...
                                          the cost model against the runs
                                          (model.py's options)
+  spreport regen [--check] [DIR ...]     results/ folders' generated files
+                                         made again from their raw rows
 
 Exits 0, 1 after one line on stderr when a report cannot be made, 2 on a
 usage error."""
@@ -123,6 +125,9 @@ def main(argv=None):
     if argv[:1] == ["model"]:
         from . import model
         return model.main(argv[1:])
+    if argv[:1] == ["regen"]:
+        from . import regen
+        return regen.main(argv[1:])
     args = parser().parse_args(argv)
     try:
         return run(args)

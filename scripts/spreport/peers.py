@@ -130,6 +130,13 @@ def speed_tables(sizes, verify, wall, rss):
     return out, points, met_n, targets
 
 
+def tally(table):
+    """(met, targets) of a table whose last column is met?: its rows that
+    say yes, and its rows."""
+    rows = table[2:]
+    return sum(r.rstrip("| ").endswith("| yes") for r in rows), len(rows)
+
+
 def floor_rows(inputs, jobs, scale, rate):
     """The scale phase against the memory floor: a row a (input, job)."""
     rows = []
@@ -285,17 +292,21 @@ def report(folder, rate, inputs, commands):
         nr = int(max(number(r, "round", csv) for r in
                      read_rows(csv, ("round",))))
         tables, points, met, targets = speed_tables(sizes, verify, wall, rss)
-        md += [f"scaleppm meets {met} of {targets} targets against the "
-               "peers (below).", "",
+        floor = floor_rows(specs, verify.jobs, scale, rate)
+        threads = thread_rows(sizes, verify.jobs, scale)
+        fm, ft = tally(floor)
+        tm, tt = tally(threads)
+        md += [f"scaleppm meets {met} of {targets} speed targets, {fm} of "
+               f"{ft} memory-floor targets and {tm} of {tt} thread-scaling "
+               "targets (below).", "",
                PROSE_TIMING.format(nr=nr, tr=TARGET_REDUCE,
                                    te=TARGET_ENLARGE, trss=TARGET_RSS,
                                    tb=TARGET_BOX)]
         md += tables
         md += [PROSE_FLOOR.format(nr=nr, rate=rate / 1e9, tf=TARGET_FLOOR,
                                   copies=len(rates))]
-        md += floor_rows(specs, verify.jobs, scale, rate)
-        md += ["", PROSE_THREADS.format(nr=nr, tt=TARGET_THREADS)]
-        md += thread_rows(sizes, verify.jobs, scale)
+        md += floor + ["", PROSE_THREADS.format(nr=nr, tt=TARGET_THREADS)]
+        md += threads
         md.append("")
     else:
         md += ["**Verification failed: nothing was timed.**", ""]
