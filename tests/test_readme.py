@@ -220,15 +220,16 @@ class Planted(Tree):
 
 class Pieces(unittest.TestCase):
     def test_figures(self):
-        p = readme.Paragraph(1)
+        p = readme.Paragraph(1, readme.mask_md)
         text = ("-s -4 of 1280x1024 took 1-1.5 ms, 2.87 (2.61-3.16); 4 KiB, "
                 "60 s, 3x, `-s 2.5`, 10%, Linux 6.18.44, 127.0.0.1, 11 of "
-                "the\n38 jobs, ÷3, ×8, 1,234.5 MB")
+                "the\n38 jobs, ÷3, ×8, 1,234.5 MB, 416 ns/op, `a\nb 7.5` "
+                "<!-- 8.5\n -->, [x](a/1.5.md)")
         for i, line in enumerate(text.split("\n")):
-            p.lines.append((i, readme.mask_md(line)))
+            p.lines.append((i, line))
         self.assertEqual([f[3] for f in p.figures()],
                          ["1.5", "2.87", "2.61", "3.16", "60", "3", "10",
-                          "11", "38", "1,234.5"])
+                          "11", "38", "1,234.5", "416"])
 
     def test_render(self):
         from decimal import Decimal as D
@@ -236,6 +237,15 @@ class Pieces(unittest.TestCase):
         self.assertEqual(cells.render(D("2.865"), "2.8"), "2.9")
         self.assertEqual(cells.render(D("1234.56"), "1,000.0"), "1,234.6")
         self.assertEqual(cells.render(D("-0.001"), "0.00"), "0.00")
+
+    def test_a_filter_sees_the_cell_as_shown(self):
+        files = cells.Files("/")
+        files.texts["t.md"] = ("| scale | median | x |\n|---|---|---|\n"
+                               "| -2* | 3 | |\n| 4 | 5 | 1 |\n")
+        self.assertEqual(cells.value(files, "t.md scale~^-2$ median"), 3)
+        self.assertEqual(cells.value(files, "t.md median min"), 3)
+        self.assertEqual(cells.value(files, "t.md x~. count"), 1)
+        self.assertEqual(cells.value(files, "t.md x max"), 1)
 
     def test_numbers_in_a_cell(self):
         self.assertEqual([str(x) for x in cells.numbers(

@@ -11,10 +11,12 @@ header; a .md by its pipe tables (#N: the N-th table of the file,
 every column named; a row's blank leading cells are the row's above); a .txt (env.txt) as one row whose
 columns are the keys of its "key: value" lines. COL=VALUE keeps the rows
 whose cell in COL is VALUE, COL~REGEX those where REGEX is found in it (a
-cell's text is compared with `*` and backticks taken out). COLUMN@K is the
-K-th number in the cell (the first without @K). Without AGG exactly one
-row must be left; AGG is min, max, median, mean, sum, or count (the rows
-left, with no COLUMN). *F and /F scale the value.
+cell's text is compared with `*`, backticks and the blanks around it taken
+out). COLUMN@K is the K-th number in the cell (the first without @K).
+Without AGG exactly one row must be left; AGG is min, max, median, mean or
+sum over the rows left whose cell is not blank, or count (the rows left,
+with no COLUMN). A word is COLUMN before it is AGG: `median min` is the
+least of a column named median. *F and /F scale the value.
 
 Values are Decimals read from the files' text, so that a figure written
 with d decimals is compared with its cell rounded half up to d: no binary
@@ -155,7 +157,7 @@ def parse(line):
         m = re.fullmatch(r"([^=~]+)([=~])(.*)", w)
         if len(w) > 1 and w.startswith("/") and w.endswith("/"):
             b["regex"] = w[1:-1]
-        elif w in AGGREGATES:
+        elif w in AGGREGATES and (b["column"] or w == "count"):
             b["agg"] = w
         elif re.fullmatch(r"[*/]\d+(?:\.\d+)?(?:e\d+)?", w):
             f = Decimal(w[1:])
@@ -184,7 +186,8 @@ def rows_of(files, b):
         if op == "=":
             rows = [r for r in rows if clean(r.get(col) or "") == val]
         else:
-            rows = [r for r in rows if re.search(val, r.get(col) or "")]
+            rows = [r for r in rows
+                    if re.search(val, clean(r.get(col) or ""))]
     return rows
 
 
@@ -206,6 +209,11 @@ def value(files, line):
         raise CellError(f"'{line}': no row")
     if b["agg"] is None and len(rows) > 1:
         raise CellError(f"'{line}': {len(rows)} rows, and no aggregate")
+    if b["agg"]:
+        # an aggregate is over the rows that have the figure
+        rows = [r for r in rows if clean(r[b["column"]] or "")]
+        if not rows:
+            raise CellError(f"'{line}': every cell is blank")
     vals = []
     for r in rows:
         nums = numbers(r[b["column"]] or "")

@@ -66,7 +66,7 @@ LEAD = r"(?<![\w./#@])(?<![\s(`\[]-)"
 FIGURE = re.compile(
     LEAD + r"(\d+(?:,\d{3})*\.\d+)(?!\d|\.\d)"
     r"|" + LEAD + r"(\d+(?:,\d{3})*)"
-    r"(?=\s?(?:ms|µs|us|ns|s|min|%|×|x)(?![\w/]))")
+    r"(?=\s?(?:ms|µs|us|ns|s|min|%|×|x)(?!\w))")
 COUNT = re.compile(LEAD + r"(\d+(?:,\d{3})*)\s+of\s+(?:the\s+|all\s+)?"
                    r"(\d+(?:,\d{3})*)(?![\w]|\.\d)")
 VERDICT = re.compile(r"\b(faster|slower|fastest|slowest|wins?|won|beats?|"
@@ -259,9 +259,10 @@ def regenerate(lines):
 # ---- paragraphs
 
 class Paragraph:
-    def __init__(self, first):
+    def __init__(self, first, mask):
         self.first = first      # its first line's number, from 1
-        self.lines = []         # (index into the document, masked text)
+        self.lines = []         # (index into the document, text)
+        self.mask = mask        # its text with what is no prose blanked
         self.bindings = []      # figure bindings, in order
         self.verdicts = []
         self.causes = []
@@ -281,7 +282,8 @@ class Paragraph:
             self.bindings.append(line)
 
     def text(self):
-        return "\n".join(t for _, t in self.lines)
+        """The paragraph's prose, the same length as its lines joined."""
+        return self.mask("\n".join(t for _, t in self.lines))
 
     def figures(self):
         """(line index, start, end, text) of each figure, in order."""
@@ -311,8 +313,9 @@ def blank(m):
 
 
 def mask_md(line):
-    """LINE with what holds no prose blanked out, at the same length."""
-    line = re.sub(r"<!--.*?-->", blank, line)
+    """LINE (or lines) with what holds no prose blanked out, at the same
+    length: a code span or a comment may go on over a line's end."""
+    line = re.sub(r"<!--.*?-->", blank, line, flags=re.S)
     line = re.sub(r"`[^`]*`", blank, line)
     line = re.sub(r"\]\([^)]*\)", lambda m: "]" + blank(m)[1:], line)
     return re.sub(r"https?://\S+", blank, line)
@@ -356,7 +359,7 @@ def paragraphs_md(lines, errors, name):
             if cur is None or cur.where is not None:
                 errors.append(f"{name}:{n}: a cells comment with no "
                               "paragraph right above it")
-                cur = Paragraph(n)
+                cur = Paragraph(n, mask_md)
             body = [s[len(CELLS_OPEN):]]
             while "-->" not in body[-1] and i < len(lines):
                 body.append(lines[i])
@@ -371,9 +374,9 @@ def paragraphs_md(lines, errors, name):
             cur = None
             continue
         if cur is None:
-            cur = Paragraph(n)
+            cur = Paragraph(n, mask_md)
             out.append(cur)
-        cur.lines.append((n - 1, mask_md(line)))
+        cur.lines.append((n - 1, line))
     return out
 
 
@@ -399,7 +402,7 @@ def paragraphs_roff(lines, errors, name):
         if nofill:
             continue
         if ROFF_BREAK.match(line) or cur is None:
-            cur = Paragraph(n)
+            cur = Paragraph(n, lambda text: text)
             out.append(cur)
         cur.lines.append((i, mask_roff(line)))
     return out
