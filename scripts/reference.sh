@@ -208,6 +208,11 @@ reference_run() {
         names+=("$name")
     done
     for name in "${names[@]}"; do
+        # a folder's README.md is prose written by hand: the new folder
+        # keeps it (spreport readme --all below checks it against the runs)
+        if [[ -f $dest/$name/README.md ]]; then
+            cp -p "$dest/$name/README.md" "$scratch/$name/README.md"
+        fi
         rm -rf "${dest:?}/$name"
         mv "$scratch/$name" "$dest/$name"
     done
