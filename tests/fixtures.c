@@ -301,21 +301,6 @@ void fx_limit_as(size_t extra)
     ck_assert_int_eq(setrlimit(RLIMIT_AS, &rl), 0);
 }
 
-int fx_images_equal(const struct sp_image *a, const struct sp_image *b)
-{
-    size_t row = a->width * a->channels * a->sample_size;
-
-    if (a->width != b->width || a->height != b->height ||
-        a->channels != b->channels || a->sample_size != b->sample_size ||
-        a->maxval != b->maxval)
-        return 0;
-    for (size_t y = 0; y < a->height; y++)
-        if (memcmp(a->pixels + y * a->stride, b->pixels + y * b->stride,
-                   row) != 0)
-            return 0;
-    return 1;
-}
-
 /* fx_ref_scale: dst(x, y) = src(x / N, y / N) to enlarge; src(x * N, y * N)
  * or the rounded mean of the block's existing pixels to reduce. */
 void fx_ref_scale(const struct sp_image *src, int factor,

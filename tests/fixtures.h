@@ -17,6 +17,7 @@
 
 #include "image.h"
 #include "scale.h"
+#include "shared.h"
 
 /* The current test's own temporary directory (set by fx_setup). */
 extern char fx_dir[];
@@ -94,9 +95,6 @@ int fx_count_maps(const char *needle);
  * bytes, so that a large allocation or mapping fails.  Relative to the
  * current size, so that it works under AddressSanitizer too. */
 void fx_limit_as(size_t extra);
-
-/* fx_images_equal: same layout and the same samples, row by row. */
-int fx_images_equal(const struct sp_image *a, const struct sp_image *b);
 
 /* fx_ref_scale: the scale kernels' definition, one output sample at a
  * time, into a fresh DST: enlarge dst(x, y) = src(x / N, y / N); sample
