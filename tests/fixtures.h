@@ -96,6 +96,13 @@ int fx_count_maps(const char *needle);
  * current size, so that it works under AddressSanitizer too. */
 void fx_limit_as(size_t extra);
 
+/* fx_in_memory: IMG, a loaded image (sp_load) of any path, made one
+ * whose pixels are in memory: a pread image (its rows still in the file:
+ * pixels NULL) is read whole through its row source (source.h) into a
+ * fresh raster of the same type; any other is left as it is.  Either way
+ * the caller releases IMG with sp_image_release(). */
+void fx_in_memory(struct sp_image *img);
+
 /* fx_ref_scale: the scale kernels' definition, one output sample at a
  * time, into a fresh DST: enlarge dst(x, y) = src(x / N, y / N); sample
  * src(x * N, y * N); box the rounded mean of the block's existing pixels,
