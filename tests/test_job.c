@@ -261,17 +261,54 @@ static ssize_t counting_preadv2(int fd, const struct iovec *iov, int k,
     return n;
 }
 
+/* The read a thread last had refused with EAGAIN, and how many were. */
+static __thread int refused_fd = -1;
+static __thread off_t refused_at = -1;
+static int refusals;
+
+static void refused(int fd, off_t off)
+{
+    __atomic_add_fetch(&refusals, 1, __ATOMIC_RELAXED);
+    refused_fd = fd;
+    refused_at = off;
+    errno = EAGAIN;
+}
+
 /* The bytes are not in the page cache: RWF_NOWAIT says EAGAIN. */
 static ssize_t uncached_preadv2(int fd, const struct iovec *iov, int k,
                                 off_t off, int flags)
 {
-    (void)fd;
     (void)iov;
     (void)k;
-    (void)off;
     (void)flags;
-    errno = EAGAIN;
+    refused(fd, off);
     return -1;
+}
+
+/* The real call, its refusals recorded as uncached_preadv2's. */
+static ssize_t noting_preadv2(int fd, const struct iovec *iov, int k,
+                              off_t off, int flags)
+{
+    ssize_t n = preadv2(fd, iov, k, off, flags);
+
+    if (n < 0 && errno == EAGAIN)
+        refused(fd, off);
+    return n;
+}
+
+/* The readahead asked for (sp_sys.fadvise): how many times, and how many
+ * of them were not exactly the 8 MiB from where the read the thread had
+ * refused starts, on its descriptor, POSIX_FADV_WILLNEED. */
+static int advices, advices_wrong;
+
+static int recording_fadvise(int fd, off_t off, off_t len, int advice)
+{
+    __atomic_add_fetch(&advices, 1, __ATOMIC_RELAXED);
+    if (fd != refused_fd || off != refused_at || len != (off_t)8 << 20 ||
+        advice != POSIX_FADV_WILLNEED)
+        __atomic_add_fetch(&advices_wrong, 1, __ATOMIC_RELAXED);
+    refused_fd = -1;
+    return posix_fadvise(fd, off, len, advice);
 }
 
 /* A pread reduce copies only the rows it reads, each once: one row in N
@@ -309,6 +346,41 @@ START_TEST(test_pread_reads_only_its_rows)
                           cases[k].factor, sp_filter_name(cases[k].filter),
                           t, k == i ? "" : ", uncached", pread_bytes,
                           cases[k].rows);
+        }
+    }
+    sp_sys_reset();
+    sp_image_release(&src);
+}
+END_TEST
+
+/* A pread job whose read finds its bytes not in the page cache asks for
+ * readahead of the 8 MiB from there, once for each such read; one that
+ * finds them there (the file was just written) asks for none. */
+START_TEST(test_pread_readahead)
+{
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
+    struct sp_image src;
+    struct sp_report r;
+
+    fx_make_image(&src, 301, 203, 3, 1, 255, 4);
+    fx_write_image(in, &src);
+    sp_sys.fadvise = recording_fadvise;
+    for (int cached = 0; cached <= 1; cached++) {
+        sp_sys.preadv2 = cached ? noting_preadv2 : uncached_preadv2;
+        for (unsigned t = 1; t <= 3; t++) {
+            for (int box = 0; box <= 1; box++) {
+                refusals = advices = advices_wrong = 0;
+                ck_assert_int_eq(run(in, out, SP_IO_PREAD, -4,
+                                     box ? SP_FILTER_BOX : SP_FILTER_SAMPLE,
+                                     t, &r), SP_OK);
+                ck_assert_msg(cached || refusals > 0, "no read refused");
+                ck_assert_msg(advices == refusals,
+                              "%s, %u threads, %s: %d readaheads asked for "
+                              "%d reads not cached",
+                              cached ? "cached" : "not cached", t,
+                              box ? "box" : "sample", advices, refusals);
+                ck_assert_int_eq(advices_wrong, 0);
+            }
         }
     }
     sp_sys_reset();
@@ -1719,6 +1791,7 @@ static Suite *job_suite(void)
     tcase_add_test(tc, test_report_fields);
     tcase_add_test(tc, test_io_auto);
     tcase_add_test(tc, test_pread_reads_only_its_rows);
+    tcase_add_test(tc, test_pread_readahead);
     tcase_add_test(tc, test_errors_leave_no_output);
     tcase_add_test(tc, test_output_too_large);
     tcase_add_test(tc, test_stdin_stdout);
