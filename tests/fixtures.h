@@ -6,7 +6,9 @@
  * test case that adds the fx_setup/fx_teardown checked fixture gets a fresh
  * directory of its own in fx_dir.  Helpers that can fail abort the test
  * (ck_abort_msg) rather than return an error: a fixture that did not work
- * is a test error, not a result. */
+ * is a test error, not a result.  The list of I/O paths (fx_io) and the
+ * image comparison (fx_images_equal) are in shared.h, included here, which
+ * the fuzz harnesses share. */
 #ifndef SP_TEST_FIXTURES_H
 #define SP_TEST_FIXTURES_H
 

@@ -339,11 +339,9 @@ START_TEST(test_truncated)
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         for (size_t pi = 0; pi < FX_NIO; pi++) {
             enum sp_io io = fx_io[pi];
-            sp_status st = load_bytes(texts[i], strlen(texts[i]),
-                                      io, &info);
+            sp_status st = load_bytes(texts[i], strlen(texts[i]), io, &info);
             ck_assert_msg(st == SP_E_TRUNCATED, "'%s' by %s: %d %s",
-                          texts[i], sp_io_name(io), st,
-                          sp_strerror(st));
+                          texts[i], sp_io_name(io), st, sp_strerror(st));
             ck_assert_msg(info.why[0] != '\0', "'%s': no detail", texts[i]);
         }
     }
@@ -367,8 +365,7 @@ START_TEST(test_bad_plain_raster)
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         for (size_t pi = 0; pi < FX_NIO; pi++) {
             enum sp_io io = fx_io[pi];
-            sp_status st = load_bytes(texts[i], strlen(texts[i]),
-                                      io, &info);
+            sp_status st = load_bytes(texts[i], strlen(texts[i]), io, &info);
             ck_assert_msg(st == SP_E_BADRASTER, "'%s': %d %s (%s)", texts[i],
                           st, sp_strerror(st), info.why);
         }

@@ -15,8 +15,8 @@
  * a FIFO) must load, image by image through one sp_input, as the file
  * does, whitespace between images and junk after them alike; the job on
  * a FIFO by its path, its writer on a thread, must end as the default
- * (pread) job on the file did, byte for byte; and nothing may be left open or in the
- * output directory. */
+ * (pread) job on the file did, byte for byte; and nothing may be left
+ * open or in the output directory. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE  /* memfd_create */
 #endif
@@ -404,10 +404,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (too_big(data, size, p.factor))
         return 0;
     if (getenv("SP_FUZZ_VERBOSE") != NULL)
-        fprintf(stderr, "scaleppm --io pread|read|mmap --factor %d --filter %s "
-                "--threads %u|%u (out .%s; /dev/null by %s)\n", p.factor,
-                sp_filter_name(p.filter), p.threads[0], p.threads[1], p.ext,
-                sp_io_name(p.null_io));
+        fprintf(stderr, "scaleppm --io pread|read|mmap --factor %d "
+                "--filter %s --threads %u|%u (out .%s; /dev/null by %s)\n",
+                p.factor, sp_filter_name(p.filter), p.threads[0],
+                p.threads[1], p.ext, sp_io_name(p.null_io));
     fds = count_entries("/proc/self/fd");
     fd = memfd_create("sp_fuzz_in", MFD_CLOEXEC);
     SP_FUZZ_CHECK(fd >= 0);
