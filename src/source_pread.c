@@ -30,7 +30,7 @@ static ssize_t read_at(const struct sp_image *img, unsigned char *buf,
     if (n >= 0 || errno == EINTR)
         return n;
     if (errno == EAGAIN)
-        (void)posix_fadvise(img->fd, at, READ_AHEAD, POSIX_FADV_WILLNEED);
+        (void)sp_sys.fadvise(img->fd, at, READ_AHEAD, POSIX_FADV_WILLNEED);
     return sp_sys.pread(img->fd, buf, len, at);
 }
 

@@ -13,8 +13,8 @@
         .open = open, .close = close, .fstat = fstat, .read = read,          \
         .write = write, .pread = pread, .preadv2 = preadv2, .lseek = lseek,  \
         .mmap = mmap, .munmap = munmap, .madvise = madvise,                  \
-        .writev = writev, .vmsplice = vmsplice, .openat = openat,            \
-        .fsync = fsync,                                                      \
+        .fadvise = posix_fadvise, .writev = writev, .vmsplice = vmsplice,    \
+        .openat = openat, .fsync = fsync,                                    \
     }
 
 static const struct sp_sys real = REAL_CALLS;

@@ -29,6 +29,7 @@ struct sp_sys {
                   off_t off);
     int (*munmap)(void *addr, size_t len);
     int (*madvise)(void *addr, size_t len, int advice);
+    int (*fadvise)(int fd, off_t off, off_t len, int advice);
     ssize_t (*writev)(int fd, const struct iovec *iov, int n);
     ssize_t (*vmsplice)(int fd, const struct iovec *iov, size_t n,
                         unsigned flags);

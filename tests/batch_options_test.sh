@@ -2,7 +2,8 @@
 # batch_options_test.sh: the options of a batch (scaleppm -o ... IN...):
 # --fail-fast, -q, --format, the %s pattern and %%, --timings=json (one
 # object a file), SIGINT and SIGTERM mid-batch, and the same bytes at -t 1,
-# 2 and 4 for each --io and --read-buffer; at the end, the runner itself:
+# 2 and 4 for each --io and --read-buffer, and --read-buffer's page
+# faults; at the end, the runner itself:
 # one SIGTERM with a job blocked on a FIFO, no thread to start, ulimit -s
 # 32, and a --timings record for a file that failed.  Every output is compared with
 # the one-file run `scaleppm -s N IN OUT`.  batch_test.sh has the hostile
@@ -225,6 +226,45 @@ for n in 2 -3; do
 done
 result 'the same bytes at -t 1, 2, 4, each --io, --read-buffer either way' \
     "$why"
+
+# --- --read-buffer does what it says --------------------------------------
+# One worker reads 4 inputs of 1.5 MB by --io read.  The first loads into
+# new pages either way: its load's page faults (--timings=json) are what a
+# raster of new pages costs.  With reuse, as by default, the 3 after it
+# load into its buffer, at few faults; with fresh each into new pages.
+mkdir rb
+noise 1024 1536 255 21 1 >rb/1.pgm
+for i in 2 3 4; do cp rb/1.pgm "rb/$i.pgm"; done
+# load_faults [OPTION...]: the load_minflt of the first file, then the sum
+# of the 3 after it; '-1 -1' when the batch failed.
+load_faults() {
+    rm -rf rbout && mkdir rbout
+    sp --timings=json --io read -t 1 -s -8 "$@" -o rbout/ rb/1.pgm rb/2.pgm \
+        rb/3.pgm rb/4.pgm
+    if ((rc != 0)); then
+        printf -- '-1 -1\n'
+        return
+    fi
+    grep -o '"load_minflt":[0-9]*' e |
+        awk -F: 'NR == 1 { a = $2 } NR > 1 { s += $2 } END { print a + 0, s + 0 }'
+}
+read -r new reuse < <(load_faults --read-buffer reuse)
+read -r _ fresh < <(load_faults --read-buffer fresh)
+read -r _ plain < <(load_faults)
+if ((new < 0 || fresh < 0 || plain < 0)); then
+    fail '--read-buffer' "a batch failed: $(head -n 1 e)"
+elif ((new < 32)); then
+    skip '--read-buffer: faults' "a raster of new pages loads at $new faults: too few to tell"
+else
+    why=''
+    if ((2 * fresh < 3 * new)); then
+        why="fresh: $fresh faults loading 3 rasters, one of new pages $new"
+    elif ((2 * reuse > fresh || 2 * plain > fresh)); then
+        why="faults loading 3 rasters: reuse $reuse, by default $plain, fresh $fresh"
+    fi
+    result '--read-buffer: reuse (the default) loads into the kept buffer, fresh into new pages' \
+        "$why"
+fi
 
 # An output that is another input of the batch: a.ppm writes a_x.ppm,
 # itself an input.  Refused, or read as it was; never an answer that

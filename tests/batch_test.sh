@@ -45,7 +45,7 @@ refs 2 ref "${good[@]/#/in/}"
 
 # --- a hostile file in the middle ----------------------------------------
 for t in 1 2; do
-    for io in read mmap pread; do
+    for io in "${IO_PATHS[@]}"; do
         rm -rf out && mkdir out
         sp -t "$t" --io "$io" -s 2 -o out/ in/a.ppm in/b.pgm in/bad.ppm \
             in/c.ppm in/big.ppm in/short.ppm in/d.ppm

@@ -210,7 +210,7 @@ bad_case() {
     result "$what" "$why"
 }
 
-for io in read mmap pread; do
+for io in "${IO_PATHS[@]}"; do
     bad_case "bad input, --io $io: nonexistent file" nope.ppm \
         --io "$io" -s 2 nope.ppm
     bad_case "bad input, --io $io: a directory" adir --io "$io" -s 2 adir
@@ -258,7 +258,7 @@ why=$(expect_status 0)
 [[ -n $why ]] || cmp -s o c2.ppm || why='output differs from pamenlarge 2'
 result 'output - writes the PNM to stdout' "$why"
 
-for io in read mmap pread; do
+for io in "${IO_PATHS[@]}"; do
     why=''
     rc=0
     # shellcheck disable=SC2002  # a pipe, not a redirected file, is the point
@@ -310,7 +310,7 @@ done
 cat c.ppm g.pgm >two.ppm
 first=$(stat -c %s c.ppm)
 pamtopnm g.pgm >g_raw.pgm
-for io in read mmap pread; do
+for io in "${IO_PATHS[@]}"; do
     rc=0
     { head -c "$first" >/dev/null && "$SP" --io "$io" -s 1 - od/second.pnm; } \
         <two.ppm 2>e || rc=$?
@@ -526,7 +526,7 @@ why=$(expect_status 0)
 [[ -n $why || ! -s e ]] || why='stderr is not empty'
 result 'success to stdout: nothing on stderr' "$why"
 
-for io in read mmap pread; do
+for io in "${IO_PATHS[@]}"; do
     sp --io "$io" --timings -t 4 -s 2 c.ppm od/t.ppm
     why=$(expect_status 0)
     [[ -n $why || ! -s o ]] || why='stdout is not empty'
@@ -566,7 +566,7 @@ fi
 # on every I/O path, and from a pipe.
 cat c.ppm g.pgm c.ppm >three.ppm
 cat c2.ppm <(pamenlarge 2 g.pgm) c2.ppm >three2.pnm
-for io in read mmap pread; do
+for io in "${IO_PATHS[@]}"; do
     sp -v --io "$io" -s 2 three.ppm od/three.pnm
     why=$(expect_status 0)
     [[ -n $why ]] || grep -q '3 images' e || why="-v does not say 3 images: $(tr '\n' '|' <e)"

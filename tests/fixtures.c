@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "source.h"
+
 char fx_dir[PATH_MAX];
 static char root[PATH_MAX];
 
@@ -301,19 +303,29 @@ void fx_limit_as(size_t extra)
     ck_assert_int_eq(setrlimit(RLIMIT_AS, &rl), 0);
 }
 
-int fx_images_equal(const struct sp_image *a, const struct sp_image *b)
+void fx_in_memory(struct sp_image *img)
 {
-    size_t row = a->width * a->channels * a->sample_size;
+    struct sp_source src;
+    struct sp_image band, copy;
+    unsigned char *scratch;
+    size_t row = sp_image_row_bytes(img, img->width);
 
-    if (a->width != b->width || a->height != b->height ||
-        a->channels != b->channels || a->sample_size != b->sample_size ||
-        a->maxval != b->maxval)
-        return 0;
-    for (size_t y = 0; y < a->height; y++)
-        if (memcmp(a->pixels + y * a->stride, b->pixels + y * b->stride,
-                   row) != 0)
-            return 0;
-    return 1;
+    if (img->pixels != NULL || img->height == 0)
+        return;
+    ck_assert_int_eq(img->backing, SP_BACKING_FILE);
+    ck_assert_int_eq(sp_image_alloc_like(&copy, img->width, img->height, img),
+                     SP_OK);
+    sp_source_open(&src, img, 0);
+    scratch = malloc(sp_source_scratch(&src, src.img.height) + 1);
+    ck_assert_ptr_nonnull(scratch);
+    ck_assert_int_eq(sp_source_rows(&src, 0, src.img.height, scratch, &band),
+                     SP_OK);
+    for (size_t y = 0; y < copy.height; y++)
+        memcpy(copy.pixels + y * copy.stride, band.pixels + y * band.stride,
+               row);
+    free(scratch);
+    ck_assert_int_eq(sp_source_release(&src), SP_OK);
+    *img = copy;
 }
 
 /* fx_ref_scale: dst(x, y) = src(x / N, y / N) to enlarge; src(x * N, y * N)

@@ -6,7 +6,9 @@
  * test case that adds the fx_setup/fx_teardown checked fixture gets a fresh
  * directory of its own in fx_dir.  Helpers that can fail abort the test
  * (ck_abort_msg) rather than return an error: a fixture that did not work
- * is a test error, not a result. */
+ * is a test error, not a result.  The list of I/O paths (fx_io) and the
+ * image comparison (fx_images_equal) are in shared.h, included here, which
+ * the fuzz harnesses share. */
 #ifndef SP_TEST_FIXTURES_H
 #define SP_TEST_FIXTURES_H
 
@@ -17,6 +19,7 @@
 
 #include "image.h"
 #include "scale.h"
+#include "shared.h"
 
 /* The current test's own temporary directory (set by fx_setup). */
 extern char fx_dir[];
@@ -95,8 +98,12 @@ int fx_count_maps(const char *needle);
  * current size, so that it works under AddressSanitizer too. */
 void fx_limit_as(size_t extra);
 
-/* fx_images_equal: same layout and the same samples, row by row. */
-int fx_images_equal(const struct sp_image *a, const struct sp_image *b);
+/* fx_in_memory: IMG, a loaded image (sp_load) of any path, made one
+ * whose pixels are in memory: a pread image (its rows still in the file:
+ * pixels NULL) is read whole through its row source (source.h) into a
+ * fresh raster of the same type; any other is left as it is.  Either way
+ * the caller releases IMG with sp_image_release(). */
+void fx_in_memory(struct sp_image *img);
 
 /* fx_ref_scale: the scale kernels' definition, one output sample at a
  * time, into a fresh DST: enlarge dst(x, y) = src(x / N, y / N); sample

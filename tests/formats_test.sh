@@ -144,22 +144,23 @@ done
 pnmtoplainpnm bw.pbm >plain.pbm
 "$SP" -s 2 bw.pbm raw2.pbm
 
-# run_all OUT ARGS...: scaleppm ARGS on every I/O path and 1 and 3 threads;
-# OUT is the read path's output; the others must equal it.
+# run_all OUT ARGS...: scaleppm ARGS on every I/O path (IO_PATHS) and 1
+# and 3 threads; OUT is the default path's output at -t 1; the others must
+# equal it.
 run_all() {
-    local out=$1 io t why='' alt
+    local out=$1 io t why='' alt first=${IO_PATHS[0]}
     shift
     alt=alt.${out##*.}
-    "$SP" --io read -t 1 "$@" "$out" 2>err || {
+    "$SP" --io "$first" -t 1 "$@" "$out" 2>err || {
         echo "scaleppm $* failed: $(head -n 1 err)" >&2
         return 1
     }
-    for io in mmap pread read; do
+    for io in "${IO_PATHS[@]}"; do
         for t in 1 3; do
             "$SP" --io "$io" -t "$t" "$@" "$alt" 2>err ||
                 { why="--io $io -t $t failed: $(head -n 1 err)"; break 2; }
             cmp -s "$out" "$alt" ||
-                { why="--io $io -t $t differs from --io read -t 1"; break 2; }
+                { why="--io $io -t $t differs from --io $first -t 1"; break 2; }
         done
     done
     [[ -z $why ]] || { echo "$why" >&2; return 1; }

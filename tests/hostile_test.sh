@@ -8,9 +8,10 @@
 # file it may not read).  cli_test.sh has the first two dozen bad inputs;
 # this one goes further.
 #
-# Every input is made here, from the table below, and run with --io read,
-# --io mmap, from stdin redirected from the file and from stdin through a
-# pipe (where that means something).  Each run must exit as the table says
+# Every input is made here, from the table below, and run by every --io
+# path (IO_PATHS, lib.sh: pread, the default, read, mmap), from stdin
+# redirected from the file and from stdin through a pipe (where that
+# means something).  Each run must exit as the table says
 # (never 128 or more: no signal death); a failure prints exactly one line,
 # 'scaleppm: NAME: ...' with the table's words in it, creates no output,
 # leaves an existing output and the input as they were (checksums) and no
@@ -30,9 +31,10 @@ mkdir in od
 
 # --- the table -----------------------------------------------------------
 # NAME | EXIT | WHERE | WORDS | CONTENT
-#   WHERE  all: read, mmap, stdin redirected, stdin piped; file: read and
-#          mmap only; redir: read, mmap and redirected; pipe: piped only;
-#          user: read and mmap as an unprivileged user
+#   WHERE  all: each --io path, stdin redirected, stdin piped; file: each
+#          path only; redir: each path and redirected; pipe: piped only;
+#          user: --io read as an unprivileged user (each path when not
+#          root: the user is already unprivileged)
 #   WORDS  an extended regular expression the error line must match ('-'
 #          for EXIT 0: the output must equal pamenlarge 2 of the input)
 #   CONTENT a printf format for the bytes of in/NAME, or '=' when the file
@@ -278,8 +280,9 @@ temps() {
     find od -maxdepth 1 -name '.?*.??????' -printf '%f '
 }
 
-# sp_run HOW PATH OUT: scaleppm -s 2 on PATH to OUT, HOW being read, mmap,
-# redir, pipe or user; exit status in rc, stderr in e, stdout in o.  A
+# sp_run HOW PATH OUT: scaleppm -s 2 on PATH to OUT, HOW being a path of
+# IO_PATHS, redir, pipe or user; exit status in rc, stderr in e, stdout
+# in o.  A
 # FIFO gets a writer that opens and closes it at once.
 sp_run() {
     local how=$1 path=$2 out=$3 writer=''
@@ -290,10 +293,6 @@ sp_run() {
     fi
     rc=0
     case $how in
-    read | mmap)
-        timeout 30 "$SP" --io "$how" -s 2 "$path" "$out" >o 2>e </dev/null ||
-            rc=$?
-        ;;
     user)
         timeout 30 "${as_user[@]}" "$SP" --io read -s 2 "$path" "$out" \
             >o 2>e </dev/null || rc=$?
@@ -311,6 +310,10 @@ sp_run() {
             rm -f pipe.rc
         fi
         ;;
+    *) # a path of IO_PATHS
+        timeout 30 "$SP" --io "$how" -s 2 "$path" "$out" >o 2>e </dev/null ||
+            rc=$?
+        ;;
     esac
     if [[ -n $writer ]]; then
         wait "$writer" || true
@@ -327,7 +330,8 @@ check_case() {
     esac
     label=$path
     [[ $how != redir && $how != pipe ]] || label=-
-    # read and redir write a new file; mmap, pipe and user an existing one.
+    # read and redir write a new file; the other paths, pipe and user an
+    # existing one.
     rm -f od/new.pnm
     printf 'keep me\n' >od/keep.pnm
     chmod 0666 od/keep.pnm
@@ -372,17 +376,17 @@ check_case() {
 
 for i in "${!names[@]}"; do
     case ${wheres[$i]} in
-    all) hows=(read mmap redir pipe) ;;
-    redir) hows=(read mmap redir) ;;
+    all) hows=("${IO_PATHS[@]}" redir pipe) ;;
+    redir) hows=("${IO_PATHS[@]}" redir) ;;
     pipe) hows=(pipe) ;;
-    file) hows=(read mmap) ;;
+    file) hows=("${IO_PATHS[@]}") ;;
     user)
         if [[ $user_note == skip ]]; then
             skip "${names[$i]}" 'running as root and neither setpriv nor runuser can drop to nobody'
             continue
         fi
         hows=(user)
-        if ((EUID != 0)); then hows=(read mmap); fi
+        if ((EUID != 0)); then hows=("${IO_PATHS[@]}"); fi
         ;;
     esac
     for how in "${hows[@]}"; do
@@ -449,10 +453,6 @@ multi_run() {
     local how=$1 name=$2 out=$3 pid
     rc=0
     case $how in
-    read | mmap | pread)
-        timeout 30 "$SP" --io "$how" -s 2 "in/$name" "$out" 2>e </dev/null ||
-            rc=$?
-        ;;
     redir) timeout 30 "$SP" -s 2 - "$out" 2>e <"in/$name" || rc=$? ;;
     pipe | devstdin)
         local arg=-
@@ -481,6 +481,10 @@ multi_run() {
         ;;
     procsub)
         timeout 30 "$SP" -s 2 <(writer "$name") "$out" 2>e || rc=$?
+        ;;
+    *) # a path of IO_PATHS
+        timeout 30 "$SP" --io "$how" -s 2 "in/$name" "$out" 2>e </dev/null ||
+            rc=$?
         ;;
     esac
 }
@@ -514,7 +518,7 @@ multi_check() {
 
 for name in tight.ppm plain.pbm plain.pgm plain.ppm crlf.pgm raw.ppm \
     raw.pbm; do
-    for how in read mmap pread redir pipe devstdin fifo fifo_gone procsub; do
+    for how in "${IO_PATHS[@]}" redir pipe devstdin fifo fifo_gone procsub; do
         multi_check "$how" "$name"
     done
 done

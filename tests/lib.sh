@@ -10,6 +10,13 @@ npass=0
 nfail=0
 nskip=0
 
+# IO_PATHS: the load paths a file can take (--io), the default first
+# (--io auto takes pread for a regular file): the one list every script
+# that tries the paths loops over, as fx_io (tests/shared.h) is the Check
+# suites'.  A new path is one more word here and one more entry there.
+# shellcheck disable=SC2034  # used by the scripts that source this
+IO_PATHS=(pread read mmap)
+
 pass() {
     npass=$((npass + 1))
     printf 'ok - %s\n' "$1"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # oracle_test.sh: scaleppm against tools that owe it nothing, and against
-# itself: --io read and mmap, 1 to 64 threads, give the same bytes.
+# itself: every --io path (IO_PATHS, lib.sh), 1 to 64 threads, give the
+# same bytes.
 #
 # Oracles, and which pixel each one samples on a reduce by N (measured on
 # images whose sample values encode their position, netpbm 11.1, vips
@@ -172,30 +173,31 @@ else
     skip 'genimage inputs' 'genimage not given or not working'
 fi
 
-# --- equivalence: read/mmap x 1/2/10/64 threads, byte-identical ---------
-# variants IMG FACTOR FILTER: every variant equals the --io read -t 1 output
-# (left in ref.pnm); one check line.
+# --- equivalence: each --io path x 1/2/10/64 threads, byte-identical ---
+# variants IMG FACTOR FILTER: every variant equals the output of the
+# default path (IO_PATHS[0]) at -t 1 (left in ref.pnm); one check line.
 variants() {
-    local img=$1 f=$2 filt=$3 io t why='' rc=0
-    "$SP" --io read -t 1 -s "$f" --filter "$filt" "$img" ref.pnm 2>err || rc=$?
+    local img=$1 f=$2 filt=$3 io t why='' rc=0 first=${IO_PATHS[0]}
+    "$SP" --io "$first" -t 1 -s "$f" --filter "$filt" "$img" ref.pnm \
+        2>err || rc=$?
     if ((rc != 0)); then
-        why="--io read -t 1 failed: exit $rc: $(head -n 1 err)"
+        why="--io $first -t 1 failed: exit $rc: $(head -n 1 err)"
     fi
-    for io in read mmap; do
+    for io in "${IO_PATHS[@]}"; do
         for t in 1 2 10 64; do
             [[ -z $why ]] || break 2
-            [[ $io/$t != read/1 ]] || continue
+            [[ $io/$t != "$first/1" ]] || continue
             rc=0
             "$SP" --io "$io" -t "$t" -s "$f" --filter "$filt" "$img" v.pnm \
                 2>err || rc=$?
             if ((rc != 0)); then
                 why="--io $io -t $t: exit $rc: $(head -n 1 err)"
             elif ! cmp -s v.pnm ref.pnm; then
-                why="--io $io -t $t differs from --io read -t 1"
+                why="--io $io -t $t differs from --io $first -t 1"
             fi
         done
     done
-    result "equivalence $img -s $f --filter $filt: read/mmap, 1/2/10/64 threads" "$why"
+    result "equivalence $img -s $f --filter $filt: ${IO_PATHS[*]}, 1/2/10/64 threads" "$why"
     [[ -z $why ]]
 }
 

@@ -336,7 +336,7 @@ PY
 noise 640 480 255 7 3 >p.ppm
 "$SP" -s 3 p.ppm p3.ppm
 why=''
-for io in read mmap pread; do
+for io in "${IO_PATHS[@]}"; do
     for t in 1 2 4; do
         "$SP" --io "$io" -t "$t" -s 3 p.ppm - 2>e | cat >piped.ppm
         cmp -s piped.ppm p3.ppm || why+="--io $io -t $t differs; "

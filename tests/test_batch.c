@@ -1,16 +1,21 @@
 /* The batch runner's own functions (batch_test.sh and
  * batch_options_test.sh run its command line): the time-left estimate,
- * held against a simulated batch whose truth is known, and a batch run
- * when no thread can be started. */
+ * held against a simulated batch whose truth is known, a batch run when
+ * no thread can be started, and the read path's buffer kept from image
+ * to image (--read-buffer). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "batch.h"
 #include "fixtures.h"
 #include "parallel.h"
+#include "sys.h"
 
 #define NS 1000000000ULL
 
@@ -182,6 +187,125 @@ START_TEST(test_no_thread)
 }
 END_TEST
 
+/* The read path's buffers: where each raster of RASTER bytes was read
+ * into (the first read of a sp_sys_read_full: the buffer's start). */
+#define RW 1024
+#define RH 512
+#define RASTER ((size_t)RW * RH * 3)
+static unsigned char *raster_buf[64];
+static unsigned raster_reads;
+
+static ssize_t noting_read(int fd, void *buf, size_t len)
+{
+    if (len == RASTER) {
+        unsigned k = __atomic_fetch_add(&raster_reads, 1, __ATOMIC_RELAXED);
+
+        if (k < sizeof raster_buf / sizeof raster_buf[0])
+            raster_buf[k] = buf;
+    }
+    return read(fd, buf, len);
+}
+
+/* reads_batch: a batch of N inputs IN (the first of two images) by the
+ * read path on one worker with read buffer POLICY; the minor faults it
+ * took.  raster_buf and raster_reads say where the rasters went. */
+static long reads_batch(char **in, char **out, size_t n,
+                        enum sp_buffer_policy policy)
+{
+    struct sp_batch b = {.job = {.io = SP_IO_READ, .filter = SP_FILTER_SAMPLE,
+                                 .factor = -8, .threads = 1},
+                         .in = in, .out = out, .n = n, .buffers = policy};
+    struct sp_tally t;
+    struct rusage r0, r1;
+
+    sigemptyset(&b.stop_signals);
+    raster_reads = 0;
+    sp_sys.read = noting_read;
+    ck_assert_int_eq(getrusage(RUSAGE_SELF, &r0), 0);
+    ck_assert_int_eq(sp_batch_run(&b, &t), SP_OK);
+    ck_assert_int_eq(getrusage(RUSAGE_SELF, &r1), 0);
+    sp_sys_reset();
+    ck_assert_uint_eq(t.scaled, n);
+    ck_assert_uint_eq(raster_reads, n + 1);
+    return r1.ru_minflt - r0.ru_minflt;
+}
+
+/* raster_faults: the minor faults of filling RASTER bytes of new pages
+ * (fewer than its pages where the kernel maps larger folios). */
+static long raster_faults(void)
+{
+    struct rusage r0, r1;
+    unsigned char *p = mmap(NULL, RASTER, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    ck_assert_ptr_ne(p, MAP_FAILED);
+    ck_assert_int_eq(getrusage(RUSAGE_THREAD, &r0), 0);
+    memset(p, 1, RASTER);
+    ck_assert_int_eq(getrusage(RUSAGE_THREAD, &r1), 0);
+    munmap(p, RASTER);
+    return r1.ru_minflt - r0.ru_minflt;
+}
+
+/* --read-buffer reuse: every image of the batch, of every file, is read
+ * into the one buffer, which is the first image's; --read-buffer fresh:
+ * each image's buffer is new pages, so that the batch takes the faults of
+ * filling new pages for most of each raster after the first, which reuse
+ * does not. */
+START_TEST(test_read_buffer)
+{
+    enum { N = 6 };
+    long per_raster = raster_faults();
+    char *in[N], *out[N];
+    struct sp_image img;
+    unsigned char *a, *b;
+    size_t a_len, b_len;
+    long reuse, fresh;
+
+    fx_make_image(&img, RW, RH, 3, 1, 255, 1);
+    a = fx_pnm_bytes(&img, &a_len);
+    sp_image_release(&img);
+    fx_make_image(&img, RW, RH, 3, 1, 255, 2);
+    b = fx_pnm_bytes(&img, &b_len);
+    sp_image_release(&img);
+    for (int i = 0; i < N; i++) {
+        char name[32];
+
+        snprintf(name, sizeof name, "in%d.ppm", i);
+        in[i] = strdup(fx_path(name));
+        snprintf(name, sizeof name, "out%d.ppm", i);
+        out[i] = strdup(fx_path(name));
+        fx_write_file(in[i], i % 2 ? b : a, a_len);
+    }
+    /* the first file holds two images */
+    a = realloc(a, a_len + b_len);
+    ck_assert_ptr_nonnull(a);
+    memcpy(a + a_len, b, b_len);
+    fx_write_file(in[0], a, a_len + b_len);
+
+    reuse = reads_batch(in, out, N, SP_BUFFER_REUSE);
+    for (unsigned k = 1; k < raster_reads; k++)
+        ck_assert_msg(raster_buf[k] == raster_buf[0],
+                      "reuse: raster %u read into %p, raster 1 into %p",
+                      k + 1, (void *)raster_buf[k], (void *)raster_buf[0]);
+    /* (fresh last: it fixes glibc's mmap threshold for the process) */
+    fresh = reads_batch(in, out, N, SP_BUFFER_FRESH);
+    if (per_raster < 32)  /* large folios: faults cannot tell */
+        fprintf(stderr, "test_read_buffer: %ld faults fill %zu bytes: the "
+                "faults not checked\n", per_raster, RASTER);
+    else
+        ck_assert_msg(fresh - reuse >= N * per_raster / 2,
+                      "%ld minor faults with reuse, %ld fresh: reuse should "
+                      "save most of the %ld of each of the %d rasters "
+                      "after the first", reuse, fresh, per_raster, N);
+    for (int i = 0; i < N; i++) {
+        free(in[i]);
+        free(out[i]);
+    }
+    free(a);
+    free(b);
+}
+END_TEST
+
 static Suite *batch_suite(void)
 {
     Suite *s = suite_create("batch_unit");
@@ -194,6 +318,7 @@ static Suite *batch_suite(void)
     suite_add_tcase(s, tc);
     tc = fx_tcase("run");
     tcase_add_test(tc, test_no_thread);
+    tcase_add_test(tc, test_read_buffer);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -161,11 +161,14 @@ START_TEST(test_good_headers_load)
         for (size_t i = 0; i < n; i += 2)
             file[hl + i] = 0;
     fx_write_file(path, file, hl + n);
-    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-        ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info), SP_OK);
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        enum sp_io io = fx_io[pi];
+
+        ck_assert_int_eq(sp_load(path, io, &img, &info), SP_OK);
         ck_assert_int_eq(info.raster_offset, (off_t)hl);
         ck_assert_uint_eq(img.width, g->w);
         ck_assert_uint_eq(img.height, g->h);
+        fx_in_memory(&img);
         ck_assert_mem_eq(img.pixels, file + hl, n);
         ck_assert_uint_eq(info.trailing_bytes, 0);
         ck_assert_int_eq(sp_image_release(&img), SP_OK);
@@ -245,10 +248,11 @@ START_TEST(test_bad_headers)
     sp_status st = parse_text(b->text, &hdr, why);
 
     check_bad(b, st, why, "parse");
-    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-        st = load_bytes(b->text, strlen(b->text), (enum sp_io)io, &info);
-        check_bad(b, st, info.why, io == SP_IO_READ ? "load read"
-                                                    : "load mmap");
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        enum sp_io io = fx_io[pi];
+
+        st = load_bytes(b->text, strlen(b->text), io, &info);
+        check_bad(b, st, info.why, sp_io_name(io));
     }
 }
 END_TEST
@@ -295,8 +299,10 @@ START_TEST(test_huge_header_no_alloc)
     int fds[2];
 
     fx_limit_as((size_t)64 << 20);
-    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-        st = load_bytes(text, strlen(text), (enum sp_io)io, &info);
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        enum sp_io io = fx_io[pi];
+
+        st = load_bytes(text, strlen(text), io, &info);
         ck_assert_msg(st == SP_E_TRUNCATED || st == SP_E_TOOBIG,
                       "'%s': %d %s (%s)", text, st, sp_strerror(st),
                       info.why);
@@ -331,12 +337,11 @@ START_TEST(test_truncated)
     struct sp_load_info info;
 
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-            sp_status st = load_bytes(texts[i], strlen(texts[i]),
-                                      (enum sp_io)io, &info);
+        for (size_t pi = 0; pi < FX_NIO; pi++) {
+            enum sp_io io = fx_io[pi];
+            sp_status st = load_bytes(texts[i], strlen(texts[i]), io, &info);
             ck_assert_msg(st == SP_E_TRUNCATED, "'%s' by %s: %d %s",
-                          texts[i], sp_io_name((enum sp_io)io), st,
-                          sp_strerror(st));
+                          texts[i], sp_io_name(io), st, sp_strerror(st));
             ck_assert_msg(info.why[0] != '\0', "'%s': no detail", texts[i]);
         }
     }
@@ -358,9 +363,9 @@ START_TEST(test_bad_plain_raster)
     struct sp_load_info info;
 
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-            sp_status st = load_bytes(texts[i], strlen(texts[i]),
-                                      (enum sp_io)io, &info);
+        for (size_t pi = 0; pi < FX_NIO; pi++) {
+            enum sp_io io = fx_io[pi];
+            sp_status st = load_bytes(texts[i], strlen(texts[i]), io, &info);
             ck_assert_msg(st == SP_E_BADRASTER, "'%s': %d %s (%s)", texts[i],
                           st, sp_strerror(st), info.why);
         }
@@ -416,8 +421,10 @@ START_TEST(test_plain_decode)
     ck_assert_mem_eq(raster, p->raster, p->n);
     ck_assert_int_eq(end, (off_t)p->end);
 
-    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-        ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info), SP_OK);
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        enum sp_io io = fx_io[pi];
+
+        ck_assert_int_eq(sp_load(path, io, &img, &info), SP_OK);
         ck_assert_int_eq(info.io_used, SP_IO_READ);
         ck_assert_int_eq(info.magic, p->text[1]);
         ck_assert_mem_eq(img.pixels, p->raster, p->n);

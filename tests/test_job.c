@@ -82,12 +82,14 @@ START_TEST(test_equivalence)
 
             fx_ref_scale(&src, factor, (enum sp_filter)f, &want);
             expect = fx_pnm_bytes(&want, &expect_len);
-            for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+            for (size_t pi = 0; pi < FX_NIO; pi++) {
+                enum sp_io io = fx_io[pi];
+
                 for (size_t t = 0; t < sizeof threads / sizeof threads[0];
                      t++) {
                     unsigned char *got;
                     size_t len;
-                    sp_status st = run(in, out, (enum sp_io)io, factor,
+                    sp_status st = run(in, out, io, factor,
                                        (enum sp_filter)f, threads[t], &r);
 
                     ck_assert_msg(st == SP_OK, "%s", sp_strerror(st));
@@ -97,7 +99,7 @@ START_TEST(test_equivalence)
                                   "factor %d %s by %s with %u threads: "
                                   "output differs", factor,
                                   sp_filter_name((enum sp_filter)f),
-                                  sp_io_name((enum sp_io)io), threads[t]);
+                                  sp_io_name(io), threads[t]);
                     free(got);
                     ck_assert_int_eq(r.load.io_used, io);
                     ck_assert_uint_eq(r.out_width, want.width);
@@ -124,14 +126,15 @@ START_TEST(test_out_is_in)
     struct sp_report r;
 
     for (size_t i = 0; i < sizeof factors / sizeof factors[0]; i++) {
-        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+        for (size_t pi = 0; pi < FX_NIO; pi++) {
+            enum sp_io io = fx_io[pi];
             unsigned char *got, *expect;
             size_t len, expect_len;
 
             fx_make_image(&src, 37, 23, 3, 1, 255, 3);
             fx_write_image(path, &src);
             fx_ref_scale(&src, factors[i], SP_FILTER_BOX, &want);
-            ck_assert_int_eq(run(path, path, (enum sp_io)io, factors[i],
+            ck_assert_int_eq(run(path, path, io, factors[i],
                                  SP_FILTER_BOX, 4, &r), SP_OK);
             ck_assert_int_eq(r.load.io_used, io);
             got = fx_read_file(path, &len);
@@ -258,17 +261,54 @@ static ssize_t counting_preadv2(int fd, const struct iovec *iov, int k,
     return n;
 }
 
+/* The read a thread last had refused with EAGAIN, and how many were. */
+static __thread int refused_fd = -1;
+static __thread off_t refused_at = -1;
+static int refusals;
+
+static void refused(int fd, off_t off)
+{
+    __atomic_add_fetch(&refusals, 1, __ATOMIC_RELAXED);
+    refused_fd = fd;
+    refused_at = off;
+    errno = EAGAIN;
+}
+
 /* The bytes are not in the page cache: RWF_NOWAIT says EAGAIN. */
 static ssize_t uncached_preadv2(int fd, const struct iovec *iov, int k,
                                 off_t off, int flags)
 {
-    (void)fd;
     (void)iov;
     (void)k;
-    (void)off;
     (void)flags;
-    errno = EAGAIN;
+    refused(fd, off);
     return -1;
+}
+
+/* The real call, its refusals recorded as uncached_preadv2's. */
+static ssize_t noting_preadv2(int fd, const struct iovec *iov, int k,
+                              off_t off, int flags)
+{
+    ssize_t n = preadv2(fd, iov, k, off, flags);
+
+    if (n < 0 && errno == EAGAIN)
+        refused(fd, off);
+    return n;
+}
+
+/* The readahead asked for (sp_sys.fadvise): how many times, and how many
+ * of them were not exactly the 8 MiB from where the read the thread had
+ * refused starts, on its descriptor, POSIX_FADV_WILLNEED. */
+static int advices, advices_wrong;
+
+static int recording_fadvise(int fd, off_t off, off_t len, int advice)
+{
+    __atomic_add_fetch(&advices, 1, __ATOMIC_RELAXED);
+    if (fd != refused_fd || off != refused_at || len != (off_t)8 << 20 ||
+        advice != POSIX_FADV_WILLNEED)
+        __atomic_add_fetch(&advices_wrong, 1, __ATOMIC_RELAXED);
+    refused_fd = -1;
+    return posix_fadvise(fd, off, len, advice);
 }
 
 /* A pread reduce copies only the rows it reads, each once: one row in N
@@ -313,6 +353,41 @@ START_TEST(test_pread_reads_only_its_rows)
 }
 END_TEST
 
+/* A pread job whose read finds its bytes not in the page cache asks for
+ * readahead of the 8 MiB from there, once for each such read; one that
+ * finds them there (the file was just written) asks for none. */
+START_TEST(test_pread_readahead)
+{
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
+    struct sp_image src;
+    struct sp_report r;
+
+    fx_make_image(&src, 301, 203, 3, 1, 255, 4);
+    fx_write_image(in, &src);
+    sp_sys.fadvise = recording_fadvise;
+    for (int cached = 0; cached <= 1; cached++) {
+        sp_sys.preadv2 = cached ? noting_preadv2 : uncached_preadv2;
+        for (unsigned t = 1; t <= 3; t++) {
+            for (int box = 0; box <= 1; box++) {
+                refusals = advices = advices_wrong = 0;
+                ck_assert_int_eq(run(in, out, SP_IO_PREAD, -4,
+                                     box ? SP_FILTER_BOX : SP_FILTER_SAMPLE,
+                                     t, &r), SP_OK);
+                ck_assert_msg(cached || refusals > 0, "no read refused");
+                ck_assert_msg(advices == refusals,
+                              "%s, %u threads, %s: %d readaheads asked for "
+                              "%d reads not cached",
+                              cached ? "cached" : "not cached", t,
+                              box ? "box" : "sample", advices, refusals);
+                ck_assert_int_eq(advices_wrong, 0);
+            }
+        }
+    }
+    sp_sys_reset();
+    sp_image_release(&src);
+}
+END_TEST
+
 /* Errors: the status, the path it is about, a detail, and no output. */
 START_TEST(test_errors_leave_no_output)
 {
@@ -326,38 +401,40 @@ START_TEST(test_errors_leave_no_output)
     fx_write_image(in, &src);
     fx_write_text(bad, "P6\n8 8\n255\nshort");
 
-    for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
-        ck_assert_int_eq(run(bad, out, (enum sp_io)io, 2, SP_FILTER_SAMPLE, 4,
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        enum sp_io io = fx_io[pi];
+
+        ck_assert_int_eq(run(bad, out, io, 2, SP_FILTER_SAMPLE, 4,
                              &r), SP_E_TRUNCATED);
         ck_assert_ptr_eq(r.failed_path, bad);
         ck_assert_msg(r.why[0] != '\0', "no detail");
         ck_assert(!fx_file_exists(out));
 
-        ck_assert_int_eq(run(fx_path("none.ppm"), out, (enum sp_io)io, 2,
+        ck_assert_int_eq(run(fx_path("none.ppm"), out, io, 2,
                              SP_FILTER_SAMPLE, 4, &r), ENOENT);
         ck_assert_str_eq(r.failed_path, fx_path("none.ppm"));
         ck_assert(!fx_file_exists(out));
 
-        ck_assert_int_eq(run(in, fx_path("out.gif"), (enum sp_io)io, 2,
+        ck_assert_int_eq(run(in, fx_path("out.gif"), io, 2,
                              SP_FILTER_SAMPLE, 4, &r), SP_E_OUTFORMAT);
         ck_assert_str_eq(r.failed_path, fx_path("out.gif"));
         ck_assert(!fx_file_exists(fx_path("out.gif")));
 
-        ck_assert_int_eq(run(in, fx_path("no/out.ppm"), (enum sp_io)io, 2,
+        ck_assert_int_eq(run(in, fx_path("no/out.ppm"), io, 2,
                              SP_FILTER_SAMPLE, 4, &r), ENOENT);
         ck_assert_str_eq(r.failed_path, fx_path("no/out.ppm"));
 
-        ck_assert_int_eq(run(in, out, (enum sp_io)io, 0, SP_FILTER_SAMPLE, 4,
+        ck_assert_int_eq(run(in, out, io, 0, SP_FILTER_SAMPLE, 4,
                              &r), SP_E_USAGE);
         ck_assert(!fx_file_exists(out));
-        ck_assert_int_eq(run(in, out, (enum sp_io)io, 2, SP_FILTER_SAMPLE, 0,
+        ck_assert_int_eq(run(in, out, io, 2, SP_FILTER_SAMPLE, 0,
                              &r), SP_E_USAGE);
         ck_assert(!fx_file_exists(out));
-        ck_assert_int_eq(run(in, out, (enum sp_io)io, 2, SP_FILTER_SAMPLE,
+        ck_assert_int_eq(run(in, out, io, 2, SP_FILTER_SAMPLE,
                              SP_THREADS_MAX + 1, &r), SP_E_USAGE);
         ck_assert(!fx_file_exists(out));
 
-        ck_assert_int_eq(run(fx_dir, out, (enum sp_io)io, 2, SP_FILTER_SAMPLE,
+        ck_assert_int_eq(run(fx_dir, out, io, 2, SP_FILTER_SAMPLE,
                              4, &r), EISDIR);
         ck_assert(!fx_file_exists(out));
     }
@@ -975,8 +1052,9 @@ START_TEST(test_max_pixels_file)
     ck_assert_int_eq(ftruncate(fd, (off_t)strlen(head) + 6000 * 6000 * 3),
                      0);
     close(fd);
-    for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
-        struct sp_job job = {.in = in, .out = out, .io = (enum sp_io)io,
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        enum sp_io io = fx_io[pi];
+        struct sp_job job = {.in = in, .out = out, .io = io,
                              .factor = 2, .threads = 2, .max_pixels = 1000};
         long before = peak_kb();
 
@@ -1083,13 +1161,15 @@ START_TEST(test_chunks)
 
             fx_ref_scale(&src, factors[fi], (enum sp_filter)f, &want);
             expect_bytes = fx_pnm_bytes(&want, &expect_len);
-            for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+            for (size_t pi = 0; pi < FX_NIO; pi++) {
+                enum sp_io io = fx_io[pi];
+
                 for (size_t t = 0; t < sizeof threads / sizeof threads[0];
                      t++) {
                     for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                          w++) {
                         struct sp_job job = {
-                            .in = in, .out = out, .io = (enum sp_io)io,
+                            .in = in, .out = out, .io = io,
                             .factor = factors[fi],
                             .filter = (enum sp_filter)f,
                             .threads = threads[t]};
@@ -1098,7 +1178,7 @@ START_TEST(test_chunks)
                         snprintf(what, sizeof what, "by %d %s, %s, %u "
                                  "threads, chunk %zu", factors[fi],
                                  sp_filter_name((enum sp_filter)f),
-                                 sp_io_name((enum sp_io)io), threads[t],
+                                 sp_io_name(io), threads[t],
                                  chunks[w]);
                         run_chunks(&job, chunks[w], expect_bytes, expect_len,
                                    want.height, what);
@@ -1136,12 +1216,14 @@ START_TEST(test_chunks_large)
 
         fx_ref_scale(&src, factors[fi], filter, &want);
         expect_bytes = fx_pnm_bytes(&want, &expect_len);
-        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+        for (size_t pi = 0; pi < FX_NIO; pi++) {
+            enum sp_io io = fx_io[pi];
+
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
                 for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                      w++) {
                     struct sp_job job = {.in = in, .out = out,
-                                         .io = (enum sp_io)io,
+                                         .io = io,
                                          .factor = factors[fi],
                                          .filter = filter,
                                          .threads = threads[t]};
@@ -1149,7 +1231,7 @@ START_TEST(test_chunks_large)
 
                     snprintf(what, sizeof what, "301x203 by %d, %s, %u "
                              "threads, chunk %zu", factors[fi],
-                             sp_io_name((enum sp_io)io), threads[t],
+                             sp_io_name(io), threads[t],
                              chunks[w]);
                     run_chunks(&job, chunks[w], expect_bytes, expect_len,
                                want.height, what);
@@ -1183,15 +1265,17 @@ START_TEST(test_chunks_stb)
         ck_assert_int_eq(sp_outfmt_for(names[n], &fmt), SP_OK);
         ck_assert_int_eq(sp_write(&want, ref, fmt, why), SP_OK);
         expect_bytes = fx_read_file(ref, &expect_len);
-        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+        for (size_t pi = 0; pi < FX_NIO; pi++) {
+            enum sp_io io = fx_io[pi];
+
             for (unsigned threads = 1; threads <= 4; threads += 3) {
                 struct sp_job job = {.in = in, .out = fx_path(names[n]),
-                                     .io = (enum sp_io)io, .factor = 3,
+                                     .io = io, .factor = 3,
                                      .threads = threads};
                 char what[96];
 
                 snprintf(what, sizeof what, "%s, %s, %u threads", names[n],
-                         sp_io_name((enum sp_io)io), threads);
+                         sp_io_name(io), threads);
                 run_chunks(&job, 1, expect_bytes, expect_len, want.height,
                            what);
             }
@@ -1320,9 +1404,10 @@ START_TEST(test_drop_rows_job)
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
                 for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                      w++) {
-                    for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+                    for (size_t pi = 0; pi < FX_NIO; pi++) {
+                        enum sp_io io = fx_io[pi];
                         struct sp_job job = {
-                            .in = in, .out = out, .io = (enum sp_io)io,
+                            .in = in, .out = out, .io = io,
                             .factor = factors[fi],
                             .filter = (enum sp_filter)f,
                             .threads = threads[t]};
@@ -1330,7 +1415,7 @@ START_TEST(test_drop_rows_job)
                         snprintf(where, sizeof where, "by %d %s, %s, %u "
                                  "threads, chunk %zu", factors[fi],
                                  sp_filter_name((enum sp_filter)f),
-                                 sp_io_name((enum sp_io)io), threads[t],
+                                 sp_io_name(io), threads[t],
                                  chunks[w]);
                         job.drop_grain = (size_t)sysconf(_SC_PAGESIZE);
                         memset(&seen, 0, sizeof seen);
@@ -1439,9 +1524,11 @@ START_TEST(test_input_renamed)
 
     a = images_bytes(3, 1, "", &a_len, &want, &want_len);
     b = images_bytes(3, 7, "", &b_len, &b_want, &b_want_len);
-    for (int io = SP_IO_READ; io <= SP_IO_AUTO; io++) {
+    /* each path, then --io auto */
+    for (size_t pi = 0; pi <= FX_NIO; pi++) {
+        enum sp_io io = pi < FX_NIO ? fx_io[pi] : SP_IO_AUTO;
         struct swap s = {other, in, 0};
-        struct sp_job job = {.in = in, .out = out, .io = (enum sp_io)io,
+        struct sp_job job = {.in = in, .out = out, .io = io,
                              .factor = 1, .threads = 2,
                              .after_load = rename_over, .after_load_arg = &s};
         struct sp_report r;
@@ -1450,7 +1537,7 @@ START_TEST(test_input_renamed)
         fx_write_file(in, a, a_len);
         fx_write_file(other, b, b_len);
         st = sp_job_run(&job, &r);
-        ck_assert_msg(st == SP_OK, "%s: %s", sp_io_name((enum sp_io)io),
+        ck_assert_msg(st == SP_OK, "%s: %s", sp_io_name(io),
                       sp_strerror(st));
         ck_assert_uint_eq(r.images, 3);
         ck_assert(same_file(out, want, want_len));
@@ -1534,6 +1621,10 @@ START_TEST(test_stream_by_path)
 }
 END_TEST
 
+/* CHOICES: the ways the loops below give a job its input: each path of
+ * fx_io, --io auto, and a stream (standard input, a pipe). */
+#define CHOICES ((int)FX_NIO + 2)
+
 /* Whitespace between images and after the last is skipped, as libnetpbm
  * skips it, by every load path and from a file as standard input; the
  * plain formats (whose writers end each image with a newline) too.  At
@@ -1549,15 +1640,17 @@ START_TEST(test_whitespace_between_images)
     size_t len, want_len;
 
     data = images_bytes(3, 5, "\r\n \t\v\f", &len, &want, &want_len);
-    for (int i = 0; i < 2 * 5; i++) {
-        int as_stdin = i % 5 == 4, saved = -1;
+    /* each path, --io auto, then standard input; the binary images, then
+     * the plain */
+    for (int i = 0; i < 2 * CHOICES; i++) {
+        int k = i % CHOICES, as_stdin = k == CHOICES - 1, saved = -1;
         struct sp_job job = {.in = as_stdin ? "-" : in, .out = out,
-                             .io = as_stdin ? SP_IO_AUTO : (enum sp_io)(i % 5),
+                             .io = k < FX_NIO ? fx_io[k] : SP_IO_AUTO,
                              .factor = 1, .threads = 3};
         struct sp_report r;
         sp_status st;
 
-        if (i < 5)
+        if (i < CHOICES)
             fx_write_file(in, data, len);
         else
             fx_write_text(in, plain);
@@ -1573,14 +1666,15 @@ START_TEST(test_whitespace_between_images)
         if (as_stdin) {
             /* left at its end: the whitespace after the last image read */
             ck_assert_int_eq(lseek(STDIN_FILENO, 0, SEEK_CUR),
-                             i < 5 ? (off_t)len : (off_t)strlen(plain));
+                             i < CHOICES ? (off_t)len
+                                         : (off_t)strlen(plain));
             dup2(saved, STDIN_FILENO);
             close(saved);
         }
         ck_assert_msg(st == SP_OK, "case %d: %s", i, sp_strerror(st));
-        ck_assert_uint_eq(r.images, i < 5 ? 3 : 4);
-        ck_assert_uint_eq(r.load.trailing_bytes, i < 5 ? 6 : 1);
-        if (i < 5)
+        ck_assert_uint_eq(r.images, i < CHOICES ? 3 : 4);
+        ck_assert_uint_eq(r.load.trailing_bytes, i < CHOICES ? 6 : 1);
+        if (i < CHOICES)
             ck_assert(same_file(out, want, want_len));
     }
     free(data);
@@ -1602,13 +1696,16 @@ START_TEST(test_junk_after_image)
     size_t len, want_len;
 
     data = images_bytes(2, 1, "", &len, &want, &want_len);
-    for (int i = 0; i < 4 * 5; i++) {
+    /* how: each path, --io auto (the file), then a pipe */
+    for (int i = 0; i < 4 * CHOICES; i++) {
         size_t jl = i % 4 == 3 ? 2 : strlen(junk[i % 4]);
         unsigned char *bytes = malloc(len + jl);
         int how = i / 4, p[2] = {-1, -1}, status;
         char byfd[64];
         struct sp_job job = {.in = in, .out = out,
-                             .io = how < 4 ? (enum sp_io)how : SP_IO_READ,
+                             .io = how < FX_NIO ? fx_io[how]
+                                   : how == FX_NIO ? SP_IO_AUTO
+                                                   : SP_IO_READ,
                              .factor = 2, .threads = 2};
         struct sp_report r;
         sp_status st;
@@ -1619,7 +1716,7 @@ START_TEST(test_junk_after_image)
         memcpy(bytes, data, len / 2);
         memcpy(bytes + len / 2, junk[i % 4], jl);
         memcpy(bytes + len / 2 + jl, data + len / 2, len - len / 2);
-        if (how < 4) {
+        if (how <= FX_NIO) {
             fx_write_file(in, bytes, len + jl);
         } else {
             ck_assert_int_eq(pipe(p), 0);
@@ -1694,6 +1791,7 @@ static Suite *job_suite(void)
     tcase_add_test(tc, test_report_fields);
     tcase_add_test(tc, test_io_auto);
     tcase_add_test(tc, test_pread_reads_only_its_rows);
+    tcase_add_test(tc, test_pread_readahead);
     tcase_add_test(tc, test_errors_leave_no_output);
     tcase_add_test(tc, test_output_too_large);
     tcase_add_test(tc, test_stdin_stdout);

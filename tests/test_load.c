@@ -82,21 +82,17 @@ START_TEST(test_read_mmap_identical)
 {
     const struct format *fm = &formats[_i];
     const char *path = fx_path("in.pnm");
-    struct sp_image want, got[2];
+    struct sp_image want, got[FX_NIO];
     struct sp_load_info info;
     struct stat sb;
 
     make_file(fm, path, &want, (unsigned)_i);
     ck_assert_int_eq(stat(path, &sb), 0);
-    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-        struct sp_image *img = &got[io];
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        enum sp_io io = fx_io[pi];
+        struct sp_image *img = &got[pi];
 
-        ck_assert_int_eq(sp_load(path, (enum sp_io)io, img, &info), SP_OK);
-        ck_assert_msg(fx_images_equal(img, &want), "%zux%zu c%u b%u m%u "
-                      "plain %d by %s: pixels differ", fm->w, fm->h,
-                      fm->channels, fm->sample_size, fm->maxval, fm->plain,
-                      sp_io_name((enum sp_io)io));
-        ck_assert_uint_eq(img->stride, fm->w * fm->channels * fm->sample_size);
+        ck_assert_int_eq(sp_load(path, io, img, &info), SP_OK);
         ck_assert_int_eq(info.magic, fm->plain ? (fm->channels == 3 ? '3'
                                                                    : '2')
                                                : (fm->channels == 3 ? '6'
@@ -107,18 +103,31 @@ START_TEST(test_read_mmap_identical)
         if (fm->plain || io == SP_IO_READ) {
             ck_assert_int_eq(info.io_used, SP_IO_READ);
             ck_assert_int_eq(img->backing, SP_BACKING_MALLOC);
-        } else {
+        } else if (io == SP_IO_MMAP) {
             ck_assert_int_eq(info.io_used, SP_IO_MMAP);
             ck_assert_int_eq(img->backing, SP_BACKING_MMAP);
             /* The bookkeeping is the whole mapping; the view is inside. */
             ck_assert_uint_eq(img->base_len, (size_t)sb.st_size);
             ck_assert_ptr_eq(img->pixels,
                              (unsigned char *)img->base + info.raster_offset);
+        } else {
+            /* pread: the raster stays in the file, read as rows are */
+            ck_assert_int_eq(info.io_used, SP_IO_PREAD);
+            ck_assert_int_eq(img->backing, SP_BACKING_FILE);
+            ck_assert_ptr_null(img->pixels);
+            ck_assert_int_eq(img->offset, info.raster_offset);
         }
+        ck_assert_uint_eq(img->stride, fm->w * fm->channels * fm->sample_size);
+        fx_in_memory(img);
+        ck_assert_msg(fx_images_equal(img, &want), "%zux%zu c%u b%u m%u "
+                      "plain %d by %s: pixels differ", fm->w, fm->h,
+                      fm->channels, fm->sample_size, fm->maxval, fm->plain,
+                      sp_io_name(io));
     }
-    ck_assert(fx_images_equal(&got[0], &got[1]));
-    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++)
-        ck_assert_int_eq(sp_image_release(&got[io]), SP_OK);
+    for (size_t pi = 1; pi < FX_NIO; pi++)
+        ck_assert(fx_images_equal(&got[pi], &got[0]));
+    for (size_t pi = 0; pi < FX_NIO; pi++)
+        ck_assert_int_eq(sp_image_release(&got[pi]), SP_OK);
     sp_image_release(&want);
 }
 END_TEST
@@ -207,8 +216,8 @@ START_TEST(test_pipe_and_stdin)
     fx_make_image(&want, 301, 200, 3, 1, 255, 5);
     data = fx_pnm_bytes(&want, &len);
     for (int as_stdin = 0; as_stdin <= 1; as_stdin++) {
-        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-            ck_assert_int_eq(load_pipe(data, len, as_stdin, (enum sp_io)io,
+        for (size_t pi = 0; pi < FX_NIO; pi++) {
+            ck_assert_int_eq(load_pipe(data, len, as_stdin, fx_io[pi],
                                        &img, &info), SP_OK);
             ck_assert_int_eq(info.io_used, SP_IO_READ);
             ck_assert(fx_images_equal(&img, &want));
@@ -289,11 +298,13 @@ START_TEST(test_stdin_file)
 
     fx_make_image(&want, 17, 9, 3, 1, 255, 3);
     fx_write_image(path, &want);
-    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
         fd = open(path, O_RDONLY);
         ck_assert_int_ge(fd, 0);
         to_stdin(fd);
-        ck_assert_int_eq(sp_load("-", (enum sp_io)io, &img, &info), SP_OK);
+        ck_assert_int_eq(sp_load("-", fx_io[pi], &img, &info), SP_OK);
+        ck_assert_int_eq(info.io_used, fx_io[pi]);
+        fx_in_memory(&img);
         ck_assert(fx_images_equal(&img, &want));
         ck_assert_int_eq(sp_image_release(&img), SP_OK);
         ck_assert_int_ne(fcntl(STDIN_FILENO, F_GETFD), -1);
@@ -342,16 +353,18 @@ START_TEST(test_trailing)
             memcpy(data + base_len, tails[i].tail, tl);
             len = base_len + tl;
             fx_write_file(path, data, len);
-            for (int how = 0; how < 3; how++) {
-                sp_status st = how < 2
-                    ? sp_load(path, (enum sp_io)how, &img, &info)
+            /* by each path of the file, then by pipe */
+            for (size_t how = 0; how <= FX_NIO; how++) {
+                sp_status st = how < FX_NIO
+                    ? sp_load(path, fx_io[how], &img, &info)
                     : load_pipe(data, len, 0, SP_IO_MMAP, &img, &info);
 
-                ck_assert_msg(st == SP_OK, "plain %d tail '%s' how %d: %s",
+                ck_assert_msg(st == SP_OK, "plain %d tail '%s' how %zu: %s",
                               plain, tails[i].tail, how, sp_strerror(st));
+                fx_in_memory(&img);
                 ck_assert(fx_images_equal(&img, &want));
                 ck_assert_msg(info.trailing_bytes == tl,
-                              "plain %d tail '%s' how %d: %zu trailing",
+                              "plain %d tail '%s' how %zu: %zu trailing",
                               plain, tails[i].tail, how, info.trailing_bytes);
                 ck_assert_int_eq(info.trailing_image, tails[i].image);
                 ck_assert_uint_eq(info.input_bytes, len);
@@ -582,19 +595,21 @@ START_TEST(test_accept_hook)
     fx_make_image(&want, 37, 23, 3, 1, 255, 2);
     fx_write_image(path, &want);
     data = fx_pnm_bytes(&want, &len);
-    for (int how = 0; how < 4; how++) {
+    /* by each path of the file, then by pipe */
+    for (size_t how = 0; how <= FX_NIO; how++) {
         for (int refuse = 0; refuse <= 1; refuse++) {
             struct verdict v = {0, {0}, refuse ? SP_E_LIMIT : SP_OK};
+            int file = how < FX_NIO;
             sp_status st;
             int fed;
 
             raster_reads = mmap_calls = 0;
             sp_sys.read = counting_read;
             sp_sys.mmap = counting_mmap;
-            st = how < 3 ? sp_load_checked(path, (enum sp_io)how,
-                                           record_accept, &v, &img, &info)
-                         : load_padded(data, len, 0, 0, record_accept, &v,
-                                       &img, &info, &fed);
+            st = file ? sp_load_checked(path, fx_io[how], record_accept, &v,
+                                        &img, &info)
+                      : load_padded(data, len, 0, 0, record_accept, &v,
+                                    &img, &info, &fed);
             sp_sys_reset();
             ck_assert_uint_eq(v.calls, 1);
             ck_assert_uint_eq(v.hdr.width, 37);
@@ -605,13 +620,13 @@ START_TEST(test_accept_hook)
                 ck_assert_str_eq(info.why, "not this one");
                 ck_assert_ptr_null(img.base);
                 ck_assert_uint_eq(mmap_calls, 0);
-                ck_assert_uint_eq(raster_reads, how < 3 ? 0 : 1);
+                ck_assert_uint_eq(raster_reads, file ? 0 : 1);
             } else {
                 ck_assert_int_eq(st, SP_OK);
-                /* a pread image has its rows in the file */
-                ck_assert(how == SP_IO_PREAD ? img.height == want.height
-                                             : fx_images_equal(&img, &want));
-                ck_assert_uint_eq(mmap_calls, how == SP_IO_MMAP);
+                ck_assert_uint_eq(mmap_calls,
+                                  file && fx_io[how] == SP_IO_MMAP);
+                fx_in_memory(&img);
+                ck_assert(fx_images_equal(&img, &want));
             }
             sp_image_release(&img);
         }
@@ -929,16 +944,17 @@ START_TEST(test_grow_while_opened)
     grow_len = len;
     shrink_path = path;
     for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
-        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+        for (size_t pi = 0; pi < FX_NIO; pi++) {
+            enum sp_io io = fx_io[pi];
             sp_status st;
 
             fx_write_file(path, data, cuts[c]);
             grow_calls = 0;
             sp_sys.fstat = growing_fstat;
-            st = sp_load(path, (enum sp_io)io, &img, &info);
+            st = sp_load(path, io, &img, &info);
             sp_sys_reset();
             ck_assert_msg(st == SP_E_CHANGED, "cut %zu, %s: %s", cuts[c],
-                          sp_io_name((enum sp_io)io), sp_strerror(st));
+                          sp_io_name(io), sp_strerror(st));
             ck_assert_ptr_null(img.base);
             ck_assert_int_eq(img.backing, SP_BACKING_NONE);
             ck_assert_int_eq(fx_count_fds(), fds);
@@ -1088,7 +1104,9 @@ START_TEST(test_header_read_once)
     struct sp_load_info info;
 
     for (size_t i = 0; i < 2; i++) {
-        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++) {
+        for (size_t pi = 0; pi < FX_NIO; pi++) {
+            enum sp_io io = fx_io[pi];
+
             fx_write_text(path, firsts[i]);
             rewrite_path = path;
             rewrite_data = (const unsigned char *)pam;
@@ -1096,7 +1114,7 @@ START_TEST(test_header_read_once)
             rewrite_at = 1;
             rewrite_calls = preads = 0;
             sp_sys.pread = rewriting_first_pread;
-            ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info),
+            ck_assert_int_eq(sp_load(path, io, &img, &info),
                              SP_E_CHANGED);
             sp_sys_reset();
             ck_assert_uint_eq(preads, 1);
@@ -1120,8 +1138,10 @@ START_TEST(test_release_idempotent)
     fx_write_image(path, &img);
     ck_assert_int_eq(sp_image_release(&img), SP_OK);
     ck_assert_int_eq(sp_image_release(&img), SP_OK);
-    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-        ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info), SP_OK);
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        enum sp_io io = fx_io[pi];
+
+        ck_assert_int_eq(sp_load(path, io, &img, &info), SP_OK);
         ck_assert_int_eq(sp_image_release(&img), SP_OK);
         ck_assert_int_eq(img.backing, SP_BACKING_NONE);
         ck_assert_ptr_null(img.base);
@@ -1191,25 +1211,27 @@ START_TEST(test_no_leaks)
     for (int round = 0; round < 2; round++) {
         fds = fx_count_fds();
         for (int rep = 0; rep < 10; rep++) {
-            for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-                ck_assert_int_eq(sp_load(good, (enum sp_io)io, &img, &info),
+            for (size_t pi = 0; pi < FX_NIO; pi++) {
+                enum sp_io io = fx_io[pi];
+
+                ck_assert_int_eq(sp_load(good, io, &img, &info),
                                  SP_OK);
                 if (io == SP_IO_MMAP)
                     ck_assert_int_ge(fx_count_maps(good), 1);
                 ck_assert_int_eq(sp_image_release(&img), SP_OK);
                 ck_assert_int_eq(fx_count_maps(good), 0);
-                ck_assert_int_eq(sp_load(plain, (enum sp_io)io, &img, &info),
+                ck_assert_int_eq(sp_load(plain, io, &img, &info),
                                  SP_OK);
                 ck_assert_int_eq(sp_image_release(&img), SP_OK);
                 for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
                     fx_write_file(badp, bad[i], strlen(bad[i]));
-                    ck_assert_int_ne(sp_load(badp, (enum sp_io)io, &img,
+                    ck_assert_int_ne(sp_load(badp, io, &img,
                                              &info), SP_OK);
                     ck_assert_int_eq(fx_count_maps(badp), 0);
                 }
-                ck_assert_int_eq(sp_load(fx_dir, (enum sp_io)io, &img,
+                ck_assert_int_eq(sp_load(fx_dir, io, &img,
                                          &info), EISDIR);
-                ck_assert_int_eq(sp_load(fx_path("none"), (enum sp_io)io,
+                ck_assert_int_eq(sp_load(fx_path("none"), io,
                                          &img, &info), ENOENT);
             }
         }
@@ -1227,16 +1249,18 @@ START_TEST(test_odd_inputs)
     struct sp_load_info info;
 
     fx_write_text(fx_path("empty"), "");
-    for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-        ck_assert_int_eq(sp_load(fx_path("empty"), (enum sp_io)io, &img,
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        enum sp_io io = fx_io[pi];
+
+        ck_assert_int_eq(sp_load(fx_path("empty"), io, &img,
                                  &info), SP_E_EMPTY);
-        ck_assert_int_eq(sp_load("/dev/null", (enum sp_io)io, &img, &info),
+        ck_assert_int_eq(sp_load("/dev/null", io, &img, &info),
                          SP_E_EMPTY);
-        ck_assert_int_eq(sp_load(fx_dir, (enum sp_io)io, &img, &info),
+        ck_assert_int_eq(sp_load(fx_dir, io, &img, &info),
                          EISDIR);
-        ck_assert_int_eq(sp_load(fx_path("missing"), (enum sp_io)io, &img,
+        ck_assert_int_eq(sp_load(fx_path("missing"), io, &img,
                                  &info), ENOENT);
-        ck_assert_int_eq(sp_load(fx_path("missing/x"), (enum sp_io)io, &img,
+        ck_assert_int_eq(sp_load(fx_path("missing/x"), io, &img,
                                  &info), ENOENT);
         ck_assert_ptr_null(img.base);
     }

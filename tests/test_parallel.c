@@ -639,6 +639,75 @@ START_TEST(test_threads_not_pinned)
 }
 END_TEST
 
+/* What each worker was started with (placing_create, the thread seam):
+ * the CPUs its attributes allow, and the CPU its creator was on. */
+static cpu_set_t placed_on[SP_THREADS_MAX];
+static int creator_cpu[SP_THREADS_MAX];
+static unsigned creates;
+
+static int placing_create(pthread_t *tid, const pthread_attr_t *attr,
+                          void *(*routine)(void *), void *arg)
+{
+    if (creates < SP_THREADS_MAX) {
+        if (pthread_attr_getaffinity_np(attr, sizeof placed_on[0],
+                                        &placed_on[creates]) != 0)
+            CPU_ZERO(&placed_on[creates]);
+        creator_cpu[creates] = sched_getcpu();
+    }
+    creates++;
+    return pthread_create(tid, attr, routine, arg);
+}
+
+/* A worker starts pinned to one CPU of those the caller may run on, and
+ * while there are CPUs to spare not to the one its creator is on, so that
+ * it does not wait there for the creator to block (place() in
+ * parallel.c).  _i picks 2 threads, one a CPU, or twice as many as CPUs
+ * and one (the CPUs dealt round).  A creator that moves to another CPU
+ * between placing a worker and starting it could meet its worker: a run
+ * where that happens is tried again, up to 5 times. */
+START_TEST(test_threads_placed)
+{
+    cpu_set_t allowed;
+    unsigned n, threads, beside = 0;
+
+    ck_assert_int_eq(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    n = (unsigned)CPU_COUNT(&allowed);
+    if (n < 2) {
+        fprintf(stderr, "test_threads_placed: one CPU: nothing to place\n");
+        return;
+    }
+    threads = _i == 0 ? 2 : _i == 1 ? n : 2 * n + 1;
+    if (threads > SP_THREADS_MAX)
+        threads = SP_THREADS_MAX;
+    sp_run_thread_create = placing_create;
+    for (int attempt = 0; attempt < 5; attempt++) {
+        struct rec *r = start(threads, threads);
+
+        creates = 0;
+        (void)check_ok(r, run(r));
+        ck_assert_uint_eq(creates, threads - 1);
+        beside = 0;
+        for (unsigned t = 0; t < creates; t++) {
+            cpu_set_t both;
+
+            CPU_AND(&both, &placed_on[t], &allowed);
+            ck_assert_msg(CPU_COUNT(&placed_on[t]) == 1 &&
+                          CPU_COUNT(&both) == 1,
+                          "%u threads: worker %u may run on %d CPUs, %d of "
+                          "them allowed, not one", threads, t + 1,
+                          CPU_COUNT(&placed_on[t]), CPU_COUNT(&both));
+            beside += creator_cpu[t] >= 0 && t + 1 < n &&
+                      CPU_ISSET((unsigned)creator_cpu[t], &placed_on[t]);
+        }
+        if (beside == 0)
+            break;
+    }
+    sp_run_thread_create = pthread_create;
+    ck_assert_msg(beside == 0, "%u threads: %u workers placed on their "
+                  "creator's CPU", threads, beside);
+}
+END_TEST
+
 /* Item 2m's FINISH and item 2m+1's WORK wait for each other, so each
  * handshake proves a WORK in progress during a FINISH.  It cannot
  * deadlock a correct runner on 2+ threads: while item 2m finishes, every
@@ -1212,6 +1281,7 @@ static Suite *parallel_suite(void)
     tcase_add_loop_test(tc, test_order_under_jitter, 0, 6);
     tcase_add_loop_test(tc, test_works_at_once, 0, 19);
     tcase_add_loop_test(tc, test_threads_not_pinned, 0, 3);
+    tcase_add_loop_test(tc, test_threads_placed, 0, 3);
     tcase_add_test(tc, test_work_during_finish);
     suite_add_tcase(s, tc);
 

@@ -19,9 +19,6 @@
 #include "source.h"
 #include "sys.h"
 
-/* The backends, by the load path that makes them; the default first. */
-static const enum sp_io paths[] = {SP_IO_PREAD, SP_IO_READ, SP_IO_MMAP};
-
 /* ---- the seam: EINTR every third call, at most 7 bytes a transfer ---- */
 
 static unsigned calls;
@@ -138,7 +135,7 @@ static const struct {
 /* Every range gives the image's rows, through EINTR and short reads. */
 START_TEST(test_rows)
 {
-    enum sp_io io = paths[_i];
+    enum sp_io io = fx_io[_i];
     struct sp_image img;
     struct sp_source s;
 
@@ -166,7 +163,7 @@ END_TEST
  * rows are in memory has nothing to fail. */
 START_TEST(test_rows_fail)
 {
-    enum sp_io io = paths[_i];
+    enum sp_io io = fx_io[_i];
     struct sp_image img;
     struct sp_source s;
     sp_status st;
@@ -204,7 +201,7 @@ static sp_status guarded_rows(void *arg)
  * copy. */
 START_TEST(test_shrunk)
 {
-    enum sp_io io = paths[_i];
+    enum sp_io io = fx_io[_i];
     struct sp_image img;
     struct sp_source s;
     struct guarded g = {&s, &img, NULL};
@@ -228,7 +225,7 @@ END_TEST
  * descriptor and no mapping. */
 START_TEST(test_done_before)
 {
-    enum sp_io io = paths[_i];
+    enum sp_io io = fx_io[_i];
     struct sp_image img;
     struct sp_source s;
     int fds = fx_count_fds();
@@ -399,7 +396,7 @@ static Suite *source_suite(void)
 {
     Suite *s = suite_create("source");
     TCase *tc = fx_tcase("contract");
-    int n = (int)(sizeof paths / sizeof paths[0]);
+    int n = (int)FX_NIO;  /* a backend by each load path of fx_io */
 
     tcase_add_loop_test(tc, test_rows, 0, n);
     tcase_add_loop_test(tc, test_rows_fail, 0, n);

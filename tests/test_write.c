@@ -156,9 +156,11 @@ START_TEST(test_pnm_round_trip)
         ck_assert_mem_eq(got, expect, len);
         free(got);
         free(expect);
-        for (int io = SP_IO_READ; io <= SP_IO_MMAP; io++) {
-            ck_assert_int_eq(sp_load(path, (enum sp_io)io, &img, &info),
-                             SP_OK);
+        for (size_t pi = 0; pi < FX_NIO; pi++) {
+            enum sp_io io = fx_io[pi];
+
+            ck_assert_int_eq(sp_load(path, io, &img, &info), SP_OK);
+            fx_in_memory(&img);
             ck_assert(fx_images_equal(&img, &want));
             sp_image_release(&img);
         }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # valgrind_test.sh: scaleppm under valgrind's memcheck, on a plain (not
-# sanitized) build: both load paths, both filters, an enlarge to PNG, stdin
-# to stdout, a plain input, 16 bits to PNG, and the error paths (a bad
+# sanitized) build: every load path (IO_PATHS, lib.sh), both filters, an
+# enlarge to PNG, stdin to stdout, a plain input, 16 bits to PNG, and the error paths (a bad
 # input, /dev/full, --max-pixels).  No invalid access, no use of undefined
 # memory, no definite or indirect leak.
 #
@@ -55,10 +55,13 @@ vg() {
     result "memcheck: $what" "$why"
 }
 
-vg 'mmap, sample reduce by 3' 0 --io mmap -t 4 -s -3 c.ppm od/a.ppm
-vg 'read, sample reduce by 2' 0 --io read -t 4 -s -2 c.ppm od/b.ppm
-vg 'mmap, box reduce by 4' 0 --io mmap --filter box -s -4 c.ppm od/box.ppm
-vg 'read, box reduce by 3, 16-bit' 0 --io read --filter box -s -3 g16.pgm od/g.pgm
+for io in "${IO_PATHS[@]}"; do
+    vg "$io, sample reduce by 3" 0 --io "$io" -t 4 -s -3 c.ppm "od/$io-s.ppm"
+    vg "$io, box reduce by 4" 0 --io "$io" -t 4 --filter box -s -4 c.ppm \
+        "od/$io-b.ppm"
+    vg "$io, box reduce by 3, 16-bit" 0 --io "$io" --filter box -s -3 \
+        g16.pgm "od/$io-g.pgm"
+done
 vg 'enlarge by 3 to PNG' 0 -s 3 c.ppm od/x.png
 vg '16-bit enlarge to PNG' 0 -s 2 g16.pgm od/g.png
 vg 'stdin to stdout' 0 -s 2 - -

@@ -1,21 +1,22 @@
 /* fuzz_scale: load + scale + write, as scaleppm runs them (sp_job_run).
  *
  * The input is a file's bytes, put in a memfd and loaded through
- * /proc/self/fd/N, so both the read and the mmap path see a regular file.
+ * /proc/self/fd/N, so every load path sees a regular file.
  * The job's factor (-8..8 but 0), filter, thread counts and output format
  * come from a hash of the input: the input stays a plain PNM file that
  * `scaleppm` itself can be run on (SP_FUZZ_VERBOSE=1 prints the job).
  *
- * Each input runs three jobs: read and mmap into two files of the chosen
- * format, which must give the same status and the same bytes, and one of
- * them again into /dev/null (a target written in place).  A PNM output is
+ * Each input runs a job by every path of fx_io (shared.h: pread, the
+ * default, then read and mmap) into a file of the chosen format each,
+ * which must all give the same status and the same bytes, and one job
+ * again into /dev/null (a target written in place).  A PNM output is
  * also checked against a reference scale computed here from the loaded
  * input; the input as a stream named by a path (a pipe as /proc/self/fd/N,
  * a FIFO) must load, image by image through one sp_input, as the file
  * does, whitespace between images and junk after them alike; the job on
- * a FIFO by its path, its writer on a thread, must end as the read job
- * on the file did, byte for byte; and nothing may be left open or in the
- * output directory. */
+ * a FIFO by its path, its writer on a thread, must end as the default
+ * (pread) job on the file did, byte for byte; and nothing may be left
+ * open or in the output directory. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE  /* memfd_create */
 #endif
@@ -34,6 +35,7 @@
 #include "header.h"
 #include "job.h"
 #include "load.h"
+#include "../shared.h"
 
 /* Inputs whose output would have more pixels than this are skipped. */
 #define OUT_PIXELS_MAX ((size_t)1 << 20)
@@ -42,7 +44,8 @@
 struct params {
     int factor;
     enum sp_filter filter;
-    unsigned threads[2];  /* of the read and of the mmap job */
+    unsigned threads[2];  /* of the jobs by fx_io[0], [2], ... and by
+                             fx_io[1], [3], ... */
     const char *ext;      /* output format, by extension */
     int pnm;              /* ... which is PNM */
     enum sp_io null_io;   /* of the /dev/null job */
@@ -75,7 +78,7 @@ static struct params pick(const uint8_t *data, size_t size)
     p.threads[1] = 1 + (unsigned)((h >> 7) & 3);
     p.ext = exts[(h >> 9) & 7];
     p.pnm = ((h >> 9) & 7) == 0;
-    p.null_io = (h >> 12) & 1 ? SP_IO_MMAP : SP_IO_READ;
+    p.null_io = fx_io[((h >> 12) & 3) % FX_NIO];
     return p;
 }
 
@@ -205,21 +208,6 @@ static void check_pnm(const char *in_path, const struct params *p,
     SP_FUZZ_CHECK(sp_image_release(&src) == SP_OK);
 }
 
-static int same_pixels(const struct sp_image *a, const struct sp_image *b)
-{
-    size_t row = sp_image_row_bytes(a, a->width);
-
-    if (a->width != b->width || a->height != b->height ||
-        a->channels != b->channels || a->sample_size != b->sample_size ||
-        a->maxval != b->maxval || a->packed != b->packed)
-        return 0;
-    for (size_t y = 0; y < a->height; y++)
-        if (memcmp(a->pixels + y * a->stride, b->pixels + y * b->stride,
-                   row) != 0)
-            return 0;
-    return 1;
-}
-
 /* The way a stream is named by a path: a pipe as /proc/self/fd/N (as
  * bash names a process substitution), or a FIFO by its own path. */
 enum named { BY_PIPE, BY_FIFO };
@@ -288,7 +276,7 @@ static void check_images(const uint8_t *data, size_t size,
         fst = sp_input_load(&fin, SP_IO_READ, NULL, NULL, &fimg, &fi);
         SP_FUZZ_CHECK(sst == fst);
         if (fst == SP_OK) {
-            SP_FUZZ_CHECK(same_pixels(&fimg, &simg));
+            SP_FUZZ_CHECK(fx_images_equal(&fimg, &simg));
             SP_FUZZ_CHECK(si.magic == fi.magic);
             /* where the image ends, counted from where it started */
             SP_FUZZ_CHECK(si.next == fi.next - (fi.raster_offset -
@@ -357,7 +345,7 @@ static void *feed_fifo(void *arg)
 
 /* check_fifo_job: the job of P on DATA sent through a FIFO named by its
  * path, its writer slow to come and gone before the end (a one-file run
- * waits for it), must end as the read job on the file did: status ST and
+ * waits for it), must end as the pread job on the file did: status ST and
  * the LEN output bytes at WANT. */
 static void check_fifo_job(const uint8_t *data, size_t size,
                            const struct params *p, sp_status st,
@@ -402,12 +390,11 @@ static void check_fifo_job(const uint8_t *data, size_t size,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct params p = pick(data, size);
-    static const enum sp_io ios[2] = {SP_IO_READ, SP_IO_MMAP};
-    char in[64], out[2][128];
-    unsigned char *bytes[2] = {NULL, NULL};
-    size_t len[2] = {0, 0};
-    struct sp_report r[2], rn;
-    sp_status st[2], stn;
+    char in[64], out[FX_NIO][128];
+    unsigned char *bytes[FX_NIO] = {NULL};
+    size_t len[FX_NIO] = {0};
+    struct sp_report r[FX_NIO], rn;
+    sp_status st[FX_NIO], stn;
     int fds, fd;
 
     outdir = sp_fuzz_outdir("sp_fuzz");
@@ -417,45 +404,51 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (too_big(data, size, p.factor))
         return 0;
     if (getenv("SP_FUZZ_VERBOSE") != NULL)
-        fprintf(stderr, "scaleppm --io read|mmap --factor %d --filter %s "
-                "--threads %u|%u (out .%s; /dev/null by %s)\n", p.factor,
-                sp_filter_name(p.filter), p.threads[0], p.threads[1], p.ext,
-                sp_io_name(p.null_io));
+        fprintf(stderr, "scaleppm --io pread|read|mmap --factor %d "
+                "--filter %s --threads %u|%u (out .%s; /dev/null by %s)\n",
+                p.factor, sp_filter_name(p.filter), p.threads[0],
+                p.threads[1], p.ext, sp_io_name(p.null_io));
     fds = count_entries("/proc/self/fd");
     fd = memfd_create("sp_fuzz_in", MFD_CLOEXEC);
     SP_FUZZ_CHECK(fd >= 0);
     SP_FUZZ_CHECK(size == 0 || write(fd, data, size) == (ssize_t)size);
     snprintf(in, sizeof in, "/proc/self/fd/%d", fd);
 
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < FX_NIO; i++) {
         snprintf(out[i], sizeof out[i], "%s/%s.%s", outdir,
-                 sp_io_name(ios[i]), p.ext);
-        st[i] = run_job(in, out[i], ios[i], &p, p.threads[i], &r[i]);
+                 sp_io_name(fx_io[i]), p.ext);
+        st[i] = run_job(in, out[i], fx_io[i], &p, p.threads[i % 2], &r[i]);
         if (st[i] == SP_OK) {
             bytes[i] = sp_fuzz_read_all(out[i], &len[i]);
             SP_FUZZ_CHECK(unlink(out[i]) == 0);
         }
     }
-    /* read and mmap: the same answer, byte for byte */
-    SP_FUZZ_CHECK(st[0] == st[1]);
-    SP_FUZZ_CHECK(len[0] == len[1]);
-    SP_FUZZ_CHECK(len[0] == 0 || memcmp(bytes[0], bytes[1], len[0]) == 0);
+    /* every path: the default's answer, byte for byte */
+    for (int i = 1; i < FX_NIO; i++) {
+        SP_FUZZ_CHECK(st[i] == st[0]);
+        SP_FUZZ_CHECK(len[i] == len[0]);
+        SP_FUZZ_CHECK(len[0] == 0 ||
+                      memcmp(bytes[i], bytes[0], len[0]) == 0);
+    }
     if (st[0] == SP_OK) {
-        /* a memfd maps, so only a plain raster takes the read path */
-        SP_FUZZ_CHECK(r[1].load.io_used ==
-                      (r[1].load.magic >= '1' && r[1].load.magic <= '3'
-                           ? SP_IO_READ
-                           : SP_IO_MMAP));
-        SP_FUZZ_CHECK(r[0].out_width == r[1].out_width &&
-                      r[0].out_height == r[1].out_height);
+        for (int i = 0; i < FX_NIO; i++) {
+            /* a memfd maps and preads, so only a plain raster takes the
+             * read path whatever was asked */
+            SP_FUZZ_CHECK(r[i].load.io_used ==
+                          (r[i].load.magic >= '1' && r[i].load.magic <= '3'
+                               ? SP_IO_READ
+                               : fx_io[i]));
+            SP_FUZZ_CHECK(r[i].out_width == r[0].out_width &&
+                          r[i].out_height == r[0].out_height);
+        }
         if (p.pnm)
             check_pnm(in, &p, bytes[0], len[0], r[0].images);
     }
     check_images(data, size, in, BY_PIPE);
     check_images(data, size, in, BY_FIFO);
     check_fifo_job(data, size, &p, st[0], bytes[0], len[0]);
-    free(bytes[0]);
-    free(bytes[1]);
+    for (int i = 0; i < FX_NIO; i++)
+        free(bytes[i]);
 
     /* a target that is not a regular file is written in place */
     stn = run_job(in, "/dev/null", p.null_io, &p, p.threads[0], &rn);

@@ -1,0 +1,20 @@
+#include "shared.h"
+
+#include <string.h>
+
+const enum sp_io fx_io[FX_NIO] = {SP_IO_PREAD, SP_IO_READ, SP_IO_MMAP};
+
+int fx_images_equal(const struct sp_image *a, const struct sp_image *b)
+{
+    size_t row = sp_image_row_bytes(a, a->width);
+
+    if (a->width != b->width || a->height != b->height ||
+        a->channels != b->channels || a->sample_size != b->sample_size ||
+        a->maxval != b->maxval || a->packed != b->packed)
+        return 0;
+    for (size_t y = 0; y < a->height; y++)
+        if (memcmp(a->pixels + y * a->stride, b->pixels + y * b->stride,
+                   row) != 0)
+            return 0;
+    return 1;
+}
