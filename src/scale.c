@@ -316,7 +316,7 @@ void sp_scale_rows(const struct sp_image *src, int factor,
     const size_t orow = ow * p;
 
     if (src->packed) {
-        sp_scale_bits(src, factor, filter, y0, y1, out);
+        sp_scale_bits(src, factor, filter == SP_FILTER_BOX, y0, y1, out);
         return;
     }
     if (factor < -1 && filter == SP_FILTER_BOX) {

@@ -42,9 +42,8 @@ static size_t black_in(const unsigned char *s, size_t stride, size_t x0,
     return black;
 }
 
-void sp_scale_bits(const struct sp_image *src, int factor,
-                   enum sp_filter filter, size_t y0, size_t y1,
-                   unsigned char *out)
+void sp_scale_bits(const struct sp_image *src, int factor, int box,
+                   size_t y0, size_t y1, unsigned char *out)
 {
     const size_t n = factor < 0 ? (size_t)-(long long)factor : (size_t)factor;
     const size_t ow = factor > 0 ? src->width * n
@@ -52,7 +51,7 @@ void sp_scale_bits(const struct sp_image *src, int factor,
     const size_t orow = ow / 8 + (ow % 8 != 0);
 
     for (size_t y = y0; y < y1; y++) {
-        if (factor < -1 && filter == SP_FILTER_BOX) {
+        if (factor < -1 && box) {
             const size_t sy = y * n;
             const size_t rows = sy + n < src->height ? n
                                                      : src->height - sy;
