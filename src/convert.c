@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sample.h"
+
 static void set_type(struct sp_image *img, char magic, unsigned channels,
                      const char *tuple_type)
 {
@@ -95,18 +97,6 @@ int sp_convert_needed(const struct sp_image *from, const struct sp_image *to)
            from->maxval != to->maxval;
 }
 
-static inline unsigned get(const unsigned char *s, unsigned bytes)
-{
-    return bytes == 2 ? (unsigned)s[0] << 8 | s[1] : s[0];
-}
-
-static inline void put(unsigned char *d, unsigned v, unsigned bytes)
-{
-    if (bytes == 2)
-        *d++ = (unsigned char)(v >> 8);
-    *d = (unsigned char)v;
-}
-
 /* ppmtopgm's luma: for maxval up to 255 its fixed-point tables (77, 150
  * and 29 in 256ths, rounded), above it the coefficients in double,
  * rounded; both give its output byte for byte. */
@@ -122,7 +112,7 @@ static void unpack_row(const struct sp_image *to, size_t width,
                        const unsigned char *s, unsigned char *d)
 {
     for (size_t x = 0; x < width; x++) {
-        unsigned black = (unsigned)s[x >> 3] >> (7 - (x & 7)) & 1u;
+        unsigned black = sp_bit_get(s, x);
         for (unsigned ch = 0; ch < to->channels; ch++)
             *d++ = (unsigned char)(black ? 0 : to->maxval);
     }
@@ -134,7 +124,7 @@ static void pack_row(size_t width, const unsigned char *s, unsigned char *d)
     memset(d, 0, width / 8 + (width % 8 != 0));
     for (size_t x = 0; x < width; x++)
         if (s[x] == 0)
-            d[x >> 3] |= (unsigned char)(0x80u >> (x & 7));
+            sp_bit_set(d, x);
 }
 
 void sp_convert_row(const struct sp_image *from, const struct sp_image *to,
@@ -151,12 +141,15 @@ void sp_convert_row(const struct sp_image *from, const struct sp_image *to,
         pack_row(width, s, d);
     } else if (to->channels == 1) {  /* gray: from colour, or alpha off */
         for (size_t x = 0; x < width; x++, s += px, d += b)
-            put(d, c == 1 ? get(s, b)
-                          : luma(get(s, b), get(s + b, b),
-                                 get(s + 2 * b, b), from->maxval), b);
+            sp_sample_put(d, c == 1 ? sp_sample_get(s, b)
+                                    : luma(sp_sample_get(s, b),
+                                           sp_sample_get(s + b, b),
+                                           sp_sample_get(s + 2 * b, b),
+                                           from->maxval), b);
     } else {  /* colour: from gray, or alpha off */
         for (size_t x = 0; x < width; x++, s += px)
             for (unsigned ch = 0; ch < 3; ch++, d += b)
-                put(d, get(s + (c == 1 ? 0 : ch * b), b), b);
+                sp_sample_put(d, sp_sample_get(s + (c == 1 ? 0 : ch * b), b),
+                              b);
     }
 }

@@ -11,6 +11,7 @@
 #include <pam.h>
 
 #include "image.h"
+#include "sample.h"
 
 /* libnetpbm's error message, as its error function left it on this
  * thread. */
@@ -214,17 +215,12 @@ static void put_row(const struct pam *pam, const tuple *tuples,
         memset(p, 0, (size_t)pam->width / 8 + (pam->width % 8 != 0));
         for (int x = 0; x < pam->width; x++)
             if (tuples[x][0] == PAM_PBM_BLACK)
-                p[x / 8] |= (unsigned char)(0x80u >> (x % 8));
+                sp_bit_set(p, (size_t)x);
         return;
     }
-    for (int x = 0; x < pam->width; x++) {
-        for (unsigned c = 0; c < pam->depth; c++) {
-            sample v = tuples[x][c];
-            if (bytes == 2)
-                *p++ = (unsigned char)(v >> 8);
-            *p++ = (unsigned char)v;
-        }
-    }
+    for (int x = 0; x < pam->width; x++)
+        for (unsigned c = 0; c < pam->depth; c++, p += bytes)
+            sp_sample_put(p, (unsigned)tuples[x][c], bytes);
 }
 
 /* read_rows: decode every row of PAM to where ROW(ARG, y) says, a row a

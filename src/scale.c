@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sample.h"
+
 const char *sp_filter_name(enum sp_filter filter)
 {
     return filter == SP_FILTER_BOX ? "box" : "sample";
@@ -217,18 +219,6 @@ static inline unsigned rounded_mean(uint64_t sum, const struct divisor *v)
     return (unsigned)(x / v->d);
 }
 
-static inline unsigned get_sample(const unsigned char *s, unsigned bytes)
-{
-    return bytes == 2 ? (unsigned)s[0] << 8 | s[1] : s[0];
-}
-
-static inline void put_sample(unsigned char *d, unsigned v, unsigned bytes)
-{
-    if (bytes == 2)
-        *d++ = (unsigned char)(v >> 8);
-    *d = (unsigned char)v;
-}
-
 /* BOX_LOOP: box_rows' body for C channels of B bytes, both constants. */
 #define BOX_LOOP(C, B)                                                       \
     for (size_t x = 0; x < ow; x++, s += n * (C) * (B)) {                    \
@@ -239,10 +229,10 @@ static inline void put_sample(unsigned char *d, unsigned v, unsigned bytes)
             const unsigned char *q = s + r * src->stride;                    \
             for (size_t k = 0; k < cols; k++, q += (C) * (B))                \
                 for (unsigned ch = 0; ch < (C); ch++)                        \
-                    sum[ch] += get_sample(q + ch * (B), B);                  \
+                    sum[ch] += sp_sample_get(q + ch * (B), B);               \
         }                                                                    \
         for (unsigned ch = 0; ch < (C); ch++, d += (B))                      \
-            put_sample(d, rounded_mean(sum[ch], v), B);                      \
+            sp_sample_put(d, rounded_mean(sum[ch], v), B);                   \
     }
 
 /* box_pixel: the pixel at D, the mean of the ROWS x COLS block at S of
@@ -262,8 +252,8 @@ static void box_pixel(const struct sp_image *src, const unsigned char *s,
     if (src->alpha)
         for (size_t r = 0; r < rows; r++)
             for (size_t k = 0; k < cols; k++)
-                alpha += get_sample(s + r * src->stride + k * px +
-                                    (c - 1) * b, b);
+                alpha += sp_sample_get(s + r * src->stride + k * px +
+                                       (c - 1) * b, b);
     for (unsigned ch = 0; ch < c; ch++, d += b) {
         const int weigh = src->alpha && ch + 1 < c && alpha > 0;
         unsigned __int128 sum = 0;
@@ -271,12 +261,13 @@ static void box_pixel(const struct sp_image *src, const unsigned char *s,
         for (size_t r = 0; r < rows; r++) {
             const unsigned char *q = s + r * src->stride + ch * b;
             for (size_t k = 0; k < cols; k++, q += px) {
-                unsigned __int128 v = get_sample(q, b);
-                sum += weigh ? v * get_sample(q + (c - 1 - ch) * b, b) : v;
+                unsigned __int128 v = sp_sample_get(q, b);
+                sum += weigh ? v * sp_sample_get(q + (c - 1 - ch) * b, b)
+                             : v;
             }
         }
-        put_sample(d, (unsigned)(weigh ? (sum + alpha / 2) / alpha
-                                       : (sum + count / 2) / count), b);
+        sp_sample_put(d, (unsigned)(weigh ? (sum + alpha / 2) / alpha
+                                          : (sum + count / 2) / count), b);
     }
 }
 
@@ -325,7 +316,7 @@ void sp_scale_rows(const struct sp_image *src, int factor,
     const size_t orow = ow * p;
 
     if (src->packed) {
-        sp_scale_bits(src, factor, filter, y0, y1, out);
+        sp_scale_bits(src, factor, filter == SP_FILTER_BOX, y0, y1, out);
         return;
     }
     if (factor < -1 && filter == SP_FILTER_BOX) {

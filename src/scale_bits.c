@@ -3,10 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline unsigned bit_at(const unsigned char *row, size_t x)
-{
-    return (unsigned)row[x >> 3] >> (7 - (x & 7)) & 1u;
-}
+#include "sample.h"
 
 /* OW output bits into D, bit x from S's bit x * STEP (a sample reduce),
  * or from S's bit x / REP (an enlarge); the last byte's spare bits 0. */
@@ -21,7 +18,7 @@ static void bits_row(unsigned char *d, const unsigned char *s, size_t ow,
         for (size_t b = 0; b < 8; b++) {
             byte <<= 1;
             if (i + b < ow) {
-                byte |= bit_at(s, sx);
+                byte |= sp_bit_get(s, sx);
                 if (++k == rep) {
                     k = 0;
                     sx += step;
@@ -41,13 +38,12 @@ static size_t black_in(const unsigned char *s, size_t stride, size_t x0,
 
     for (size_t r = 0; r < rows; r++, s += stride)
         for (size_t x = x0; x < x0 + cols; x++)
-            black += bit_at(s, x);
+            black += sp_bit_get(s, x);
     return black;
 }
 
-void sp_scale_bits(const struct sp_image *src, int factor,
-                   enum sp_filter filter, size_t y0, size_t y1,
-                   unsigned char *out)
+void sp_scale_bits(const struct sp_image *src, int factor, int box,
+                   size_t y0, size_t y1, unsigned char *out)
 {
     const size_t n = factor < 0 ? (size_t)-(long long)factor : (size_t)factor;
     const size_t ow = factor > 0 ? src->width * n
@@ -55,7 +51,7 @@ void sp_scale_bits(const struct sp_image *src, int factor,
     const size_t orow = ow / 8 + (ow % 8 != 0);
 
     for (size_t y = y0; y < y1; y++) {
-        if (factor < -1 && filter == SP_FILTER_BOX) {
+        if (factor < -1 && box) {
             const size_t sy = y * n;
             const size_t rows = sy + n < src->height ? n
                                                      : src->height - sy;

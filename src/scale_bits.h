@@ -9,11 +9,12 @@
 #include <stddef.h>
 
 #include "image.h"
-#include "scale.h"
 
-/* sp_scale_bits: sp_scale_rows() for a packed SRC. */
-void sp_scale_bits(const struct sp_image *src, int factor,
-                   enum sp_filter filter, size_t y0, size_t y1,
-                   unsigned char *out);
+/* sp_scale_bits: sp_scale_rows() (scale.h) for a packed SRC, BOX nonzero
+ * for SP_FILTER_BOX.  Takes the filter as a flag, not scale.h's enum, so
+ * that scale_bits depends on image.h only and scale.c alone on it: no
+ * include cycle between the two. */
+void sp_scale_bits(const struct sp_image *src, int factor, int box,
+                   size_t y0, size_t y1, unsigned char *out);
 
 #endif

@@ -24,6 +24,14 @@ static void faults(long *minflt, long *majflt)
     *majflt = ru.ru_majflt;
 }
 
+long sp_minflt(void)
+{
+    long minflt, majflt;
+
+    faults(&minflt, &majflt);
+    return minflt;
+}
+
 void sp_meter_start(struct sp_meter *m)
 {
     faults(&m->minflt0, &m->majflt0);

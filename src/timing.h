@@ -18,8 +18,13 @@ struct sp_meter {
     long minflt0, majflt0;
 };
 
-/* sp_now_ns: CLOCK_MONOTONIC in nanoseconds. */
+/* sp_now_ns: CLOCK_MONOTONIC in nanoseconds.  The one clock: the
+ * library's phases, and the experiment programs (src/tools, src/iobench)
+ * too. */
 uint64_t sp_now_ns(void);
+
+/* sp_minflt: the calling thread's minor page faults so far. */
+long sp_minflt(void);
 
 /* sp_meter_start / sp_meter_stop: measure what happens between the two
  * calls and add it to *PHASE (a phase done in several pieces sums them). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "encode.h"
+#include "sample.h"
 
 /* stb_image_write is compiled here, static to this file, rather than
  * taken from libstb: its allocator is chosen when it is compiled, and
@@ -351,7 +352,7 @@ static unsigned char *to_8bit(const struct sp_image *img)
     if (out == NULL)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        unsigned v = img->sample_size == 2 ? (unsigned)s[0] << 8 | s[1] : s[0];
+        unsigned v = sp_sample_get(s, img->sample_size);
         unsigned long w = ((unsigned long)v * 255 + m / 2) / m;
         out[i] = (unsigned char)(w > 255 ? 255 : w);
         s += img->sample_size;

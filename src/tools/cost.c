@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -24,20 +22,6 @@
 #define HUGE ((size_t)2 << 20)
 #define HUGE_REGIONS 2
 
-uint64_t sp_cost_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-long sp_cost_minflt(void)
-{
-    struct rusage ru;
-
-    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt : 0;
-}
 
 sp_status sp_cost_read_all(int fd, unsigned char *buf, size_t len)
 {
@@ -141,13 +125,13 @@ static sp_status probe_read(const struct sp_cost_env *env, double *out)
 
     if (fresh == NULL)
         return ENOMEM;
-    t0 = sp_cost_now();
+    t0 = sp_now_ns();
     st = sp_cost_read_all(env->fd_large, fresh, env->size);
-    t1 = sp_cost_now();
+    t1 = sp_now_ns();
     free(fresh);
     if (st == SP_OK)
         st = sp_cost_read_all(env->fd_large, env->buf2, env->size);
-    t2 = sp_cost_now();
+    t2 = sp_now_ns();
     out[0] = (double)(t1 - t0) / (double)env->size;
     out[1] = (double)(t2 - t1) / (double)env->size;
     return st;
@@ -162,9 +146,9 @@ static sp_status probe_write(const struct sp_cost_env *env, double *out)
 
     if (ftruncate(env->fd_out, 0) != 0 || lseek(env->fd_out, 0, SEEK_SET) < 0)
         return errno;
-    t0 = sp_cost_now();
+    t0 = sp_now_ns();
     st = sp_sys_write_full(env->fd_out, env->buf, env->size);
-    out[0] = (double)(sp_cost_now() - t0) / (double)env->size;
+    out[0] = (double)(sp_now_ns() - t0) / (double)env->size;
     return st;
 }
 
@@ -174,10 +158,10 @@ static void *(*volatile copy_fn)(void *, const void *, size_t) = memcpy;
 
 static sp_status probe_memcpy(const struct sp_cost_env *env, double *out)
 {
-    uint64_t t0 = sp_cost_now();
+    uint64_t t0 = sp_now_ns();
 
     copy_fn(env->buf2, env->buf, env->size);
-    out[0] = (double)(sp_cost_now() - t0) / (double)env->size;
+    out[0] = (double)(sp_now_ns() - t0) / (double)env->size;
     return SP_OK;
 }
 
@@ -193,12 +177,12 @@ static sp_status probe_anon_4k(const struct sp_cost_env *env, double *out)
     if (m == MAP_FAILED)
         return errno;
     (void)madvise((void *)m, env->size, MADV_NOHUGEPAGE);
-    f0 = sp_cost_minflt();
-    t0 = sp_cost_now();
+    f0 = sp_minflt();
+    t0 = sp_now_ns();
     for (size_t i = 0; i < env->size; i += env->page)
         m[i] = 1;
-    dt = sp_cost_now() - t0;
-    faults = sp_cost_minflt() - f0;
+    dt = sp_now_ns() - t0;
+    faults = sp_minflt() - f0;
     munmap((void *)m, env->size);
     out[0] = (double)dt / (double)(faults > 0 ? faults : 1);
     return SP_OK;
@@ -221,12 +205,12 @@ static sp_status probe_anon_2m(const struct sp_cost_env *env, double *out)
         return errno;
     a = (unsigned char *)(((uintptr_t)m + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
     (void)madvise((void *)a, HUGE * HUGE_REGIONS, MADV_HUGEPAGE);
-    f0 = sp_cost_minflt();
-    t0 = sp_cost_now();
+    f0 = sp_minflt();
+    t0 = sp_now_ns();
     for (size_t i = 0; i < HUGE * HUGE_REGIONS; i += env->page)
         a[i] = 1;
-    dt = sp_cost_now() - t0;
-    faults = sp_cost_minflt() - f0;
+    dt = sp_now_ns() - t0;
+    faults = sp_minflt() - f0;
     munmap(m, len);
     /* A region not granted takes a fault a base page. */
     small = (faults - HUGE_REGIONS) / (long)(pages - 1);
@@ -250,18 +234,18 @@ static sp_status probe_anon_release(const struct sp_cost_env *env,
         return errno;
     (void)madvise(m, env->size, MADV_NOHUGEPAGE);
     memset(m, 1, env->size);
-    t0 = sp_cost_now();
+    t0 = sp_now_ns();
     (void)madvise(m, env->size, MADV_DONTNEED);
-    t1 = sp_cost_now();
+    t1 = sp_now_ns();
     munmap(m, env->size);
     out[0] = (double)(t1 - t0) / (double)pages;
     b = malloc(env->size);
     if (b == NULL)
         return ENOMEM;
     memset(b, 1, env->size);
-    t0 = sp_cost_now();
+    t0 = sp_now_ns();
     free(b);
-    out[1] = (double)(sp_cost_now() - t0) / (double)pages;
+    out[1] = (double)(sp_now_ns() - t0) / (double)pages;
     return SP_OK;
 }
 

@@ -69,11 +69,11 @@ static sp_status file_fault(const struct sp_cost_env *env, int fd,
 
     if (m == NULL)
         return EIO;
-    f0 = sp_cost_minflt();
-    t0 = sp_cost_now();
+    f0 = sp_minflt();
+    t0 = sp_now_ns();
     (void)touch_all(env, m);
-    dt = sp_cost_now() - t0;
-    faults = sp_cost_minflt() - f0;
+    dt = sp_now_ns() - t0;
+    faults = sp_minflt() - f0;
     munmap((void *)m, env->size);
     if (faults < 1)
         faults = 1;
@@ -111,14 +111,14 @@ sp_status sp_cost_madvise_file(const struct sp_cost_env *env, double *out)
         if (m == NULL)
             return st;
         (void)touch_all(env, m);
-        t0 = sp_cost_now();
+        t0 = sp_now_ns();
         for (size_t at = 0; at < env->size; at += DROP_BLOCK)
             (void)madvise((void *)(m + at), env->size - at < DROP_BLOCK
                                                 ? env->size - at
                                                 : DROP_BLOCK,
                           MADV_DONTNEED);
         munmap((void *)m, env->size);
-        out[k] = (double)(sp_cost_now() - t0) /
+        out[k] = (double)(sp_now_ns() - t0) /
                  (double)(env->size / env->page);
     }
     return SP_OK;
@@ -179,11 +179,11 @@ sp_status sp_cost_madvise_call(const struct sp_cost_env *env, double *out)
         (void)touch_all(env, m);
         if (k == 1)
             spinning = start_spinner(&tid);
-        t0 = sp_cost_now();
+        t0 = sp_now_ns();
         for (size_t i = 0; i < pages; i++)
             (void)madvise((void *)(m + i * env->page), env->page,
                           MADV_DONTNEED);
-        out[k] = (double)(sp_cost_now() - t0) / (double)pages;
+        out[k] = (double)(sp_now_ns() - t0) / (double)pages;
         if (spinning) {
             spin_stop = 1;
             pthread_join(tid, NULL);
@@ -198,15 +198,15 @@ sp_status sp_cost_madvise_call(const struct sp_cost_env *env, double *out)
 sp_status sp_cost_calls(const struct sp_cost_env *env, double *out)
 {
     unsigned char byte;
-    uint64_t t0 = sp_cost_now(), t1, t2;
+    uint64_t t0 = sp_now_ns(), t1, t2;
 
     for (int i = 0; i < CALLS; i++)
         (void)syscall(SYS_getppid);
-    t1 = sp_cost_now();
+    t1 = sp_now_ns();
     for (int i = 0; i < CALLS; i++)
         if (pread(env->fd_large, &byte, 1, i) != 1)
             return errno ? errno : EIO;
-    t2 = sp_cost_now();
+    t2 = sp_now_ns();
     for (int i = 0; i < CALLS / 10; i++) {
         void *m = mmap(NULL, env->size, PROT_READ, MAP_PRIVATE,
                        env->fd_large, 0);
@@ -217,7 +217,7 @@ sp_status sp_cost_calls(const struct sp_cost_env *env, double *out)
     }
     out[0] = (double)(t1 - t0) / CALLS;
     out[1] = (double)(t2 - t1) / CALLS;
-    out[2] = (double)(sp_cost_now() - t2) / (CALLS / 10);
+    out[2] = (double)(sp_now_ns() - t2) / (CALLS / 10);
     return SP_OK;
 }
 
@@ -237,7 +237,7 @@ sp_status sp_cost_thread(const struct sp_cost_env *env, double *out)
     (void)env;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, STACK);
-    t0 = sp_cost_now();
+    t0 = sp_now_ns();
     for (int i = 0; i < THREADS && err == 0; i++) {
         pthread_t tid;
 
@@ -245,7 +245,7 @@ sp_status sp_cost_thread(const struct sp_cost_env *env, double *out)
         if (err == 0)
             pthread_join(tid, NULL);
     }
-    out[0] = (double)(sp_cost_now() - t0) / THREADS;
+    out[0] = (double)(sp_now_ns() - t0) / THREADS;
     pthread_attr_destroy(&attr);
     return err;
 }
@@ -286,14 +286,14 @@ sp_status sp_cost_reduce(const struct sp_cost_env *env, double *out)
 
         if (flush() != SP_OK)
             return ENOMEM;
-        t0 = sp_cost_now();
+        t0 = sp_now_ns();
         for (size_t y = 0; y < rows; y++) {
             struct sp_image band = row_view(env->buf + y * n * ROW_PX * 3);
 
             sp_scale_rows(&band, -by[k], SP_FILTER_SAMPLE, 0, 1,
                           env->buf2 + y * px * 3);
         }
-        out[k] = (double)(sp_cost_now() - t0) / (double)(rows * px);
+        out[k] = (double)(sp_now_ns() - t0) / (double)(rows * px);
     }
     return SP_OK;
 }
@@ -313,14 +313,14 @@ sp_status sp_cost_enlarge(const struct sp_cost_env *env, double *out)
 
         if (flush() != SP_OK)
             return ENOMEM;
-        t0 = sp_cost_now();
+        t0 = sp_now_ns();
         for (size_t y = 0; y < h; y++) {
             struct sp_image band = row_view(env->buf + y * ROW_PX * 3);
 
             sp_scale_rows(&band, by[k], SP_FILTER_SAMPLE, 0, 1,
                           env->buf2 + y % per * orow);
         }
-        out[k] = (double)(sp_cost_now() - t0) / (double)(h * orow);
+        out[k] = (double)(sp_now_ns() - t0) / (double)(h * orow);
     }
     return SP_OK;
 }

@@ -1,19 +1,14 @@
-/* cost_probe.h: what cost.c, cost_map.c and cost_run.c share: the
- * clock, the fault count, a whole read, and the probes the other two
- * define for cost.c's table.  Each probe is as struct sp_cost_probe's
- * FN. */
+/* cost_probe.h: what cost.c, cost_map.c and cost_run.c share: a whole
+ * read, and the probes the other two define for cost.c's table.  Each
+ * probe is as struct sp_cost_probe's FN.  Their clock and fault count
+ * are scaleppm's own (timing.h), included here for all three. */
 #ifndef SP_COST_PROBE_H
 #define SP_COST_PROBE_H
 
 #include <stdint.h>
 
 #include "cost.h"
-
-/* sp_cost_now: CLOCK_MONOTONIC in ns. */
-uint64_t sp_cost_now(void);
-
-/* sp_cost_minflt: the calling thread's minor faults so far. */
-long sp_cost_minflt(void);
+#include "timing.h"
 
 /* sp_cost_read_all: LEN bytes of FD from its start into BUF by read().
  * Returns 0, an errno value, or EIO for a file shorter than LEN. */

@@ -25,23 +25,23 @@ sp_status sp_cost_child(int fd, size_t size, int p)
     uint64_t t[4];
     long f0;
 
-    t[0] = sp_cost_now();
+    t[0] = sp_now_ns();
     b = malloc(size);
     if (b == NULL || sp_cost_read_all(fd, b, size) != SP_OK)
         return EIO;
-    t[0] = sp_cost_now() - t[0];
+    t[0] = sp_now_ns() - t[0];
     more = malloc(size);
     if (more == NULL)
         return ENOMEM;
-    f0 = sp_cost_minflt();
-    t[1] = sp_cost_now();
+    f0 = sp_minflt();
+    t[1] = sp_now_ns();
     for (size_t i = 0; i < size; i += 4096)
         more[i] = 1;
-    t[1] = sp_cost_now() - t[1];
-    t[2] = (uint64_t)(sp_cost_minflt() - f0);
-    t[3] = sp_cost_now();
+    t[1] = sp_now_ns() - t[1];
+    t[2] = (uint64_t)(sp_minflt() - f0);
+    t[3] = sp_now_ns();
     free(b);
-    t[3] = sp_cost_now() - t[3];
+    t[3] = sp_now_ns() - t[3];
     return write(p, t, sizeof t) == (ssize_t)sizeof t ? SP_OK : EIO;
 }
 
@@ -104,7 +104,7 @@ static void *pong(void *arg)
             pthread_cond_wait(&p->cv, &p->mu);
         if (p->turn < 0)
             break;
-        p->woke = sp_cost_now();
+        p->woke = sp_now_ns();
         p->turn = 0;
         pthread_cond_signal(&p->cv);
     }
@@ -119,7 +119,7 @@ static uint64_t ping(struct pingpong *p, unsigned pause_us)
     if (pause_us)
         usleep(pause_us);
     pthread_mutex_lock(&p->mu);
-    p->signalled = sp_cost_now();
+    p->signalled = sp_now_ns();
     p->turn = 1;
     pthread_cond_signal(&p->cv);
     while (p->turn == 1)
@@ -181,10 +181,10 @@ sp_status sp_cost_wake(const struct sp_cost_env *env, double *out)
     p.turn = 0;
     if (start_pong(&p, &tid, 1) != 0)
         return EAGAIN;
-    t0 = sp_cost_now();
+    t0 = sp_now_ns();
     for (int i = 0; i < SWITCHES; i++)
         (void)ping(&p, 0);
-    out[1] = (double)(sp_cost_now() - t0) / (2.0 * SWITCHES);
+    out[1] = (double)(sp_now_ns() - t0) / (2.0 * SWITCHES);
     pthread_mutex_lock(&p.mu);
     p.turn = -1;
     pthread_cond_signal(&p.cv);
@@ -198,9 +198,9 @@ static void *spin_for(void *arg)
 {
     double *cpu = arg;
     struct timespec c;
-    uint64_t t0 = sp_cost_now();
+    uint64_t t0 = sp_now_ns();
 
-    while (sp_cost_now() - t0 < SPIN_NS)
+    while (sp_now_ns() - t0 < SPIN_NS)
         ;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
     *cpu = (double)c.tv_sec * 1e9 + (double)c.tv_nsec;
@@ -215,7 +215,7 @@ sp_status sp_cost_cpus(const struct sp_cost_env *env, double *out)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     pthread_t tid[SPINNERS_MAX];
     double cpu[SPINNERS_MAX] = {0}, sum = 0;
-    uint64_t t0 = sp_cost_now();
+    uint64_t t0 = sp_now_ns();
     long started = 0;
 
     (void)env;
@@ -230,6 +230,6 @@ sp_status sp_cost_cpus(const struct sp_cost_env *env, double *out)
         pthread_join(tid[i], NULL);
         sum += cpu[i];
     }
-    out[0] = sum / (double)(sp_cost_now() - t0);
+    out[0] = sum / (double)(sp_now_ns() - t0);
     return started > 0 ? SP_OK : EAGAIN;
 }

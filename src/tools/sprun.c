@@ -18,16 +18,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
+#include "timing.h"
 
 #define COPY_BYTES ((size_t)256 << 20)
 #define COPY_RUNS 5
@@ -38,14 +39,6 @@ static int usage(void)
             "[ARGS...] | "
             "sprun --memcpy\n");
     return 2;
-}
-
-static long long now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* The copy goes through a volatile pointer so that the compiler cannot see
@@ -68,9 +61,9 @@ static int memcpy_rate(void)
     memset(src, 0x5a, COPY_BYTES);
     memset(dst, 0, COPY_BYTES);
     for (int i = 0; i < COPY_RUNS; i++) {
-        long long t0 = now_ns();
+        uint64_t t0 = sp_now_ns();
         copy_fn(dst, src, COPY_BYTES);
-        t[i] = now_ns() - t0;
+        t[i] = (long long)(sp_now_ns() - t0);
         src[i]++;  /* each copy moves different bytes */
     }
     free(src);
@@ -214,7 +207,8 @@ static int run(const struct opts *o, int in_fd, int out_fd)
 {
     int status, err, report[2];
     struct rusage ru;
-    long long t0, wall;
+    uint64_t t0;
+    long long wall;
     pid_t pid;
     size_t got;
     sp_status st;
@@ -226,7 +220,7 @@ static int run(const struct opts *o, int in_fd, int out_fd)
     }
     fflush(NULL);
 
-    t0 = now_ns();
+    t0 = sp_now_ns();
     pid = start(o, in_fd, out_fd, report[1]);
     if (pid < 0)
         return 1;
@@ -250,7 +244,7 @@ static int run(const struct opts *o, int in_fd, int out_fd)
             return 1;
         }
     }
-    wall = now_ns() - t0;
+    wall = (long long)(sp_now_ns() - t0);
     alarm(0);
 
     st = sp_sys_read_full(report[0], &err, sizeof err, &got);
