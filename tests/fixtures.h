@@ -21,6 +21,16 @@
 #include "scale.h"
 #include "shared.h"
 
+/* UNDER_SANITIZER: built with ASan or TSan, whose runtimes die where a
+ * plain build's calls fail, and run many times slower. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+
 /* The current test's own temporary directory (set by fx_setup). */
 extern char fx_dir[];
 

@@ -24,14 +24,8 @@
 #include "parallel.h"
 
 /* A sanitizer's runtime dies when the address space runs out rather than
- * let pthread_create fail, so the test that caps it is left out there. */
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
+ * let pthread_create fail, so the test that caps it is left out there
+ * (UNDER_SANITIZER, fixtures.h). */
 
 #define MAX_ITEMS 1024
 #define WAIT_S 10   /* a handshake that takes longer has failed */
