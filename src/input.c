@@ -31,32 +31,6 @@ const char *sp_io_name(enum sp_io io)
     return io >= SP_IO_READ && io <= SP_IO_AUTO ? names[io] : "read";
 }
 
-/* stamp_of: the stamp of the file SB describes, into *STAMP. */
-static void stamp_of(const struct stat *sb, struct sp_stamp *stamp)
-{
-    stamp->dev = sb->st_dev;
-    stamp->ino = sb->st_ino;
-    stamp->size = sb->st_size;
-    stamp->mtime_ns = sb->st_mtim.tv_sec * 1000000000LL + sb->st_mtim.tv_nsec;
-    stamp->ctime_ns = sb->st_ctim.tv_sec * 1000000000LL + sb->st_ctim.tv_nsec;
-    stamp->nlink = sb->st_nlink;
-}
-
-sp_status sp_stamp_check(int fd, const struct sp_stamp *was)
-{
-    struct stat sb;
-    struct sp_stamp now;
-
-    if (sp_sys.fstat(fd, &sb) != 0)
-        return errno;
-    stamp_of(&sb, &now);
-    return now.dev == was->dev && now.ino == was->ino &&
-                   now.size == was->size && now.mtime_ns == was->mtime_ns &&
-                   (now.ctime_ns == was->ctime_ns || now.nlink != was->nlink)
-               ? SP_OK
-               : SP_E_CHANGED;
-}
-
 /* decode_plain: F's plain raster, HDR's, into a fresh malloc'd buffer
  * that the read path holds; *END gets the offset just past its last
  * sample. */
@@ -182,7 +156,7 @@ sp_status sp_input_open(struct sp_input *in, const char *path, int nowait,
     if (st == SP_OK && S_ISREG(sb.st_mode) && sb.st_size > 0) {
         /* The one size every check is made against. */
         in->file = 1;
-        stamp_of(&sb, &in->stamp);
+        sp_stamp_of(&sb, &in->stamp);
         /* Not 0 when stdin is a file read in part. */
         in->pos = is_stdin ? sp_sys.lseek(in->fd, 0, SEEK_CUR) : 0;
         if (in->pos < 0)

@@ -97,7 +97,7 @@ struct sp_stamp {
 };
 
 /* sp_stamp_check: fstat FD (through the sys seam) and compare it with
- * WAS: the one comparison of stamps.  Returns 0 when they match,
+ * WAS: the one comparison of stamps (input_bytes.c).  Returns 0 when they match,
  * SP_E_CHANGED when not, or fstat's errno value. */
 sp_status sp_stamp_check(int fd, const struct sp_stamp *was);
 

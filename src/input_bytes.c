@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -56,6 +57,33 @@ sp_status sp_input_free(struct sp_input *in)
 {
     sp_reuse_give(in->reuse, in->held.p, in->held.len);
     return SP_OK;
+}
+
+/* ---- the stamp of a file ---- */
+
+void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp)
+{
+    stamp->dev = sb->st_dev;
+    stamp->ino = sb->st_ino;
+    stamp->size = sb->st_size;
+    stamp->mtime_ns = sb->st_mtim.tv_sec * 1000000000LL + sb->st_mtim.tv_nsec;
+    stamp->ctime_ns = sb->st_ctim.tv_sec * 1000000000LL + sb->st_ctim.tv_nsec;
+    stamp->nlink = sb->st_nlink;
+}
+
+sp_status sp_stamp_check(int fd, const struct sp_stamp *was)
+{
+    struct stat sb;
+    struct sp_stamp now;
+
+    if (sp_sys.fstat(fd, &sb) != 0)
+        return errno;
+    sp_stamp_of(&sb, &now);
+    return now.dev == was->dev && now.ino == was->ino &&
+                   now.size == was->size && now.mtime_ns == was->mtime_ns &&
+                   (now.ctime_ns == was->ctime_ns || now.nlink != was->nlink)
+               ? SP_OK
+               : SP_E_CHANGED;
 }
 
 sp_status sp_input_stamp_check(const struct sp_input *in)

@@ -18,6 +18,7 @@
 #define SP_INPUT_PATH_H
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "header.h"
@@ -88,6 +89,9 @@ sp_status sp_input_free(struct sp_input *in);
     .rows = sp_input_in_place, .scratch = sp_input_no_scratch,               \
     .done_before = sp_input_keep, .guard = sp_input_unguarded,               \
     .check = sp_input_unchanged, .release = sp_input_free
+
+/* sp_stamp_of: the stamp of the file SB describes, into *STAMP. */
+void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp);
 
 /* sp_input_stamp_check: IN's file against the stamp taken at open. */
 sp_status sp_input_stamp_check(const struct sp_input *in);
