@@ -46,8 +46,10 @@ static sp_status decode_plain(struct sp_input *in, FILE *f,
     st = sp_header_decode_plain(f, hdr, buf, end, why);
     if (st != SP_OK)
         free(buf);
-    else
-        sp_input_hold(in, &sp_input_read, hdr, buf, hdr->raster_bytes, buf);
+    else {
+        sp_input_hold(in, hdr, buf, hdr->raster_bytes, buf);
+        in->path = &sp_input_read;
+    }
     return st;
 }
 
@@ -97,8 +99,12 @@ static sp_status next_file(struct sp_input *in,
     if (st == SP_OK && !hdr.plain) {
         end = hdr.raster_offset + (off_t)hdr.raster_bytes;
         st = path->load(in, &hdr);
-        if (st != SP_OK && path != &sp_input_read)
-            st = sp_input_read.load(in, &hdr);
+        if (st != SP_OK && path != &sp_input_read) {
+            path = &sp_input_read;
+            st = path->load(in, &hdr);
+        }
+        if (st == SP_OK)
+            in->path = path;
     }
     info->io_used = st == SP_OK ? in->path->io : SP_IO_READ;
     /* Whether another image follows: read before the stamp is checked, so
@@ -187,8 +193,8 @@ sp_status sp_input_next(struct sp_input *in, enum sp_io io,
                                      ? io
                                      : SP_IO_READ],
                        &acc, info);
-    else
-        st = sp_input_stream.next(in, &acc, info);
+    else if ((st = sp_input_stream.next(in, &acc, info)) == SP_OK)
+        in->path = &sp_input_stream;
     if (st == SP_OK)
         in->images++;
     return st;

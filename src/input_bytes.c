@@ -91,14 +91,12 @@ sp_status sp_input_stamp_check(const struct sp_input *in)
     return sp_stamp_check(in->fd, &in->stamp);
 }
 
-void sp_input_hold(struct sp_input *in, const struct sp_input_path *path,
-                   const struct sp_header *hdr, void *p, size_t len,
-                   unsigned char *raster)
+void sp_input_hold(struct sp_input *in, const struct sp_header *hdr, void *p,
+                   size_t len, unsigned char *raster)
 {
     memset(&in->img, 0, sizeof in->img);
     sp_image_type_of(&in->img, hdr);
     in->img.pixels = raster;
-    in->path = path;
     in->held.p = p;
     in->held.len = len;
     in->held.done = 0;

@@ -34,7 +34,7 @@ static sp_status load(struct sp_input *in, const struct sp_header *hdr)
     /* input.c compares the file's stamp now, before a page is touched: a
      * file that shrank since its size was taken would raise SIGBUS past
      * its new end, and one that changed would mix its bytes in. */
-    sp_input_hold(in, &sp_input_mmap, hdr, map, file_size,
+    sp_input_hold(in, hdr, map, file_size,
                   (unsigned char *)map + hdr->raster_offset);
     return SP_OK;
 }

@@ -8,8 +8,9 @@
  *
  *   1. input_<name>.c defining `const struct sp_input_path sp_input_<name>`
  *      (the shared calls below fill what it does as another path does);
- *   2. its entry in input.c's table `paths` (and a value of enum sp_io,
- *      with its name in sp_io_name, for the option that asks for it);
+ *   2. its entry in input.c's table `paths`, its name beside the others
+ *      below (and a value of enum sp_io, with its name in sp_io_name, for
+ *      the option that asks for it);
  *   3. its file in src/CMakeLists.txt.
  *
  * Threads may call rows and guard at once, each with scratch of its own;
@@ -45,7 +46,7 @@ struct sp_input_path {
     sp_status (*more)(struct sp_input *in, int *more);
     /* load: the binary raster of HDR (parsed at IN->pos of IN's regular
      * file, checked against its size and accepted) into IN->img's pixels
-     * and HELD.  On failure nothing is held: input.c may try the read
+     * and HELD (sp_input_hold).  On failure nothing is held: input.c may try the read
      * path instead.  NULL: a path that loads no file. */
     sp_status (*load)(struct sp_input *in, const struct sp_header *hdr);
 
@@ -97,10 +98,10 @@ void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp);
 sp_status sp_input_stamp_check(const struct sp_input *in);
 
 /* sp_input_hold: IN->img viewing the raster at RASTER, laid out as HDR
- * says, held by PATH as P (LEN bytes). */
-void sp_input_hold(struct sp_input *in, const struct sp_input_path *path,
-                   const struct sp_header *hdr, void *p, size_t len,
-                   unsigned char *raster);
+ * says, held as P (LEN bytes); input.c then records the path that holds
+ * it. */
+void sp_input_hold(struct sp_input *in, const struct sp_header *hdr, void *p,
+                   size_t len, unsigned char *raster);
 
 /* A reader of the input's bytes for the header parser and the plain
  * decoder.  FILE: pread FD from POS, never at or past END, the first block

@@ -14,7 +14,7 @@
 
 static sp_status load(struct sp_input *in, const struct sp_header *hdr)
 {
-    sp_input_hold(in, &sp_input_pread, hdr, NULL, 0, NULL);
+    sp_input_hold(in, hdr, NULL, 0, NULL);
     in->held.at = hdr->raster_offset;
     return SP_OK;
 }

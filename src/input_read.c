@@ -26,7 +26,7 @@ static sp_status load(struct sp_input *in, const struct sp_header *hdr)
     if (st != SP_OK)
         free(buf);
     else
-        sp_input_hold(in, &sp_input_read, hdr, buf, hdr->raster_bytes, buf);
+        sp_input_hold(in, hdr, buf, hdr->raster_bytes, buf);
     return st;
 }
 

@@ -236,7 +236,7 @@ static sp_status stream_plain(struct sp_input *in, struct sp_inbuf *s,
         free(r.buf);
         return st;
     }
-    sp_input_hold(in, &sp_input_stream, hdr, r.buf, r.cap, r.buf);
+    sp_input_hold(in, hdr, r.buf, r.cap, r.buf);
     info->next = end;
     info->input_bytes = (size_t)end + rest->len;
     info->trailing_bytes = rest->len;
@@ -264,7 +264,7 @@ static sp_status stream_binary(struct sp_input *in, struct sp_inbuf *s,
     info->input_bytes = end + rest->len;
     info->trailing_bytes = rest->len;  /* what was read: the rest waits */
     info->trailing_image = sp_input_is_magic(rest->buf, rest->len);
-    sp_input_hold(in, &sp_input_stream, hdr, s->buf, s->cap,
+    sp_input_hold(in, hdr, s->buf, s->cap,
                   s->buf + hdr->raster_offset);
     s->buf = NULL;  /* the image's now */
     return SP_OK;
