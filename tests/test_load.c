@@ -1363,6 +1363,64 @@ START_TEST(test_input_after_image)
 }
 END_TEST
 
+/* The buffer a caller passes to reuse: an image read into memory is
+ * released into it, and the next one that fits is read into that very
+ * buffer; a larger one takes a new buffer, which is then kept instead; a
+ * mapped image leaves it alone. */
+START_TEST(test_input_reuse)
+{
+    struct sp_reuse reuse = {NULL, 0};
+    struct sp_load_info info;
+    struct sp_input in;
+    struct sp_image img;
+    const char *small = fx_path("small.ppm"), *large = fx_path("large.ppm");
+    unsigned char *kept;
+
+    fx_make_image(&img, 20, 10, 3, 1, 255, 1);
+    fx_write_image(small, &img);
+    sp_image_release(&img);
+    fx_make_image(&img, 40, 10, 3, 1, 255, 2);
+    fx_write_image(large, &img);
+    sp_image_release(&img);
+
+    ck_assert_int_eq(sp_input_open(&in, small, 0, &reuse), SP_OK);
+    ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL, &info),
+                     SP_OK);
+    kept = in.img.pixels;
+    ck_assert_ptr_null(reuse.p);
+    ck_assert_int_eq(sp_input_release(&in), SP_OK);
+    ck_assert_ptr_eq(reuse.p, kept);
+    ck_assert_uint_eq(reuse.len, 20 * 10 * 3);
+    sp_input_close(&in);
+
+    ck_assert_int_eq(sp_input_open(&in, small, 0, &reuse), SP_OK);
+    ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL, &info),
+                     SP_OK);
+    ck_assert_ptr_eq(in.img.pixels, kept);  /* the same buffer */
+    ck_assert_ptr_null(reuse.p);
+    sp_input_close(&in);  /* the close releases it */
+    ck_assert_ptr_eq(reuse.p, kept);
+
+    ck_assert_int_eq(sp_input_open(&in, large, 0, &reuse), SP_OK);
+    ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL, &info),
+                     SP_OK);
+    ck_assert_ptr_eq(reuse.p, kept);        /* too small: kept, not used */
+    kept = in.img.pixels;
+    sp_input_close(&in);
+    ck_assert_ptr_eq(reuse.p, kept);        /* the larger one now */
+    ck_assert_uint_eq(reuse.len, 40 * 10 * 3);
+
+    ck_assert_int_eq(sp_input_open(&in, large, 0, &reuse), SP_OK);
+    ck_assert_int_eq(sp_input_next(&in, SP_IO_MMAP, NULL, NULL, &info),
+                     SP_OK);
+    ck_assert_int_eq(info.io_used, SP_IO_MMAP);
+    sp_input_close(&in);
+    ck_assert_ptr_eq(reuse.p, kept);
+    sp_reuse_drop(&reuse);
+    ck_assert_ptr_null(reuse.p);
+}
+END_TEST
+
 static Suite *load_suite(void)
 {
     Suite *s = suite_create("load");
@@ -1402,6 +1460,7 @@ static Suite *load_suite(void)
     tcase_add_test(tc, test_release_idempotent);
     tcase_add_test(tc, test_release_seam);
     tcase_add_test(tc, test_no_leaks);
+    tcase_add_test(tc, test_input_reuse);
     suite_add_tcase(s, tc);
     return s;
 }
