@@ -353,3 +353,17 @@ sp_status sp_header_write(FILE *f, const struct sp_image *layout, char *why)
     }
     return SP_OK;
 }
+
+void sp_image_type_of(struct sp_image *img, const struct sp_header *hdr)
+{
+    img->width = hdr->width;
+    img->height = hdr->height;
+    img->channels = hdr->channels;
+    img->sample_size = hdr->sample_size;
+    img->maxval = hdr->maxval;
+    img->packed = hdr->packed;
+    img->alpha = hdr->alpha;
+    img->magic = hdr->plain ? (char)(hdr->magic + 3) : hdr->magic;
+    memcpy(img->tuple_type, hdr->tuple_type, sizeof img->tuple_type);
+    img->stride = sp_image_row_bytes(img, hdr->width);
+}

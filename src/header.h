@@ -78,4 +78,9 @@ sp_status sp_header_decode_plain_rows(FILE *f, const struct sp_header *hdr,
  * refuses or the tuple type is longer than SP_TUPLE_LINE_MAX. */
 sp_status sp_header_write(FILE *f, const struct sp_image *layout, char *why);
 
+/* sp_image_type_of: IMG's layout (image.h) as the header HDR describes
+ * it (no raster, no backing).  Here, not in image.c: the header knows the
+ * image, the image does not know the header. */
+void sp_image_type_of(struct sp_image *img, const struct sp_header *hdr);
+
 #endif

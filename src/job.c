@@ -27,7 +27,7 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
                            struct sp_input *input, struct sp_output *out,
                            int *opened, struct sp_report *r)
 {
-    struct sp_image src, layout;
+    struct sp_image layout;
     struct sp_source in;
     struct sp_meter m;
     sp_status st, rel;
@@ -38,8 +38,7 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     if (atomic_load_explicit(&sp_job_cancel, memory_order_relaxed))
         return fail(r, job->in, EINTR);
     sp_meter_start(&m);
-    st = sp_input_load(input, job->io, sp_policy_accept, &policy, &src,
-                       &r->load);
+    st = sp_input_next(input, job->io, sp_policy_accept, &policy, &r->load);
     sp_meter_stop(&m, &r->phase[SP_LOAD]);
     if (st != SP_OK && r->images > 0)  /* say which image failed */
         snprintf(r->why, sizeof r->why, "image %u, at byte %lld: %.200s",
@@ -49,12 +48,12 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     if (st != SP_OK)
         return fail(r, job->in, st);
     r->images++;
-    r->in_width = src.width;
-    r->in_height = src.height;
-    r->channels = src.channels;
-    r->sample_size = src.sample_size;
-    r->maxval = src.maxval;
-    sp_source_open(&in, &src, job->drop_grain);
+    sp_source_open(&in, input, job->drop_grain);
+    r->in_width = in.img.width;
+    r->in_height = in.img.height;
+    r->channels = in.img.channels;
+    r->sample_size = in.img.sample_size;
+    r->maxval = in.img.maxval;
     if (job->after_load != NULL)
         job->after_load(job->after_load_arg);
 
@@ -112,7 +111,8 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     /* One descriptor for every image of the input, as pamscale reads them,
      * whatever names it. */
     sp_meter_start(&m);
-    st = sp_input_open(&input, job->in, job->open_nowait);
+    st = sp_input_open(&input, job->in, job->open_nowait,
+                       sp_buffer_thread());
     sp_meter_stop(&m, &r->phase[SP_LOAD]);
     if (st != SP_OK)
         return fail(r, job->in, st);

@@ -1,19 +1,16 @@
-/* source.h: the row source: how the scaling side gets a loaded input's
- * rows, whatever path loaded it.
+/* source.h: the row source: how the scaling side gets the rows of an
+ * input's image, whatever path loaded it.
  *
- *   sp_source_open()        -> take a loaded image (sp_load)
+ *   sp_source_open()        -> the image an input holds (sp_input_next)
  *   sp_source_rows()        -> a view of rows [y0, y1)
  *   sp_source_done_before() -> rows before y will not be asked for again
- *   sp_source_guard()       -> run the reads of rows under the backend's
+ *   sp_source_guard()       -> run the reads of rows under the path's
  *                              protection
- *   sp_source_release()     -> give everything back
+ *   sp_source_check()       -> whether the file read is still as loaded
+ *   sp_source_release()     -> give the image back to its input
  *
- * One backend a load path, each in a file of its own and picked by the
- * image's backing (source.c's table): memory (source_memory.c: read,
- * standard input, plain rasters decoded), mmap (source_mmap.c: the
- * mapping, its SIGBUS guard, pages given back as rows are done) and pread
- * (source_pread.c: rows read when asked, into the caller's scratch).  The
- * caller never asks which one it holds.
+ * Each call is the load path's (input_path.h: read, mmap, pread, stream,
+ * one file each); the caller never asks which one it holds.
  *
  * Threads may call sp_source_rows() and sp_source_guard() at once, each
  * with scratch of its own; sp_source_done_before() one thread at a time. */
@@ -25,38 +22,21 @@
 #include "image.h"
 #include "status.h"
 
-struct sp_source;
+struct sp_input;
 
-/* A backend: what its path does for each call below. */
-struct sp_source_ops {
-    /* the address of rows [y0, y1), packed at the image's stride: in the
-     * image, or read into SCRATCH; NULL with *ST set on failure */
-    const unsigned char *(*rows)(struct sp_source *s, size_t y0, size_t y1,
-                                 unsigned char *scratch, sp_status *st);
-    /* bytes of scratch a request of ROWS rows needs (0: none) */
-    size_t (*scratch)(const struct sp_source *s, size_t rows);
-    void (*done_before)(struct sp_source *s, size_t y);
-    sp_status (*guard)(sp_status (*fn)(void *arg), void *arg);
-};
-
-extern const struct sp_source_ops sp_source_memory, sp_source_mmap,
-    sp_source_pread;
-
-/* A row source.  IMG's layout (width, height, stride, channels,
- * bytes, maxval) is the caller's to read; the rest is the
- * backend's. */
+/* A row source.  IMG's layout (width, height, stride, channels, bytes,
+ * maxval) is the caller's to read; IN is the input that holds the image. */
 struct sp_source {
-    const struct sp_source_ops *ops;
     struct sp_image img;
-    size_t grain;          /* mmap: pages go back in blocks ending on
-                              multiples of this (a power of two) */
+    struct sp_input *in;
 };
 
-/* sp_source_open: make S the row source of IMG, a loaded image (sp_load),
- * which S now owns (IMG is left empty).  GRAIN, for a backend that gives
- * pages back (mmap), is the block they go back in, a power of two of at
- * least a page; 0 picks the backend's default.  Cannot fail. */
-void sp_source_open(struct sp_source *s, struct sp_image *img, size_t grain);
+/* sp_source_open: make S the row source of the image IN holds (loaded by
+ * sp_input_next), until sp_source_release() gives it back to IN.  GRAIN,
+ * for a path that gives pages back (mmap), is the block they go back in,
+ * a power of two of at least a page; 0 picks the path's default.  Cannot
+ * fail. */
+void sp_source_open(struct sp_source *s, struct sp_input *in, size_t grain);
 
 /* sp_source_rows: rows [Y0, Y1) of S (Y0 < Y1 <= height) as BAND, an
  * unbacked view (nothing to release) of Y1 - Y0 rows, valid until the next
@@ -71,7 +51,7 @@ sp_status sp_source_rows(struct sp_source *s, size_t y0, size_t y1,
 size_t sp_source_scratch(const struct sp_source *s, size_t rows);
 
 /* sp_source_done_before: rows before Y will not be asked for again: the
- * backend may give back the memory that held them (mmap: madvise
+ * path may give back the memory that held them (mmap: madvise
  * MADV_DONTNEED, in GRAIN blocks; the page cache keeps the pages).
  * Advice only: nothing fails. */
 void sp_source_done_before(struct sp_source *s, size_t y);
@@ -84,21 +64,13 @@ sp_status sp_source_guard(const struct sp_source *s,
                           sp_status (*fn)(void *arg), void *arg);
 
 /* sp_source_check: whether the file S reads is still as it was loaded
- * (sp_image_check); call it after the last row is read and before the
+ * (the input's stamp; 0 for an image in memory); call it after the last row is read and before the
  * output is committed.  Returns 0, SP_E_CHANGED or an errno value. */
 sp_status sp_source_check(const struct sp_source *s);
 
-/* sp_source_release: release S's image (sp_image_release) and forget it.
- * Safe on a source released already.  Returns 0 or munmap's errno. */
+/* sp_source_release: give S's image back to its input
+ * (sp_input_release) and forget it.  Safe on a source released already.
+ * Returns 0 or munmap's errno. */
 sp_status sp_source_release(struct sp_source *s);
-
-/* The memory backend's calls, which the other backends share where their
- * path does nothing different (source_memory.c). */
-const unsigned char *sp_source_in_place(struct sp_source *s, size_t y0,
-                                        size_t y1, unsigned char *scratch,
-                                        sp_status *st);
-size_t sp_source_no_scratch(const struct sp_source *s, size_t rows);
-void sp_source_keep(struct sp_source *s, size_t y);
-sp_status sp_source_unguarded(sp_status (*fn)(void *arg), void *arg);
 
 #endif

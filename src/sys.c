@@ -25,6 +25,26 @@ void sp_sys_reset(void)
     sp_sys = real;
 }
 
+ssize_t sp_sys_read_some(int fd, void *buf, size_t len)
+{
+    ssize_t n;
+
+    do
+        n = sp_sys.read(fd, buf, len);
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
+ssize_t sp_sys_pread_some(int fd, void *buf, size_t len, off_t off)
+{
+    ssize_t n;
+
+    do
+        n = sp_sys.pread(fd, buf, len, off);
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
 /* read_in: the loop of both full reads; OFF < 0 reads at the descriptor's
  * offset (read), else from OFF on (pread). */
 static sp_status read_in(int fd, unsigned char *buf, size_t len, off_t off,
@@ -33,12 +53,9 @@ static sp_status read_in(int fd, unsigned char *buf, size_t len, off_t off,
     size_t done = 0;
 
     while (done < len) {
-        ssize_t n = off < 0
-                        ? sp_sys.read(fd, buf + done, len - done)
-                        : sp_sys.pread(fd, buf + done, len - done,
-                                       off + (off_t)done);
-        if (n < 0 && errno == EINTR)
-            continue;
+        ssize_t n = off < 0 ? sp_sys_read_some(fd, buf + done, len - done)
+                            : sp_sys_pread_some(fd, buf + done, len - done,
+                                                off + (off_t)done);
         if (n < 0) {
             *got = done;
             return errno;

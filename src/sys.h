@@ -42,6 +42,14 @@ extern struct sp_sys sp_sys;
 /* sp_sys_reset: put every entry of sp_sys back to the real call. */
 void sp_sys_reset(void);
 
+/* sp_sys_read_some: one read() of up to LEN bytes from FD into BUF, made
+ * again after EINTR: the bytes read (0 at end of file), or -1 with errno
+ * set.  The loop under every read of a stream. */
+ssize_t sp_sys_read_some(int fd, void *buf, size_t len);
+
+/* sp_sys_pread_some: sp_sys_read_some at offset OFF of FD, with pread. */
+ssize_t sp_sys_pread_some(int fd, void *buf, size_t len, off_t off);
+
 /* The full transfers: each calls its entry of sp_sys again after a short
  * transfer or EINTR until the whole buffer is done, and returns SP_OK or
  * the errno value of the call that failed. */

@@ -138,7 +138,6 @@ static sp_status prepare(struct work *w, int chunked)
         c->backing = SP_BACKING_NONE;
         c->base = NULL;
         c->base_len = 0;
-        c->fd = -1;
         c->pixels = sp_buffers_chunk(&w->mem, i);
         c->width = w->report->out_width;
         c->height = p->chunk_rows;

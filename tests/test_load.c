@@ -105,8 +105,9 @@ START_TEST(test_read_mmap_identical)
             ck_assert_int_eq(img->backing, SP_BACKING_MALLOC);
         } else if (io == SP_IO_MMAP) {
             ck_assert_int_eq(info.io_used, SP_IO_MMAP);
-            ck_assert_int_eq(img->backing, SP_BACKING_MMAP);
-            /* The bookkeeping is the whole mapping; the view is inside. */
+            /* The input's (mapped) raster: its bookkeeping is the whole
+             * mapping; the view is inside. */
+            ck_assert_int_eq(img->backing, SP_BACKING_OWNED);
             ck_assert_uint_eq(img->base_len, (size_t)sb.st_size);
             ck_assert_ptr_eq(img->pixels,
                              (unsigned char *)img->base + info.raster_offset);
@@ -1168,7 +1169,7 @@ START_TEST(test_release_seam)
     sp_image_release(&img);
 
     ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), SP_OK);
-    ck_assert_int_eq(img.backing, SP_BACKING_MMAP);
+    ck_assert_int_eq(img.backing, SP_BACKING_OWNED);
     madvise_calls = 0;
     sp_sys.madvise = failing_madvise;
     ck_assert_int_eq(sp_image_release(&img), SP_OK);
@@ -1285,14 +1286,12 @@ static int text_pipe(const char *text)
  * first sample; sp_input_more() into *MORE. */
 static unsigned next_gray(struct sp_input *in, int *more)
 {
-    struct sp_image img;
     struct sp_load_info info;
     unsigned v;
 
-    ck_assert_int_eq(sp_input_load(in, SP_IO_READ, NULL, NULL, &img, &info),
-                     SP_OK);
-    v = img.pixels[0];
-    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    ck_assert_int_eq(sp_input_next(in, SP_IO_READ, NULL, NULL, &info), SP_OK);
+    v = in->img.pixels[0];
+    ck_assert_int_eq(sp_input_release(in), SP_OK);
     ck_assert_int_eq(sp_input_more(in, more), SP_OK);
     return v;
 }
@@ -1313,8 +1312,8 @@ START_TEST(test_input_two_streams)
 
     snprintf(pa, sizeof pa, "/dev/fd/%d", a);
     snprintf(pb, sizeof pb, "/dev/fd/%d", b);
-    ck_assert_int_eq(sp_input_open(&ia, pa, 0), SP_OK);
-    ck_assert_int_eq(sp_input_open(&ib, pb, 0), SP_OK);
+    ck_assert_int_eq(sp_input_open(&ia, pa, 0, NULL), SP_OK);
+    ck_assert_int_eq(sp_input_open(&ib, pb, 0, NULL), SP_OK);
     close(a);
     close(b);
     ck_assert_uint_eq(next_gray(&ia, &ma), 1);
@@ -1361,7 +1360,6 @@ START_TEST(test_input_after_image)
         for (int stream = 0; stream < 2; stream++) {
             char text[64], by[64];
             struct sp_input in;
-            struct sp_image img;
             struct sp_load_info info;
             int more, fd = -1;
 
@@ -1372,7 +1370,7 @@ START_TEST(test_input_after_image)
             } else {
                 fx_write_text(path, text);
             }
-            ck_assert_int_eq(sp_input_open(&in, stream ? by : path, 0),
+            ck_assert_int_eq(sp_input_open(&in, stream ? by : path, 0, NULL),
                              SP_OK);
             if (fd >= 0)
                 close(fd);
@@ -1380,12 +1378,70 @@ START_TEST(test_input_after_image)
             ck_assert_msg(more == tails[i].more, "tail %zu, %s", i,
                           stream ? "stream" : "file");
             if (more)
-                ck_assert_int_eq(sp_input_load(&in, SP_IO_READ, NULL, NULL,
-                                               &img, &info),
+                ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL,
+                                               &info),
                                  tails[i].more_st);
             sp_input_close(&in);
         }
     }
+}
+END_TEST
+
+/* The buffer a caller passes to reuse: an image read into memory is
+ * released into it, and the next one that fits is read into that very
+ * buffer; a larger one takes a new buffer, which is then kept instead; a
+ * mapped image leaves it alone. */
+START_TEST(test_input_reuse)
+{
+    struct sp_reuse reuse = {NULL, 0};
+    struct sp_load_info info;
+    struct sp_input in;
+    struct sp_image img;
+    const char *small = fx_path("small.ppm"), *large = fx_path("large.ppm");
+    unsigned char *kept;
+
+    fx_make_image(&img, 20, 10, 3, 1, 255, 1);
+    fx_write_image(small, &img);
+    sp_image_release(&img);
+    fx_make_image(&img, 40, 10, 3, 1, 255, 2);
+    fx_write_image(large, &img);
+    sp_image_release(&img);
+
+    ck_assert_int_eq(sp_input_open(&in, small, 0, &reuse), SP_OK);
+    ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL, &info),
+                     SP_OK);
+    kept = in.img.pixels;
+    ck_assert_ptr_null(reuse.p);
+    ck_assert_int_eq(sp_input_release(&in), SP_OK);
+    ck_assert_ptr_eq(reuse.p, kept);
+    ck_assert_uint_eq(reuse.len, 20 * 10 * 3);
+    sp_input_close(&in);
+
+    ck_assert_int_eq(sp_input_open(&in, small, 0, &reuse), SP_OK);
+    ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL, &info),
+                     SP_OK);
+    ck_assert_ptr_eq(in.img.pixels, kept);  /* the same buffer */
+    ck_assert_ptr_null(reuse.p);
+    sp_input_close(&in);  /* the close releases it */
+    ck_assert_ptr_eq(reuse.p, kept);
+
+    ck_assert_int_eq(sp_input_open(&in, large, 0, &reuse), SP_OK);
+    ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL, &info),
+                     SP_OK);
+    ck_assert_ptr_eq(reuse.p, kept);        /* too small: kept, not used */
+    kept = in.img.pixels;
+    sp_input_close(&in);
+    ck_assert_ptr_eq(reuse.p, kept);        /* the larger one now */
+    ck_assert_uint_eq(reuse.len, 40 * 10 * 3);
+
+    ck_assert_int_eq(sp_input_open(&in, large, 0, &reuse), SP_OK);
+    ck_assert_int_eq(sp_input_next(&in, SP_IO_MMAP, NULL, NULL, &info),
+                     SP_OK);
+    ck_assert_int_eq(info.io_used, SP_IO_MMAP);
+    sp_input_close(&in);
+    ck_assert_ptr_eq(reuse.p, kept);
+    sp_reuse_drop(&reuse);
+    ck_assert_ptr_null(reuse.p);
 }
 END_TEST
 
@@ -1428,6 +1484,7 @@ static Suite *load_suite(void)
     tcase_add_test(tc, test_release_idempotent);
     tcase_add_test(tc, test_release_seam);
     tcase_add_test(tc, test_no_leaks);
+    tcase_add_test(tc, test_input_reuse);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "fixtures.h"
-#include "load.h"
+#include "input.h"
+#include "input_path.h"
 #include "source.h"
 #include "sys.h"
 
@@ -70,17 +71,24 @@ static void jerky(void)
     sp_sys.preadv2 = jerky_preadv2;
 }
 
-/* open_source: IMG written to in.pnm and loaded by IO into S. */
+/* The input the sources of a test read. */
+static struct sp_input input = {.fd = -1};
+
+/* open_source: IMG written to in.pnm and loaded by IO into S, through
+ * INPUT (closed first, if it is open). */
 static void open_source(struct sp_source *s, const struct sp_image *img,
                         enum sp_io io)
 {
     struct sp_load_info info;
-    struct sp_image loaded;
 
+    if (input.fd >= 0)
+        sp_input_close(&input);
     fx_write_image(fx_path("in.pnm"), img);
-    ck_assert_int_eq(sp_load(fx_path("in.pnm"), io, &loaded, &info), SP_OK);
+    ck_assert_int_eq(sp_input_open(&input, fx_path("in.pnm"), 0, NULL),
+                     SP_OK);
+    ck_assert_int_eq(sp_input_next(&input, io, NULL, NULL, &info), SP_OK);
     ck_assert_int_eq(info.io_used, io);
-    sp_source_open(s, &loaded, 0);
+    sp_source_open(s, &input, 0);
     ck_assert_uint_eq(s->img.width, img->width);
     ck_assert_uint_eq(s->img.height, img->height);
     ck_assert_uint_eq(s->img.stride, img->stride);
@@ -239,8 +247,9 @@ START_TEST(test_done_before)
     }
     sp_source_done_before(&s, 60);
     ck_assert_int_eq(sp_source_release(&s), SP_OK);
-    ck_assert_int_eq(fx_count_fds(), fds);
     ck_assert_int_eq(fx_count_maps("in.pnm"), 0);
+    sp_input_close(&input);  /* the descriptor is the input's */
+    ck_assert_int_eq(fx_count_fds(), fds);
     sp_image_release(&img);
 }
 END_TEST
@@ -277,18 +286,29 @@ static int recording_munmap(void *addr, size_t len)
     return munmap(addr, len);
 }
 
-/* mapped: S over LEN bytes at BASE that look mapped (no file: fd -1),
- * rows of STRIDE bytes from OFF, pages given back in GRAIN blocks. */
+/* held_by: INPUT holding IMG's view by PATH, as P (LEN bytes): no file
+ * (fd -1). */
+static void held_by(const struct sp_input_path *path,
+                    const struct sp_image *img, void *p, size_t len)
+{
+    input = (struct sp_input){.fd = -1, .img = *img, .path = path};
+    input.img.backing = SP_BACKING_NONE;
+    input.held.p = p;
+    input.held.len = len;
+}
+
+/* mapped: S over LEN bytes at BASE that look mapped (INPUT holds them by
+ * the mmap path, with no file), rows of STRIDE bytes from OFF, pages given
+ * back in GRAIN blocks. */
 static void mapped(struct sp_source *s, unsigned char *base, size_t len,
                    size_t off, size_t stride, size_t grain)
 {
     struct sp_image img = {
-        .backing = SP_BACKING_MMAP, .fd = -1, .base = base, .base_len = len,
         .pixels = base + off, .width = stride, .height = (len - off) / stride,
         .stride = stride, .channels = 1, .sample_size = 1, .maxval = 255};
 
-    sp_source_open(s, &img, grain);
-    ck_assert_int_eq(img.backing, SP_BACKING_NONE);
+    held_by(&sp_input_mmap, &img, base, len);
+    sp_source_open(s, &input, grain);
 }
 
 /* Done with rows before Y: a page-aligned range from what was given back
@@ -322,7 +342,7 @@ START_TEST(test_mmap_done_before)
     memset(&seen, 0, sizeof seen);
     sp_sys.madvise = recording_madvise;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        size_t before = seen.n, from = s.img.dropped;
+        size_t before = seen.n, from = s.in->held.done;
         size_t end = off + steps[i].rows * stride;
 
         end = end > len ? len : end;
@@ -330,8 +350,9 @@ START_TEST(test_mmap_done_before)
         end = end > from ? end : from;
         ck_assert(page != 4096 || end == steps[i].end);
         sp_source_done_before(&s, steps[i].rows);
-        ck_assert_msg(s.img.dropped == end, "rows %zu: dropped %zu, want "
-                      "%zu", steps[i].rows, s.img.dropped, end);
+        ck_assert_msg(s.in->held.done == end,
+                      "rows %zu: dropped %zu, want "
+                      "%zu", steps[i].rows, s.in->held.done, end);
         if (end == from) {
             ck_assert_msg(seen.n == before, "rows %zu: a call that gives "
                           "back nothing new", steps[i].rows);
@@ -354,10 +375,11 @@ START_TEST(test_mmap_done_before)
     memset(&seen, 0, sizeof seen);
     sp_sys.madvise = recording_madvise;
     fx_make_image(&img, 500, 100, 3, 1, 255, 1);
-    sp_source_open(&s, &img, page);
+    held_by(&sp_input_read, &img, img.base, img.base_len);  /* in memory */
+    sp_source_open(&s, &input, page);
     sp_source_done_before(&s, 50);
     sp_source_done_before(&s, 100);
-    ck_assert_uint_eq(s.img.dropped, 0);
+    ck_assert_uint_eq(s.in->held.done, 0);
     sp_source_release(&s);
     sp_sys_reset();
     ck_assert_uint_eq(seen.n, 0);
@@ -384,9 +406,10 @@ START_TEST(test_mmap_grain)
     mapped(&s, base, len, 0, page, grain);  /* a row a page */
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         sp_source_done_before(&s, steps[i].rows);
-        ck_assert_msg(s.img.dropped == steps[i].dropped * page, "rows %zu: "
+        ck_assert_msg(s.in->held.done == steps[i].dropped * page,
+                      "rows %zu: "
                       "dropped %zu pages, want %zu", steps[i].rows,
-                      s.img.dropped / page, steps[i].dropped);
+                      s.in->held.done / page, steps[i].dropped);
     }
     munmap(map, 64 * page);
 }

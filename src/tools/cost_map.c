@@ -253,7 +253,7 @@ sp_status sp_cost_thread(const struct sp_cost_env *env, double *out)
 /* row_view: one row of ROW_PX 8-bit RGB pixels at P. */
 static struct sp_image row_view(unsigned char *p)
 {
-    return (struct sp_image){.backing = SP_BACKING_NONE, .fd = -1,
+    return (struct sp_image){.backing = SP_BACKING_NONE,
                              .pixels = p, .width = ROW_PX, .height = 1,
                              .stride = ROW_PX * 3, .channels = 3,
                              .sample_size = 1, .maxval = 255};

@@ -262,28 +262,27 @@ static void check_images(const uint8_t *data, size_t size,
     keep = stream_path(how, data, size, path, sizeof path);
     if (keep < 0)
         return;
-    sst = sp_input_open(&sin, path, 1);
+    sst = sp_input_open(&sin, path, 1, NULL);
     /* the stream's only writer gone: the reader gets the bytes, then the
      * end */
     close(keep);
     SP_FUZZ_CHECK(sst == SP_OK);
-    SP_FUZZ_CHECK(sp_input_open(&fin, in_path, 0) == SP_OK);
+    SP_FUZZ_CHECK(sp_input_open(&fin, in_path, 0, NULL) == SP_OK);
     for (unsigned n = 0; more_f && n < 64; n++) {
         struct sp_load_info fi, si;
-        struct sp_image fimg, simg;
 
-        sst = sp_input_load(&sin, SP_IO_READ, NULL, NULL, &simg, &si);
-        fst = sp_input_load(&fin, SP_IO_READ, NULL, NULL, &fimg, &fi);
+        sst = sp_input_next(&sin, SP_IO_READ, NULL, NULL, &si);
+        fst = sp_input_next(&fin, SP_IO_READ, NULL, NULL, &fi);
         SP_FUZZ_CHECK(sst == fst);
         if (fst == SP_OK) {
-            SP_FUZZ_CHECK(fx_images_equal(&fimg, &simg));
+            SP_FUZZ_CHECK(fx_images_equal(&fin.img, &sin.img));
             SP_FUZZ_CHECK(si.magic == fi.magic);
             /* where the image ends, counted from where it started */
             SP_FUZZ_CHECK(si.next == fi.next - (fi.raster_offset -
                                                 si.raster_offset));
         }
-        SP_FUZZ_CHECK(sp_image_release(&simg) == SP_OK);
-        SP_FUZZ_CHECK(sp_image_release(&fimg) == SP_OK);
+        SP_FUZZ_CHECK(sp_input_release(&sin) == SP_OK);
+        SP_FUZZ_CHECK(sp_input_release(&fin) == SP_OK);
         if (fst != SP_OK)
             break;
         SP_FUZZ_CHECK(sp_input_more(&fin, &more_f) == SP_OK);

@@ -1,6 +1,10 @@
-/* The stream path of the loader: a pipe, FIFO, terminal or device, read
- * as far as its header says and no further. */
-#include "load_backend.h"
+/* The stream path: a pipe, FIFO, terminal or device, read as far as its
+ * header says and no further: the header parsed from what arrives, the
+ * raster read (or a plain one decoded as it arrives) into one buffer whose
+ * rows are used in place, and what was read past the image kept in the
+ * input (REST) for the next image; the whitespace between images skipped
+ * by reading on.  Released by freeing (or keeping) the buffer. */
+#include "input_path.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -27,9 +31,8 @@ static sp_status keep_rest(int fd, struct sp_inbuf *rest,
     free(rest->buf);
     *rest = (struct sp_inbuf){b, n, n + 2, eof};
     while (rest->len < 2 && !rest->eof) {
-        got = sp_sys.read(fd, rest->buf + rest->len, rest->cap - rest->len);
-        if (got < 0 && errno == EINTR)
-            continue;
+        got = sp_sys_read_some(fd, rest->buf + rest->len,
+                               rest->cap - rest->len);
         if (got < 0)
             return errno;
         rest->len += (size_t)got;
@@ -59,9 +62,7 @@ static sp_status fill_some(int fd, struct sp_inbuf *s, size_t limit)
         s->buf = p;
         s->cap = cap;
     }
-    do
-        n = sp_sys.read(fd, s->buf + s->len, s->cap - s->len);
-    while (n < 0 && errno == EINTR);
+    n = sp_sys_read_some(fd, s->buf + s->len, s->cap - s->len);
     if (n < 0)
         return errno;
     s->len += (size_t)n;
@@ -166,28 +167,27 @@ static sp_status stream_short(int fd, struct sp_inbuf *s, size_t total,
                               const struct sp_header *hdr, int eof,
                               char *why)
 {
-    size_t want = sp_load_raster_end(hdr);
+    size_t want = sp_input_raster_end(hdr);
 
     while (total < want && !eof) {
-        ssize_t n = sp_sys.read(fd, s->buf, s->cap);
+        ssize_t n = sp_sys_read_some(fd, s->buf, s->cap);
 
-        if (n < 0 && errno == EINTR)
-            continue;
         if (n < 0)
             return errno;
         total += (size_t)n;
         eof = n == 0;
     }
-    return sp_load_check_length(hdr, total, why);
+    return sp_input_check_length(hdr, total, why);
 }
 
 /* stream_plain: decode HDR's plain raster from what S holds and then FD,
  * stopping after its last sample; what was read past it is kept. */
-static sp_status stream_plain(int fd, struct sp_inbuf *s,
-                              struct sp_inbuf *rest,
+static sp_status stream_plain(struct sp_input *in, struct sp_inbuf *s,
                               const struct sp_header *hdr,
-                              struct sp_image *img, struct sp_load_info *info)
+                              struct sp_load_info *info)
 {
+    int fd = in->fd;
+    struct sp_inbuf *rest = &in->rest;
     struct sp_reader rd = {.fd = fd, .head = s->buf, .head_len = s->len,
                             .eof = s->eof};
     struct rows r = {NULL, 0, hdr->raster_bytes / hdr->height,
@@ -236,25 +236,26 @@ static sp_status stream_plain(int fd, struct sp_inbuf *s,
         free(r.buf);
         return st;
     }
-    sp_image_adopt(img, SP_BACKING_MALLOC, r.buf, r.cap, hdr, r.buf);
+    sp_input_hold(in, hdr, r.buf, r.cap, r.buf);
     info->next = end;
     info->input_bytes = (size_t)end + rest->len;
     info->trailing_bytes = rest->len;
-    info->trailing_image = sp_load_is_magic(rest->buf, rest->len);
+    info->trailing_image = sp_input_is_magic(rest->buf, rest->len);
     return SP_OK;
 }
 
 /* stream_binary: HDR's binary raster: S filled to its end. */
-static sp_status stream_binary(int fd, struct sp_inbuf *s,
-                               struct sp_inbuf *rest,
+static sp_status stream_binary(struct sp_input *in, struct sp_inbuf *s,
                                const struct sp_header *hdr,
-                               struct sp_image *img, struct sp_load_info *info)
+                               struct sp_load_info *info)
 {
-    size_t end = sp_load_raster_end(hdr);
+    int fd = in->fd;
+    struct sp_inbuf *rest = &in->rest;
+    size_t end = sp_input_raster_end(hdr);
     sp_status st = fill(fd, s, end);
 
     if (st == SP_OK)
-        st = sp_load_check_length(hdr, s->len, info->why);
+        st = sp_input_check_length(hdr, s->len, info->why);
     if (st == SP_OK)  /* the next image's start, if any, for the next load */
         st = keep_rest(fd, rest, s->buf + end, s->len - end, s->eof);
     if (st != SP_OK)
@@ -262,36 +263,41 @@ static sp_status stream_binary(int fd, struct sp_inbuf *s,
     info->next = (off_t)end;
     info->input_bytes = end + rest->len;
     info->trailing_bytes = rest->len;  /* what was read: the rest waits */
-    info->trailing_image = sp_load_is_magic(rest->buf, rest->len);
-    sp_image_adopt(img, SP_BACKING_MALLOC, s->buf, s->cap, hdr,
-                   s->buf + hdr->raster_offset);
-    s->buf = NULL;  /* IMG's now */
+    info->trailing_image = sp_input_is_magic(rest->buf, rest->len);
+    sp_input_hold(in, hdr, s->buf, s->cap,
+                  s->buf + hdr->raster_offset);
+    s->buf = NULL;  /* the image's now */
     return SP_OK;
 }
 
-sp_status sp_load_stream(int fd, struct sp_inbuf *rest,
-                         const struct sp_accept *acc, struct sp_image *img,
-                         struct sp_load_info *info)
+/* next: the image that starts with what the last one left (REST), then
+ * what the stream brings. */
+static sp_status next(struct sp_input *in, const struct sp_accept *acc,
+                      struct sp_load_info *info)
 {
     /* what the last image left is this one's start */
-    struct sp_inbuf s = *rest;
+    struct sp_inbuf s = in->rest;
     struct sp_header hdr;
     sp_status st;
 
-    *rest = (struct sp_inbuf){NULL, 0, 0, 0};
-    st = stream_header(fd, &s, &hdr, info->why);
+    in->rest = (struct sp_inbuf){NULL, 0, 0, 0};
+    st = stream_header(in->fd, &s, &hdr, info->why);
     if (st == SP_OK)
-        st = sp_load_ask(acc, &hdr, info->why);
+        st = sp_input_ask(acc, &hdr, info->why);
     if (st == SP_OK && hdr.plain)
-        st = stream_plain(fd, &s, rest, &hdr, img, info);
+        st = stream_plain(in, &s, &hdr, info);
     else if (st == SP_OK)
-        st = stream_binary(fd, &s, rest, &hdr, img, info);
+        st = stream_binary(in, &s, &hdr, info);
     free(s.buf);
+    if (st == SP_E_EMPTY && in->images == 0 && in->nowait)
+        snprintf(info->why, SP_WHY_MAX,
+                 "a FIFO with no writer (not waited for)");
     if (st != SP_OK)
         return st;
     info->magic = hdr.magic;
     info->raster_offset = hdr.raster_offset;
     info->io_used = SP_IO_READ;
+    in->pos += info->next;
     return SP_OK;
 }
 
@@ -299,14 +305,18 @@ sp_status sp_load_stream(int fd, struct sp_inbuf *rest,
  * last image left is used up. */
 #define SKIP_BLOCK ((size_t)1 << 16)
 
-sp_status sp_load_stream_skip(int fd, struct sp_inbuf *rest, size_t *skipped,
-                              int *more)
+/* more: skip the whitespace at the start of REST, reading on while REST
+ * runs out, until something else comes (*MORE = 1, REST starting with it)
+ * or the stream ends (*MORE = 0). */
+static sp_status more(struct sp_input *in, int *more)
 {
+    struct sp_inbuf *rest = &in->rest;
+    size_t *skipped = &in->skipped;
     sp_status st = SP_OK;
 
     *more = 0;
     while (st == SP_OK) {
-        size_t n = sp_load_space(rest->buf, rest->len);
+        size_t n = sp_input_space(rest->buf, rest->len);
 
         *skipped += n;
         if (n < rest->len) {
@@ -323,7 +333,15 @@ sp_status sp_load_stream_skip(int fd, struct sp_inbuf *rest, size_t *skipped,
             rest->buf = NULL;
             rest->cap = 0;
         }
-        st = fill_some(fd, rest, SKIP_BLOCK);
+        st = fill_some(in->fd, rest, SKIP_BLOCK);
     }
+    in->pos += (off_t)in->skipped;
     return st;
 }
+
+const struct sp_input_path sp_input_stream = {
+    .io = SP_IO_READ,
+    .next = next,
+    .more = more,
+    SP_INPUT_IN_MEMORY,
+};
