@@ -312,10 +312,11 @@ void fx_in_memory(struct sp_image *img)
 
     if (img->pixels != NULL || img->height == 0)
         return;
-    ck_assert_int_eq(img->backing, SP_BACKING_FILE);
+    /* a pread image stays its input's (sp_load_checked) */
+    ck_assert_int_eq(img->backing, SP_BACKING_OWNED);
     ck_assert_int_eq(sp_image_alloc_like(&copy, img->width, img->height, img),
                      SP_OK);
-    sp_source_open(&src, img, 0);
+    sp_source_open(&src, img->owner, 0);
     scratch = malloc(sp_source_scratch(&src, src.img.height) + 1);
     ck_assert_ptr_nonnull(scratch);
     ck_assert_int_eq(sp_source_rows(&src, 0, src.img.height, scratch, &band),
@@ -324,7 +325,7 @@ void fx_in_memory(struct sp_image *img)
         memcpy(copy.pixels + y * copy.stride, band.pixels + y * band.stride,
                row);
     free(scratch);
-    ck_assert_int_eq(sp_source_release(&src), SP_OK);
+    ck_assert_int_eq(sp_image_release(img), SP_OK);
     *img = copy;
 }
 

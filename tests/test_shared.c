@@ -21,7 +21,6 @@ static void view(struct sp_image *img, unsigned char *buf, size_t w,
     img->maxval = 1;
     img->packed = packed;
     img->magic = packed ? '4' : '5';
-    img->fd = -1;
 }
 
 /* Two PBM images of the same rows (12 pixels: 2 bytes a row) kept at
