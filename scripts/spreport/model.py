@@ -1,7 +1,7 @@
 """The cost model of the Sun study's runs: load, scale and release of the
 read and the mmap path, predicted from unit costs that spcost measures
 apart from the runs (src/tools/spcost.c) and from the image's geometry,
-following the code (src/load_*.c, plan.c, item.c, work.c, source_mmap.c,
+following the code (src/input_*.c, plan.c, item.c, work.c,
 image.c).  Nothing here is fitted to the times it predicts.
 
     PYTHONPATH=scripts /usr/bin/python3 -m spreport.model \\
@@ -26,11 +26,11 @@ import sys
 from dataclasses import dataclass
 
 PAGE = 4096
-HUGE = 2 << 20           # a transparent huge page (plan.c, source_mmap.c)
+HUGE = 2 << 20           # a transparent huge page (plan.c, input_mmap.c)
 CHUNK = 512 * 1024       # SP_CHUNK: output bytes an item (job.h)
 DEPTH = 2                # SP_RUN_DEPTH: slots a thread (parallel.h)
 PIXEL = 3                # bytes a pixel: 8-bit RGB
-HEADER_BLOCK = 8192      # the header reader's first pread (load_backend.h)
+HEADER_BLOCK = 8192      # the header reader's first pread (input_bytes.c)
 # The anonymous pages a process first touches during the load whatever
 # the path (the header reader's stack block and stdio's buffers): a count
 # read off the mmap path's load faults, not a time.
@@ -94,7 +94,7 @@ def make_plan(w, h, factor, threads):
 
 
 def default_grain(length):
-    """source_mmap.c's default_grain."""
+    """input_mmap.c's default_grain."""
     grain = HUGE
     while grain // 2 >= PAGE and grain > length // 64:
         grain //= 2
@@ -204,7 +204,7 @@ def scale_ns(units, geo, p, factor, faults_in_ns, drops_ns, cpus):
 
 
 def drops(p, factor, stride, off, length):
-    """source_mmap.c's done_before after each item but the last (work.c's
+    """input_mmap.c's done_before after each item but the last (work.c's
     write_item): the [from, to) byte ranges given back during the run."""
     grain, dropped, out = default_grain(length), 0, []
     for i in range(p.items - 1):
@@ -267,7 +267,7 @@ def predict(units, geo, factor, method, kind="large", threads=10,
 
 def touched(units, geo, factor, kind="large", threads=10):
     """The bytes and pages each path touches at FACTOR, by the code's
-    geometry: read() copies the raster (load_read.c seeks past the
+    geometry: read() copies the raster (input_read.c seeks past the
     header) into a fresh malloc'd buffer, whose pages the load touches
     first besides LOAD_FIRST_TOUCH (predict's load_faults); the mmap
     path's scale reads the rows input_rows names, whole, and its faults

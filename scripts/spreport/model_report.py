@@ -285,7 +285,7 @@ def sun_section(units):
 
 # Why a phase is missed, where the comparison finds it the worst: the
 # mechanisms the unit costs leave out, read off the code (work.c,
-# source_mmap.c, parallel.c).
+# input_mmap.c, parallel.c).
 REASONS = {
     ("load", "read"): "the copy and the buffer's first faults in a "
     "process just started: spcost's read_process times them in one, but "
