@@ -409,5 +409,9 @@ sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (t->signal != 0)
         return EINTR;
+    /* the caller's token stopped it before every file was done */
+    if (r.status == SP_OK && sp_cancelled(r.cancel) &&
+        t->scaled + t->failed + t->skipped < t->files)
+        return EINTR;
     return r.status;
 }

@@ -71,9 +71,14 @@ struct sp_tally {
     int signal;            /* the signal that stopped it, or 0 */
 };
 
-/* sp_batch_run: B's files, each into its output, counted in *T.  Returns
- * 0 when every file was scaled or skipped, or the status of a file that
- * failed (EINTR when a signal stopped the batch and B has no stopped). */
+/* sp_batch_run: B's files, each into its output, counted in *T, each
+ * file's end told to B->reporter.  Returns 0 when every file was scaled
+ * or skipped, or the status of a file that failed (EINTR when a signal
+ * stopped the batch and B has no stopped, or when the caller's token,
+ * B->job.cancel, stopped it before every file was done).  Reentrant:
+ * batches and jobs may run side by side, each with its own token and
+ * reporter; only the read path's buffer policy (sp_buffer_policy,
+ * image.h) is the process's. */
 sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t);
 
 /* A file in progress, for the time-left estimate: its input's size
