@@ -319,7 +319,7 @@ static int start_watcher(struct run *r, pthread_t *tid)
     return err;
 }
 
-/* sizes: with a progress line, each input's size (0 when it cannot be
+/* sizes: with progress reported, each input's size (0 when it cannot be
  * had: a FIFO's is 0 too) for the estimate, and a slot a worker; without
  * (or without the memory), none, and no estimate. */
 static void sizes(struct run *r)

@@ -3,22 +3,22 @@
  * The threads are started once for the batch: min(threads, files) of
  * them, with a stack of their own (the caller's waits: its stack is as
  * large as RLIMIT_STACK says, which may be little), each taking the next
- * file and running
- * it as a job (job.h) with its share of the threads, so that one file is
- * read while another is scaled or written.  (A batch of fewer files
- * than threads splits each file's rows too, and those threads start for
- * each file, as a one-file run's do.)  Each output is written atomically
- * as a one-file run's is; a file that fails is reported (reporter.h) and
- * the batch goes on.  The batch prints nothing: each file's end, the
- * progress and the moment it is over go to the caller's reporter; the
- * command line's front (cli_batch.c) prints them.  A signal (SIGINT, SIGTERM, ...) is waited for on a
- * thread of its own: it stops the batch, the jobs in progress stop at
- * their next item and remove their outputs, and the finished ones stay;
- * the jobs that have not stopped within half a second (blocked on a FIFO,
- * a stalled filesystem) are not waited for.  When no thread can be
- * started for the signals, the files run on the caller's thread alone,
- * one after another, with no progress line, and the signals are the
- * process's handlers' to see. */
+ * file and running it as a job (job.h) with its share of the threads, so
+ * that one file is read while another is scaled or written.  (A batch of
+ * fewer files than threads splits each file's rows too, and those
+ * threads start for each file, as a one-file run's do.)  Each output is
+ * written atomically as a one-file run's is; a file that fails is
+ * reported and the batch goes on.  The batch prints nothing: each file's
+ * end, the progress and the moment it is over go to the caller's
+ * reporter (reporter.h), which the command line's front (cli_batch.c)
+ * prints.  A signal (SIGINT, SIGTERM, ...) is waited for on a thread of
+ * its own: it stops the batch, the jobs in progress stop at their next
+ * item and remove their outputs, and the finished ones stay; the jobs
+ * that have not stopped within half a second (blocked on a FIFO, a
+ * stalled filesystem) are not waited for.  When no thread can be started
+ * for the signals, the files run on the caller's thread alone, one after
+ * another, with no progress reported, and the signals are the process's
+ * handlers' to see. */
 #ifndef SP_BATCH_H
 #define SP_BATCH_H
 
@@ -88,7 +88,7 @@ struct sp_eta_file {
     uint64_t start_ns;
 };
 
-/* sp_batch_eta: the seconds a batch has left, as its progress line says,
+/* sp_batch_eta: the seconds a batch has left, as its progress says,
  * from bytes and the rate so far: LEFT, the bytes of the files not yet
  * taken; DONE_BYTES and DONE_NS, those of the files ended and the time
  * their jobs took, summed, which give one job's rate; FLY, the NFLY

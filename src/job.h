@@ -73,7 +73,10 @@ struct sp_job {
  * left allocated, mapped or open, and no output file is created.  An input
  * that changes while it is read (its size, mtime or ctime differ after
  * the last item is scaled, or a mapped one shrinks under the scale: see
- * guard.h) gives SP_E_CHANGED, and its output is not committed. */
+ * guard.h) gives SP_E_CHANGED, and its output is not committed.
+ * Reentrant: jobs run side by side in one process, each with its own
+ * JOB, REPORT and token (JOB->cancel); it prints nothing and never exits
+ * (docs/design.md, "Running jobs side by side"). */
 sp_status sp_job_run(const struct sp_job *job, struct sp_report *report);
 
 #endif
