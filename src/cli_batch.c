@@ -1,21 +1,19 @@
-/* The command line's batch (-o, --files-from): the inputs and their
- * outputs' names checked before anything is scaled, the batch run by the
- * library (batch.h), and what it reports printed on stderr: a line for
- * each file that fails, a --timings record for each file, the progress
- * line on a terminal, and the summary. */
+/* The command line's batch (-o, --files-from): the inputs read from the
+ * arguments and the list, their outputs named and checked by the library
+ * (outnames.h) before anything is scaled, the batch run by the library
+ * (batch.h), and what they report printed on stderr: a refusal, a line
+ * for each file that fails, a --timings record for each file, the
+ * progress line on a terminal, and the summary. */
 #include "cli_batch.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "msg.h"
 #include "names.h"
-#include "outfile.h"
+#include "outnames.h"
 #include "say.h"
 
 /* batch_inputs: O's file arguments and the names in its --files-from
@@ -55,178 +53,31 @@ static int batch_inputs(const struct options *o, struct sp_names *in)
     return st != SP_OK ? EXIT_FAILURE : 0;
 }
 
-/* out_relative: into REL (PATH_MAX), the path of the input IN that a
- * batch mirrors below --relative-to DIR (or the current directory, CWD):
- * 0, or the exit status of an error (printed). */
-static int out_relative(const struct options *o, const char *cwd,
-                        const char *in, char *rel)
+/* suit: --quality and --compression asked only of the formats they
+ * apply to (sp_naming.suit): 0, or 1 with its line printed. */
+static int suit(void *arg, const char *out)
 {
-    const char *base = o->relative_to != NULL ? o->relative_to : ".";
-    sp_status st = sp_names_relative(cwd, base, in, rel, PATH_MAX);
-
-    if (st == EINVAL) {
-        sp_say("'%s': not below '%s', or '..' in its path below it: its "
-               "output would leave the tree (see scaleppm --help)", in,
-               base);
-        return EXIT_USAGE;
-    }
-    if (st != SP_OK) {
-        sp_print_error(in, st, "its output's name");
-        return EXIT_FAILURE;
-    }
-    return 0;
-}
-
-/* out_names: the output of each of the inputs IN into OUT: 0, or the
- * exit status of an error (printed). */
-static int out_names(const struct options *o, const struct sp_names *in,
-                     struct sp_names *out)
-{
-    char name[PATH_MAX], rel[PATH_MAX];
-    int mirror = o->relative_to != NULL ||
-                 (!o->target_dir && sp_pattern_has_rel(o->target));
-    char *cwd = mirror ? getcwd(NULL, 0) : NULL;
-    sp_status st = mirror && cwd == NULL ? errno : SP_OK;
-    enum sp_outfmt fmt;
-    int rc = 0;
-
-    if (st != SP_OK) {
-        sp_print_error(".", st, "the current directory");
-        return EXIT_FAILURE;
-    }
-    for (size_t i = 0; i < in->n && rc == 0; i++) {
-        if (mirror)
-            rc = out_relative(o, cwd, in->name[i], rel);
-        if (rc == 0)
-            st = sp_batch_name(o->target, o->target_dir, o->format,
-                               in->name[i], mirror ? rel : NULL, name,
-                               sizeof name);
-        if (rc == 0 && st == SP_OK && sp_outfmt_for(name, &fmt) != SP_OK) {
-            /* not worth starting: every file of its kind would fail */
-            sp_print_error(name, SP_E_OUTFORMAT, "");
-            rc = EXIT_USAGE;
-        }
-        if (rc == 0 && st == SP_OK && (rc = sp_options_suit(o, name)) < 0)
-            rc = 0;  /* else --quality or --compression for another format */
-        if (rc == 0 && st == SP_OK)
-            st = sp_names_add(out, name);
-        if (rc == 0 && st != SP_OK) {
-            sp_print_error(in->name[i], st, "its output's name");
-            rc = EXIT_FAILURE;
-        }
-    }
-    free(cwd);
-    return rc;
-}
-
-/* out_dirs: the folders of the outputs OUT made where missing (mkdir -p),
- * before any file is scaled, so that a missing one is one line and not
- * a failure per file: 0, or the exit status of an error (printed). */
-static int out_dirs(const struct sp_names *out, struct sp_names *created)
-{
-    char made[PATH_MAX];
-    const char *last = NULL;
-    size_t last_n = 0;
-
-    for (size_t i = 0; i < out->n; i++) {
-        const char *slash = strrchr(out->name[i], '/');
-        size_t n = slash != NULL ? (size_t)(slash - out->name[i]) : 0;
-        sp_status st;
-
-        if (last != NULL && n == last_n && memcmp(last, out->name[i], n) == 0)
-            continue;  /* the folder of the output before */
-        st = sp_names_make_dir(out->name[i], made, sizeof made, created);
-        if (st != SP_OK) {
-            sp_print_error(made, st, "cannot make the output's folder");
-            return EXIT_FAILURE;
-        }
-        last = out->name[i];
-        last_n = n;
-    }
-    return 0;
-}
-
-/* out_held: refuse an output that is a descriptor the process holds
- * (standard output or error, by any name: the file `> out/a.ppm` opened)
- * or that is there and not a regular file (a FIFO, a device): written
- * through it, in place, it could not appear whole or not at all, which
- * --skip-existing relies on, and a FIFO with no reader would hold a
- * worker in open().  0, or the exit status (printed). */
-static int out_held(const struct sp_names *out)
-{
-    struct stat sb;
-
-    for (size_t i = 0; i < out->n; i++) {
-        if (sp_outfile_held(out->name[i], &sb)) {
-            sp_say("'%s' is a descriptor scaleppm was given (standard "
-                   "output?): a batch writes each output to a file of its "
-                   "own (see scaleppm --help)", out->name[i]);
-            return EXIT_USAGE;
-        }
-        if (stat(out->name[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
-            sp_say("'%s' is there and not a regular file: a batch writes "
-                   "each output to a file of its own (see scaleppm --help)",
-                   out->name[i]);
-            return EXIT_USAGE;
-        }
-    }
-    return 0;
-}
-
-/* out_apart: refuse outputs OUT (of the inputs IN) that are a descriptor
- * scaleppm holds or no regular file, that two inputs would both write, or that are an
- * input: 0, or the exit status of an error (printed). */
-static int out_apart(const struct sp_names *in, const struct sp_names *out)
-{
-    size_t i, j;
-    int clash, rc = out_held(out);
-
-    if (rc != 0)
-        return rc;
-    clash = sp_names_clash(out->name, out->n, &i, &j);
-    if (clash < 0) {
-        sp_print_error("-o", ENOMEM, "");
-        return EXIT_FAILURE;
-    }
-    if (clash > 0) {
-        int named = strcmp(out->name[i], out->name[j]) != 0;
-
-        sp_say("'%s' and '%s' would both write '%s'%s%s%s (see scaleppm "
-               "--help)", in->name[i], in->name[j], out->name[i],
-               named ? ", also named '" : "", named ? out->name[j] : "",
-               named ? "'" : "");
-        return EXIT_USAGE;
-    }
-    clash = sp_names_overwrite(in->name, out->name, in->n, &i, &j);
-    if (clash > 0) {
-        sp_say("'%s' would overwrite the input '%s' (see scaleppm --help)",
-               out->name[i], in->name[j]);
-        return EXIT_USAGE;
-    }
-    if (clash < 0)
-        sp_print_error("-o", ENOMEM, "");
-    return clash < 0 ? EXIT_FAILURE : 0;
+    return sp_options_suit(arg, out) >= 0;
 }
 
 /* batch_outputs: the output of each of the inputs IN into OUT, their
- * folders made, and none written twice: 0, or the exit status of an
- * error (printed).  The folders are made before the outputs are compared,
- * since a new output is known by its folder (sp_names_clash); a batch
- * refused then removes those it made. */
+ * folders made, and none written twice (sp_batch_outputs): 0, or the exit
+ * status of a refusal (printed). */
 static int batch_outputs(const struct options *o, const struct sp_names *in,
                          struct sp_names *out)
 {
-    struct sp_names created = {0};
-    int rc = out_names(o, in, out);
+    struct sp_naming n = {.target = o->target, .target_dir = o->target_dir,
+                          .format = o->format,
+                          .relative_to = o->relative_to, .suit = suit,
+                          .suit_arg = (void *)o};
+    struct sp_refusal why;
 
-    if (rc == 0)
-        rc = out_dirs(out, &created);
-    if (rc == 0)
-        rc = out_apart(in, out);
-    for (size_t k = created.n; rc != 0 && k > 0; k--)
-        (void)rmdir(created.name[k - 1]);
-    sp_names_free(&created);
-    return rc;
+    if (sp_batch_outputs(&n, in, out, &why) == 0)
+        return 0;
+    if (why.line != NULL)
+        sp_say("%s", why.line);
+    free(why.line);
+    return why.usage ? EXIT_USAGE : EXIT_FAILURE;
 }
 
 /* What the batch reports, printed (reporter.h). */

@@ -1,7 +1,8 @@
 /* cli_batch.h: the command line's front of a batch (cli_batch.c): the
- * names checked, the batch run by the library (batch.h), and what its
- * reporter (reporter.h) tells printed on stderr.  The library prints
- * nothing; this layer, with main.c, does. */
+ * inputs read, the outputs named and checked (outnames.h), the batch run
+ * (batch.h), and what the library reports (a refusal, reporter.h's
+ * calls) printed on stderr.  The library prints nothing; this layer, with
+ * main.c, does. */
 #ifndef SP_CLI_BATCH_H
 #define SP_CLI_BATCH_H
 
