@@ -4,14 +4,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "msg.h"
 #include "outfile.h"
 #include "parallel.h"
 #include "report.h"
@@ -24,13 +22,16 @@ struct run {
     unsigned workers;       /* the threads taking files */
     unsigned running;       /* of them, those started (under the lock) */
     atomic_uint tickets;    /* handed to the workers as they start */
-    int progress;           /* b->progress */
-    pthread_mutex_t lock;   /* next, the tally, status, shown, stderr,
-                               and the figures of the estimate below */
+    int progress;           /* b->reporter.progress is called */
+    struct sp_cancel own;   /* the batch's token, when the caller gave
+                               none */
+    struct sp_cancel *cancel;  /* the jobs' token: the caller's, or own */
+    pthread_mutex_t lock;   /* next, the tally, status, the reporter's
+                               calls, and the figures of the estimate
+                               below */
     size_t next;            /* the next file to take */
     struct sp_tally *t;
     sp_status status;       /* of the first file that failed */
-    int shown;              /* a progress line is on the terminal */
     int over;               /* the workers are done: no more progress */
     uint64_t t0;
     sigset_t signals;       /* those the watcher waits for */
@@ -43,17 +44,25 @@ struct run {
 };
 
 /* stop: no more files taken, and the jobs in progress stopped. */
-static void stop(void)
+static void stop(struct run *r)
 {
-    atomic_store(&sp_job_cancel, 1);
+    sp_cancel_set(r->cancel);
 }
 
-/* unshow: the progress line, if one is shown, wiped (under the lock). */
-static void unshow(struct run *r)
+/* report_file: file I ended with ST, told to the reporter (under the
+ * lock). */
+static void report_file(struct run *r, size_t i, sp_status st,
+                        const struct sp_report *rep)
 {
-    if (r->shown)
-        fputs("\r\033[K", stderr);
-    r->shown = 0;
+    if (r->b->reporter.file != NULL)
+        r->b->reporter.file(r->b->reporter.arg, i, st, rep);
+}
+
+/* report_over: no more progress (under the lock). */
+static void report_over(struct run *r)
+{
+    if (r->b->reporter.over != NULL)
+        r->b->reporter.over(r->b->reporter.arg);
 }
 
 /* done_file: file I's job, which worker TICKET ran, ended with ST
@@ -68,7 +77,7 @@ static void done_file(struct run *r, unsigned ticket, size_t i,
         r->done_ns += sp_now_ns() - r->fly[ticket].start_ns;
         r->fly[ticket] = (struct sp_eta_file){0, 0};
     }
-    if (st == EINTR && atomic_load(&sp_job_cancel))
+    if (st == EINTR && sp_cancelled(r->cancel))
         return;  /* stopped, not failed: the batch says why */
     if (st == SP_OK) {
         t->scaled++;
@@ -77,17 +86,10 @@ static void done_file(struct run *r, unsigned ticket, size_t i,
         t->failed++;
         if (r->status == SP_OK)
             r->status = st;
-        unshow(r);
-        sp_print_error(rep->failed_path != NULL ? rep->failed_path
-                                                : r->b->in[i],
-                       st, rep->why);
         if (r->b->fail_fast)
-            stop();
+            stop(r);
     }
-    if (r->b->timings) {
-        unshow(r);
-        sp_report_print(rep, st, r->b->json, stderr);
-    }
+    report_file(r, i, st, rep);
 }
 
 /* whole: whether PATH is already a whole output (write.h), which
@@ -100,17 +102,16 @@ static int whole(const char *path)
     return sp_outfmt_for(path, &fmt) == SP_OK && sp_output_whole(path, fmt);
 }
 
-/* skipped_record: the --timings record of IN, whose output OUT was
- * whole already (under the lock). */
-static void skipped_record(struct run *r, const char *in, const char *out)
+/* skipped: file I, whose output was whole already, reported as skipped
+ * (under the lock). */
+static void skipped(struct run *r, size_t i)
 {
-    struct sp_report rep = {.input = in, .output = out, .skipped = 1,
-                            .factor = r->b->job.factor,
+    struct sp_report rep = {.input = r->b->in[i], .output = r->b->out[i],
+                            .skipped = 1, .factor = r->b->job.factor,
                             .filter = sp_filter_name(r->b->job.filter),
                             .load.io_used = r->b->job.io};
 
-    unshow(r);
-    sp_report_print(&rep, SP_OK, r->b->json, stderr);
+    report_file(r, i, SP_OK, &rep);
 }
 
 static void *worker(void *arg)
@@ -130,7 +131,7 @@ static void *worker(void *arg)
 
         pthread_mutex_lock(&r->lock);
         i = r->next;
-        if (i < b->n && !atomic_load(&sp_job_cancel))
+        if (i < b->n && !sp_cancelled(r->cancel))
             r->next++;
         else
             i = b->n;
@@ -146,14 +147,14 @@ static void *worker(void *arg)
             r->t->skipped++;
             if (r->fly != NULL)  /* no work: out of the estimate */
                 r->fly[ticket] = (struct sp_eta_file){0, 0};
-            if (b->timings)
-                skipped_record(r, b->in[i], b->out[i]);
+            skipped(r, i);
             pthread_mutex_unlock(&r->lock);
             continue;
         }
         job.in = b->in[i];
         job.out = b->out[i];
         job.threads = share;
+        job.cancel = r->cancel;
         job.open_nowait = 1;  /* no input may hold a worker in open() */
         st = sp_job_run(&job, &rep);
         pthread_mutex_lock(&r->lock);
@@ -192,29 +193,21 @@ double sp_batch_eta(uint64_t left, uint64_t done_bytes, uint64_t done_ns,
     return (work > longest ? work : longest) / rate / 1e9;
 }
 
-/* show: the progress line: files done of all, MB/s, time left (under the
- * lock). */
+/* show: the progress (files done of all, bytes, time, time left) told
+ * to the reporter (under the lock). */
 static void show(struct run *r)
 {
     const struct sp_tally *t = r->t;
-    size_t done = t->scaled + t->failed + t->skipped;
     uint64_t now = sp_now_ns();
-    double s = (double)(now - r->t0) / 1e9, eta;
+    struct sp_progress p = {.done = t->scaled + t->failed + t->skipped,
+                            .files = r->b->n, .bytes = t->bytes,
+                            .ns = now - r->t0};
 
-    fprintf(stderr, "\r\033[Kscaleppm: %zu/%zu files, %.1f MB/s", done,
-            r->b->n, s > 0 ? (double)t->bytes / 1e6 / s : 0.0);
-    eta = r->fly == NULL ? -1
-                         : sp_batch_eta(r->left, r->done_bytes, r->done_ns,
-                                        r->fly, r->workers, now, r->running);
-    /* whole seconds, up: never "0 s left" while a file is not done */
-    if (eta >= 0 && done < r->b->n) {
-        unsigned long long secs = (unsigned long long)eta;
-
-        secs += (double)secs < eta;
-        fprintf(stderr, ", %llu s left", secs < 1 ? 1 : secs);
-    }
-    fflush(stderr);
-    r->shown = 1;
+    p.eta = r->fly == NULL ? -1
+                           : sp_batch_eta(r->left, r->done_bytes,
+                                          r->done_ns, r->fly, r->workers,
+                                          now, r->running);
+    r->b->reporter.progress(r->b->reporter.arg, &p);
 }
 
 /* WAKE: the signal that tells the watcher the batch is over.  Sent only
@@ -237,11 +230,11 @@ static void show(struct run *r)
 /* give_up: the jobs did not stop within GRACE_NS, or a second signal
  * came: the outputs out of sight removed, and b->stopped called with the
  * tally as it stands (under the lock, which no worker then takes again:
- * no file ends or prints in the meantime).  Returns when b->stopped
+ * no file ends or is reported in the meantime).  Returns when b->stopped
  * does. */
 static void give_up(struct run *r)
 {
-    unshow(r);
+    report_over(r);
     r->t->ns = sp_now_ns() - r->t0;
     (void)sp_outfile_discard_pending();
     r->b->stopped(r->t->signal, r->t);
@@ -281,7 +274,7 @@ static void *watcher(void *arg)
             (sig != WAKE || sigismember(&r->b->stop_signals, WAKE))) {
             if (r->t->signal == 0) {
                 r->t->signal = sig;
-                stop();
+                stop(r);
             }
             /* without b->stopped, the batch waits for its jobs */
             if (r->b->stopped != NULL)
@@ -326,7 +319,7 @@ static int start_watcher(struct run *r, pthread_t *tid)
     return err;
 }
 
-/* sizes: with a progress line, each input's size (0 when it cannot be
+/* sizes: with progress reported, each input's size (0 when it cannot be
  * had: a FIFO's is 0 too) for the estimate, and a slot a worker; without
  * (or without the memory), none, and no estimate. */
 static void sizes(struct run *r)
@@ -356,14 +349,14 @@ sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t)
     unsigned workers = b->n < b->job.threads ? (unsigned)b->n
                                              : b->job.threads;
     struct run r = {.b = b, .t = t, .lock = PTHREAD_MUTEX_INITIALIZER,
-                    .progress = b->progress};
+                    .progress = b->reporter.progress != NULL};
     pthread_t *tid = NULL, watch;
     sigset_t old;
     unsigned started = 0;
 
     memset(t, 0, sizeof *t);
     t->files = b->n;
-    atomic_store(&sp_job_cancel, 0);
+    r.cancel = b->job.cancel != NULL ? b->job.cancel : &r.own;
     r.workers = workers < 1 ? 1 : workers;
     sp_buffer_policy(b->buffers);
     r.signals = b->stop_signals;
@@ -377,6 +370,7 @@ sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t)
         r.workers = 1;
         r.progress = 0;
         worker(&r);
+        report_over(&r);
         t->ns = sp_now_ns() - r.t0;
         return r.status;
     }
@@ -401,7 +395,7 @@ sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t)
     free(tid);
     pthread_mutex_lock(&r.lock);
     r.over = 1;
-    unshow(&r);
+    report_over(&r);
     t->ns = sp_now_ns() - r.t0;
     pthread_mutex_unlock(&r.lock);
     pthread_kill(watch, WAKE);
@@ -415,39 +409,9 @@ sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (t->signal != 0)
         return EINTR;
+    /* the caller's token stopped it before every file was done */
+    if (r.status == SP_OK && sp_cancelled(r.cancel) &&
+        t->scaled + t->failed + t->skipped < t->files)
+        return EINTR;
     return r.status;
-}
-
-/* human: N bytes in decimal units, into BUF (LEN bytes). */
-static const char *human(uint64_t n, char *buf, size_t len)
-{
-    static const char *const unit[] = {"kB", "MB", "GB", "TB"};
-    double v = (double)n;
-    int u = -1;
-
-    while (v >= 1000 && u < 3) {
-        v /= 1000;
-        u++;
-    }
-    if (u < 0)
-        snprintf(buf, len, "%llu B", (unsigned long long)n);
-    else
-        snprintf(buf, len, "%.1f %s", v, unit[u]);
-    return buf;
-}
-
-void sp_tally_print(const struct sp_tally *t)
-{
-    size_t left = t->files - t->scaled - t->failed - t->skipped;
-    char size[32];
-
-    fprintf(stderr, "scaleppm: %zu scaled", t->scaled);
-    if (t->failed > 0)
-        fprintf(stderr, ", %zu failed", t->failed);
-    if (t->skipped > 0)
-        fprintf(stderr, ", %zu skipped", t->skipped);
-    if (left > 0)
-        fprintf(stderr, ", %zu not done", left);
-    fprintf(stderr, ", %s in %.1f s%s\n", human(t->bytes, size, sizeof size),
-            (double)t->ns / 1e9, t->signal != 0 ? ", interrupted" : "");
 }

@@ -10,8 +10,6 @@
 #include "source.h"
 #include "work.h"
 
-atomic_int sp_job_cancel;
-
 static sp_status fail(struct sp_report *r, const char *path, sp_status st)
 {
     r->failed_path = path;
@@ -35,7 +33,7 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
         job->factor, job->max_pixels ? job->max_pixels : SP_MAX_PIXELS,
         &r->out_width, &r->out_height};
 
-    if (atomic_load_explicit(&sp_job_cancel, memory_order_relaxed))
+    if (sp_cancelled(job->cancel))
         return fail(r, job->in, EINTR);
     sp_meter_start(&m);
     st = sp_input_next(input, job->io, sp_policy_accept, &policy, &r->load);

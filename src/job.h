@@ -11,10 +11,10 @@
 #ifndef SP_JOB_H
 #define SP_JOB_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cancel.h"
 #include "load.h"
 #include "report.h"
 #include "scale.h"
@@ -44,6 +44,10 @@ struct sp_job {
                               it, so that no file can hold a worker in
                               open() forever; a FIFO with no writer then
                               fails with SP_E_EMPTY */
+    struct sp_cancel *cancel;  /* the caller's token (cancel.h): once set,
+                              the job stops before its next image or
+                              item and fails with EINTR, its output not
+                              written; NULL: never cancelled */
     /* A test seam: called, if set, between load and scale. */
     void (*after_load)(void *arg);
     void *after_load_arg;
@@ -57,11 +61,6 @@ struct sp_job {
 /* The default of --max-pixels: 2^31 pixels, 6 GiB as 8-bit RGB. */
 #define SP_MAX_PIXELS ((uint64_t)1 << 31)
 
-/* sp_job_cancel: once set (a batch sets it on a signal, or at a failure
- * under --fail-fast), every job stops before its next image or item and
- * fails with EINTR, its output not written. */
-extern atomic_int sp_job_cancel;
-
 /* sp_job_run: load, scale, release and write as JOB says, measuring each
  * phase into REPORT, every image of the input in turn through the one
  * descriptor it opens (sp_input_open), as pamscale reads them: whitespace
@@ -74,7 +73,10 @@ extern atomic_int sp_job_cancel;
  * left allocated, mapped or open, and no output file is created.  An input
  * that changes while it is read (its size, mtime or ctime differ after
  * the last item is scaled, or a mapped one shrinks under the scale: see
- * guard.h) gives SP_E_CHANGED, and its output is not committed. */
+ * guard.h) gives SP_E_CHANGED, and its output is not committed.
+ * Reentrant: jobs run side by side in one process, each with its own
+ * JOB, REPORT and token (JOB->cancel); it prints nothing and never exits
+ * (docs/design.md, "Running jobs side by side"). */
 sp_status sp_job_run(const struct sp_job *job, struct sp_report *report);
 
 #endif

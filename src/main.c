@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batch.h"
+#include "cli_batch.h"
 #include "job.h"
 #include "msg.h"
-#include "names.h"
 #include "options.h"
 #include "outfile.h"
+#include "say.h"
 
 /* The output's name as the signal handler prints it, set before the run. */
 static char shown_out[PATH_MAX];
@@ -192,23 +192,23 @@ static void batch_stopped(int sig, const struct sp_tally *t)
 {
     (void)sp_outfile_discard_pending();
     if (!quiet_tally)
-        sp_tally_print(t);
+        sp_cli_tally_print(t);
     die_by(sig);
 }
 
-/* stop_signals: into B, the signals a batch waits for (those caught, not
- * ignored on entry, faults aside) and what it does at one. */
-static void stop_signals(struct sp_batch *b)
+/* stop_signals: into SET, the signals a batch waits for (those caught,
+ * not ignored on entry, faults aside); batch_stopped is what it does at
+ * one. */
+static void stop_signals(sigset_t *set)
 {
     struct sigaction was;
     int sig, sync;
 
-    sigemptyset(&b->stop_signals);
+    sigemptyset(set);
     for (size_t i = 0; (sig = all_signal(i, &sync)) != 0; i++)
         if (!sync && sigaction(sig, NULL, &was) == 0 &&
             was.sa_handler != SIG_IGN)
-            sigaddset(&b->stop_signals, sig);
-    b->stopped = batch_stopped;
+            sigaddset(set, sig);
 }
 
 /* quiet_pipe_end: the reader of the output went away: end as netpbm's
@@ -265,250 +265,6 @@ static int check_output(const struct sp_job *job)
         return EXIT_FAILURE;
     }
     return 0;
-}
-
-/* batch_inputs: O's file arguments and the names in its --files-from
- * list into IN: 0, or the exit status of an error (printed). */
-static int batch_inputs(const struct options *o, struct sp_names *in)
-{
-    FILE *f = stdin;
-    sp_status st = SP_OK;
-
-    for (int i = 0; i < o->nfiles && st == SP_OK; i++)
-        st = sp_names_add(in, o->files[i]);
-    if (st == SP_OK && o->files_from != NULL) {
-        if (strcmp(o->files_from, "-") != 0)
-            f = fopen(o->files_from, "r");
-        if (f == NULL) {
-            sp_print_error(o->files_from, errno, "");
-            return EXIT_FAILURE;
-        }
-        st = sp_names_read(f, o->nul ? '\0' : '\n', in);
-        if (f != stdin)
-            fclose(f);
-        if (st != SP_OK) {
-            sp_print_error(o->files_from, st, "");
-            return EXIT_FAILURE;
-        }
-    }
-    for (size_t i = 0; i < in->n; i++)
-        if (strcmp(in->name[i], "-") == 0) {
-            sp_say("'-' in %s: a batch takes files, not standard input "
-                   "(./- names a file)", o->files_from != NULL
-                                             ? o->files_from
-                                             : "the inputs");
-            return EXIT_USAGE;
-        }
-    if (st != SP_OK)
-        sp_print_error("-o", st, "");
-    return st != SP_OK ? EXIT_FAILURE : 0;
-}
-
-/* out_relative: into REL (PATH_MAX), the path of the input IN that a
- * batch mirrors below --relative-to DIR (or the current directory, CWD):
- * 0, or the exit status of an error (printed). */
-static int out_relative(const struct options *o, const char *cwd,
-                        const char *in, char *rel)
-{
-    const char *base = o->relative_to != NULL ? o->relative_to : ".";
-    sp_status st = sp_names_relative(cwd, base, in, rel, PATH_MAX);
-
-    if (st == EINVAL) {
-        sp_say("'%s': not below '%s', or '..' in its path below it: its "
-               "output would leave the tree (see scaleppm --help)", in,
-               base);
-        return EXIT_USAGE;
-    }
-    if (st != SP_OK) {
-        sp_print_error(in, st, "its output's name");
-        return EXIT_FAILURE;
-    }
-    return 0;
-}
-
-/* out_names: the output of each of the inputs IN into OUT: 0, or the
- * exit status of an error (printed). */
-static int out_names(const struct options *o, const struct sp_names *in,
-                     struct sp_names *out)
-{
-    char name[PATH_MAX], rel[PATH_MAX];
-    int mirror = o->relative_to != NULL ||
-                 (!o->target_dir && sp_pattern_has_rel(o->target));
-    char *cwd = mirror ? getcwd(NULL, 0) : NULL;
-    sp_status st = mirror && cwd == NULL ? errno : SP_OK;
-    enum sp_outfmt fmt;
-    int rc = 0;
-
-    if (st != SP_OK) {
-        sp_print_error(".", st, "the current directory");
-        return EXIT_FAILURE;
-    }
-    for (size_t i = 0; i < in->n && rc == 0; i++) {
-        if (mirror)
-            rc = out_relative(o, cwd, in->name[i], rel);
-        if (rc == 0)
-            st = sp_batch_name(o->target, o->target_dir, o->format,
-                               in->name[i], mirror ? rel : NULL, name,
-                               sizeof name);
-        if (rc == 0 && st == SP_OK && sp_outfmt_for(name, &fmt) != SP_OK) {
-            /* not worth starting: every file of its kind would fail */
-            sp_print_error(name, SP_E_OUTFORMAT, "");
-            rc = EXIT_USAGE;
-        }
-        if (rc == 0 && st == SP_OK && (rc = sp_options_suit(o, name)) < 0)
-            rc = 0;  /* else --quality or --compression for another format */
-        if (rc == 0 && st == SP_OK)
-            st = sp_names_add(out, name);
-        if (rc == 0 && st != SP_OK) {
-            sp_print_error(in->name[i], st, "its output's name");
-            rc = EXIT_FAILURE;
-        }
-    }
-    free(cwd);
-    return rc;
-}
-
-/* out_dirs: the folders of the outputs OUT made where missing (mkdir -p),
- * before any file is scaled, so that a missing one is one line and not
- * a failure per file: 0, or the exit status of an error (printed). */
-static int out_dirs(const struct sp_names *out, struct sp_names *created)
-{
-    char made[PATH_MAX];
-    const char *last = NULL;
-    size_t last_n = 0;
-
-    for (size_t i = 0; i < out->n; i++) {
-        const char *slash = strrchr(out->name[i], '/');
-        size_t n = slash != NULL ? (size_t)(slash - out->name[i]) : 0;
-        sp_status st;
-
-        if (last != NULL && n == last_n && memcmp(last, out->name[i], n) == 0)
-            continue;  /* the folder of the output before */
-        st = sp_names_make_dir(out->name[i], made, sizeof made, created);
-        if (st != SP_OK) {
-            sp_print_error(made, st, "cannot make the output's folder");
-            return EXIT_FAILURE;
-        }
-        last = out->name[i];
-        last_n = n;
-    }
-    return 0;
-}
-
-/* out_held: refuse an output that is a descriptor the process holds
- * (standard output or error, by any name: the file `> out/a.ppm` opened)
- * or that is there and not a regular file (a FIFO, a device): written
- * through it, in place, it could not appear whole or not at all, which
- * --skip-existing relies on, and a FIFO with no reader would hold a
- * worker in open().  0, or the exit status (printed). */
-static int out_held(const struct sp_names *out)
-{
-    struct stat sb;
-
-    for (size_t i = 0; i < out->n; i++) {
-        if (sp_outfile_held(out->name[i], &sb)) {
-            sp_say("'%s' is a descriptor scaleppm was given (standard "
-                   "output?): a batch writes each output to a file of its "
-                   "own (see scaleppm --help)", out->name[i]);
-            return EXIT_USAGE;
-        }
-        if (stat(out->name[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
-            sp_say("'%s' is there and not a regular file: a batch writes "
-                   "each output to a file of its own (see scaleppm --help)",
-                   out->name[i]);
-            return EXIT_USAGE;
-        }
-    }
-    return 0;
-}
-
-/* out_apart: refuse outputs OUT (of the inputs IN) that are a descriptor
- * scaleppm holds or no regular file, that two inputs would both write, or that are an
- * input: 0, or the exit status of an error (printed). */
-static int out_apart(const struct sp_names *in, const struct sp_names *out)
-{
-    size_t i, j;
-    int clash, rc = out_held(out);
-
-    if (rc != 0)
-        return rc;
-    clash = sp_names_clash(out->name, out->n, &i, &j);
-    if (clash < 0) {
-        sp_print_error("-o", ENOMEM, "");
-        return EXIT_FAILURE;
-    }
-    if (clash > 0) {
-        int named = strcmp(out->name[i], out->name[j]) != 0;
-
-        sp_say("'%s' and '%s' would both write '%s'%s%s%s (see scaleppm "
-               "--help)", in->name[i], in->name[j], out->name[i],
-               named ? ", also named '" : "", named ? out->name[j] : "",
-               named ? "'" : "");
-        return EXIT_USAGE;
-    }
-    clash = sp_names_overwrite(in->name, out->name, in->n, &i, &j);
-    if (clash > 0) {
-        sp_say("'%s' would overwrite the input '%s' (see scaleppm --help)",
-               out->name[i], in->name[j]);
-        return EXIT_USAGE;
-    }
-    if (clash < 0)
-        sp_print_error("-o", ENOMEM, "");
-    return clash < 0 ? EXIT_FAILURE : 0;
-}
-
-/* batch_outputs: the output of each of the inputs IN into OUT, their
- * folders made, and none written twice: 0, or the exit status of an
- * error (printed).  The folders are made before the outputs are compared,
- * since a new output is known by its folder (sp_names_clash); a batch
- * refused then removes those it made. */
-static int batch_outputs(const struct options *o, const struct sp_names *in,
-                         struct sp_names *out)
-{
-    struct sp_names created = {0};
-    int rc = out_names(o, in, out);
-
-    if (rc == 0)
-        rc = out_dirs(out, &created);
-    if (rc == 0)
-        rc = out_apart(in, out);
-    for (size_t k = created.n; rc != 0 && k > 0; k--)
-        (void)rmdir(created.name[k - 1]);
-    sp_names_free(&created);
-    return rc;
-}
-
-/* run_batch: the batch O asks for: the exit status. */
-static int run_batch(const struct options *o)
-{
-    struct sp_names in = {0}, out = {0};
-    struct sp_batch b = {.job = o->job, .fail_fast = o->fail_fast,
-                         .skip_existing = o->skip_existing,
-                         .timings = o->timings, .json = o->json,
-                         .buffers = o->buffers ? o->buffers
-                                               : SP_BUFFER_REUSE};
-    struct sp_tally t;
-    sp_status st;
-    int rc = batch_inputs(o, &in);
-
-    if (rc == 0)
-        rc = batch_outputs(o, &in, &out);
-    if (rc == 0) {
-        b.in = in.name;
-        b.out = out.name;
-        b.n = in.n;
-        b.progress = !o->quiet && isatty(STDERR_FILENO);
-        stop_signals(&b);
-        st = sp_batch_run(&b, &t);
-        if (st == SP_E_THREAD)
-            sp_print_error("-o", st, "");
-        else if (!o->quiet)
-            sp_tally_print(&t);
-        rc = st == SP_OK ? 0 : EXIT_FAILURE;
-    }
-    sp_names_free(&in);
-    sp_names_free(&out);
-    return rc;
 }
 
 /* JOB_STACK: the stack a one-file job runs on.  The main thread's is
@@ -577,8 +333,12 @@ int main(int argc, char **argv)
         sp_print_error(o.target ? o.target : o.job.out, st, "");
         return EXIT_FAILURE;
     }
-    if (o.target != NULL)
-        return run_batch(&o);
+    if (o.target != NULL) {
+        sigset_t stop;
+
+        stop_signals(&stop);
+        return sp_cli_batch(&o, &stop, batch_stopped);
+    }
     if ((rc = check_output(&o.job)) != 0)
         return rc;
     st = run_job(&o.job, &report);

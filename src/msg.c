@@ -1,10 +1,8 @@
-/* scaleppm's one-line messages, and the escaping that keeps them one line
- * and keeps the terminal's state out of the reach of names and inputs. */
+/* The escaping that keeps a one-line message one line and keeps the
+ * terminal's state out of the reach of names and inputs (msg.h). */
 #include "msg.h"
 
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 size_t sp_utf8_char(const unsigned char *p, unsigned long *cp)
@@ -77,34 +75,4 @@ const char *sp_show_name(const char *text, char *buf, size_t len)
     }
     buf[n] = '\0';
     return buf;
-}
-
-void sp_say(const char *fmt, ...)
-{
-    char *text = NULL, *shown = NULL;
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vasprintf(&text, fmt, ap);
-    va_end(ap);
-    /* an escaped byte takes 4 at most (\ooo) */
-    if (n >= 0)
-        shown = malloc(4 * (size_t)n + 1);
-    if (shown != NULL)
-        fprintf(stderr, "scaleppm: %s\n",
-                sp_show_name(text, shown, 4 * (size_t)n + 1));
-    else
-        fputs("scaleppm: no memory for a message\n", stderr);
-    free(shown);
-    if (n >= 0)
-        free(text);
-}
-
-void sp_print_error(const char *path, sp_status st, const char *why)
-{
-    if (why[0] != '\0')
-        sp_say("%s: %s: %s", path, sp_strerror(st), why);
-    else
-        sp_say("%s: %s", path, sp_strerror(st));
 }

@@ -1,4 +1,5 @@
-/* msg.h: scaleppm's one-line messages on stderr. */
+/* msg.h: what keeps a one-line message one line: the escaping of names
+ * and details (the printing is the command line's: say.h). */
 #ifndef SP_MSG_H
 #define SP_MSG_H
 
@@ -29,14 +30,5 @@ int sp_char_shown(unsigned long cp);
  * UTF-8 (an e with an acute accent) stays as it is.  A TEXT too long for
  * BUF is cut between two characters.  Returns BUF. */
 const char *sp_show_name(const char *text, char *buf, size_t len);
-
-/* sp_say: "scaleppm: " and the line FMT makes on stderr, all of it as
- * sp_show_name() shows a name (the arguments it echoes are a user's,
- * a script's or an input's).  It builds the line on the heap, not the
- * stack: a message must come out under any stack limit. */
-void sp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* sp_print_error: "scaleppm: PATH: what ST means[: WHY]" by sp_say. */
-void sp_print_error(const char *path, sp_status st, const char *why);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "msg.h"
+#include "say.h"
 #include "names.h"
 #include "parallel.h"
 

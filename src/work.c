@@ -67,7 +67,7 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
     sp_status st = SP_OK;
     size_t y0, y1;
 
-    if (atomic_load_explicit(&sp_job_cancel, memory_order_relaxed)) {
+    if (sp_cancelled(w->job->cancel)) {
         w->report->failed_path = w->job->in;
         return EINTR;
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "batch.h"
 #include "fixtures.h"
@@ -306,6 +307,139 @@ START_TEST(test_read_buffer)
 }
 END_TEST
 
+/* What a recording reporter saw (reporter.h). */
+struct record {
+    int scaled, failed, skipped, over, progress;
+    sp_status failed_st;
+    size_t failed_i;
+};
+
+static void record_file(void *arg, size_t i, sp_status st,
+                        const struct sp_report *r)
+{
+    struct record *rec = arg;
+
+    if (st != SP_OK) {
+        rec->failed++;
+        rec->failed_st = st;
+        rec->failed_i = i;
+    } else if (r->skipped) {
+        rec->skipped++;
+    } else {
+        rec->scaled++;
+    }
+}
+
+static void record_progress(void *arg, const struct sp_progress *p)
+{
+    struct record *rec = arg;
+
+    ck_assert_uint_le(p->done, p->files);
+    rec->progress++;
+}
+
+static void record_over(void *arg)
+{
+    ((struct record *)arg)->over++;
+}
+
+/* three_files: a.ppm (scaled), b.ppm (no image: fails) and c.ppm (its
+ * output whole already: skipped with skip_existing) into B. */
+static void three_files(struct sp_batch *b, char **in, char **out)
+{
+    static const unsigned char px[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    static const char *const name[3][2] = {
+        {"a.ppm", "a2.ppm"}, {"b.ppm", "b2.ppm"}, {"c.ppm", "c2.ppm"}};
+
+    for (int i = 0; i < 3; i++) {
+        in[i] = strdup(fx_path(name[i][0]));
+        out[i] = strdup(fx_path(name[i][1]));
+    }
+    fx_write_pnm(in[0], "P6\n2 2\n255\n", px, sizeof px);
+    fx_write_text(in[1], "not an image\n");
+    fx_write_pnm(in[2], "P6\n2 2\n255\n", px, sizeof px);
+    fx_write_pnm(out[2], "P6\n1 1\n255\n", px, 3);
+    *b = (struct sp_batch){.job = {.io = SP_IO_AUTO,
+                                   .filter = SP_FILTER_SAMPLE, .factor = 2,
+                                   .threads = 2},
+                           .in = in, .out = out, .n = 3,
+                           .buffers = SP_BUFFER_REUSE, .skip_existing = 1};
+    sigemptyset(&b->stop_signals);
+}
+
+/* The batch prints nothing: each file's end goes to the reporter. */
+START_TEST(test_reporter)
+{
+    char *in[3], *out[3];
+    struct sp_batch b;
+    struct sp_tally t;
+    struct record rec = {0};
+    int saved = dup(STDERR_FILENO);
+    size_t len;
+    unsigned char *said;
+
+    three_files(&b, in, out);
+    b.reporter = (struct sp_reporter){.arg = &rec, .file = record_file,
+                                      .progress = record_progress,
+                                      .over = record_over};
+    /* stderr into a file, to see that nothing is printed */
+    fflush(stderr);
+    ck_assert_int_ge(saved, 0);
+    ck_assert_int_ge(freopen(fx_path("stderr"), "w", stderr) != NULL, 1);
+    ck_assert_int_eq(sp_batch_run(&b, &t), SP_E_NOTPNM);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    said = fx_read_file(fx_path("stderr"), &len);
+    ck_assert_msg(len == 0, "the batch printed: %s", said);
+    free(said);
+    ck_assert_int_eq(rec.scaled, 1);
+    ck_assert_int_eq(rec.failed, 1);
+    ck_assert_int_eq(rec.failed_st, SP_E_NOTPNM);
+    ck_assert_uint_eq(rec.failed_i, 1);
+    ck_assert_int_eq(rec.skipped, 1);
+    ck_assert_int_eq(rec.over, 1);
+    ck_assert(t.scaled == 1 && t.failed == 1 && t.skipped == 1);
+    for (int i = 0; i < 3; i++) {
+        free(in[i]);
+        free(out[i]);
+    }
+}
+END_TEST
+
+/* The caller's token stops the batch: no file taken, EINTR, nothing
+ * reported but the end; and a failure under fail_fast sets it. */
+START_TEST(test_caller_token)
+{
+    char *in[3], *out[3];
+    struct sp_batch b;
+    struct sp_tally t;
+    struct record rec = {0};
+    struct sp_cancel token = {0};
+
+    three_files(&b, in, out);
+    b.reporter = (struct sp_reporter){.arg = &rec, .file = record_file,
+                                      .over = record_over};
+    b.job.cancel = &token;
+    sp_cancel_set(&token);
+    ck_assert_int_eq(sp_batch_run(&b, &t), EINTR);
+    ck_assert(t.scaled == 0 && t.failed == 0 && t.skipped == 0);
+    ck_assert(rec.scaled == 0 && rec.failed == 0 && rec.over == 1);
+    ck_assert(!fx_file_exists(out[0]));
+
+    token = (struct sp_cancel){0};
+    b.fail_fast = 1;
+    b.job.threads = 1;  /* one file after another: a, then b fails */
+    ck_assert_int_eq(sp_batch_run(&b, &t), SP_E_NOTPNM);
+    ck_assert(sp_cancelled(&token));
+    ck_assert(t.scaled == 1 && t.failed == 1 && t.skipped == 0);
+    for (int i = 0; i < 3; i++) {
+        free(in[i]);
+        free(out[i]);
+    }
+}
+END_TEST
+
 static Suite *batch_suite(void)
 {
     Suite *s = suite_create("batch_unit");
@@ -319,6 +453,8 @@ static Suite *batch_suite(void)
     tc = fx_tcase("run");
     tcase_add_test(tc, test_no_thread);
     tcase_add_test(tc, test_read_buffer);
+    tcase_add_test(tc, test_reporter);
+    tcase_add_test(tc, test_caller_token);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -3,12 +3,14 @@
  * write one output. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "fixtures.h"
 #include "names.h"
+#include "outnames.h"
 
 static void check_name(const char *target, int dir, const char *format,
                        const char *in, const char *want)
@@ -242,6 +244,56 @@ START_TEST(test_overwrite)
 }
 END_TEST
 
+/* refuse_suit: a caller's check that refuses every .png output. */
+static int refuse_suit(void *arg, const char *out)
+{
+    ++*(int *)arg;
+    return strstr(out, ".png") != NULL;
+}
+
+/* A batch's outputs named, their folders made, or refused with a line
+ * to say and the folders made removed; the library prints nothing. */
+START_TEST(test_batch_outputs)
+{
+    char target[4096];
+    struct sp_names in = {0}, out = {0};
+    struct sp_refusal why;
+    int asked = 0;
+    struct sp_naming n = {.target = target, .target_dir = 1,
+                          .suit = refuse_suit, .suit_arg = &asked};
+
+    snprintf(target, sizeof target, "%s/new/deep", fx_dir);
+    ck_assert_int_eq(sp_names_add(&in, fx_path("a.ppm")), SP_OK);
+    ck_assert_int_eq(sp_names_add(&in, fx_path("b.ppm")), SP_OK);
+    ck_assert_int_eq(sp_batch_outputs(&n, &in, &out, &why), 0);
+    ck_assert_uint_eq(out.n, 2);
+    ck_assert_int_eq(asked, 2);
+    ck_assert_ptr_null(why.line);
+    ck_assert(fx_file_exists(target));
+    ck_assert_str_eq(strrchr(out.name[1], '/'), "/b.ppm");
+    sp_names_free(&out);
+    fx_rmtree(fx_path("new"));
+
+    /* two inputs of one base name into one folder: refused, usage */
+    ck_assert_int_eq(sp_names_add(&in, fx_path("sub/a.ppm")), SP_OK);
+    ck_assert_int_ne(sp_batch_outputs(&n, &in, &out, &why), 0);
+    ck_assert(why.usage);
+    ck_assert_ptr_nonnull(why.line);
+    ck_assert_ptr_nonnull(strstr(why.line, "would both write"));
+    ck_assert(!fx_file_exists(fx_path("new")));  /* the folders it made */
+    free(why.line);
+    sp_names_free(&out);
+
+    /* the caller's check refused: it said why */
+    n.format = "png";
+    ck_assert_int_ne(sp_batch_outputs(&n, &in, &out, &why), 0);
+    ck_assert(why.usage);
+    ck_assert_ptr_null(why.line);
+    sp_names_free(&out);
+    sp_names_free(&in);
+}
+END_TEST
+
 static Suite *names_suite(void)
 {
     Suite *s = suite_create("names");
@@ -256,6 +308,7 @@ static Suite *names_suite(void)
     tcase_add_test(tc, test_clash);
     tcase_add_test(tc, test_clash_by_file);
     tcase_add_test(tc, test_overwrite);
+    tcase_add_test(tc, test_batch_outputs);
     suite_add_tcase(s, tc);
     return s;
 }
