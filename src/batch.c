@@ -122,6 +122,7 @@ static void *worker(void *arg)
     unsigned ticket = atomic_fetch_add(&r->tickets, 1);
     unsigned share = b->job.threads / r->workers +
                      (ticket < b->job.threads % r->workers);
+    struct sp_reuse reuse = {0};  /* this worker's, under REUSE */
 
     for (;;) {
         struct sp_job job = b->job;
@@ -154,6 +155,7 @@ static void *worker(void *arg)
         job.in = b->in[i];
         job.out = b->out[i];
         job.threads = share;
+        job.reuse = b->buffers == SP_BUFFER_REUSE ? &reuse : NULL;
         job.cancel = r->cancel;
         job.open_nowait = 1;  /* no input may hold a worker in open() */
         st = sp_job_run(&job, &rep);
@@ -161,7 +163,7 @@ static void *worker(void *arg)
         done_file(r, ticket, i, st, &rep);
         pthread_mutex_unlock(&r->lock);
     }
-    sp_buffer_drop();
+    sp_reuse_drop(&reuse);
     return NULL;
 }
 
@@ -358,7 +360,6 @@ sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t)
     t->files = b->n;
     r.cancel = b->job.cancel != NULL ? b->job.cancel : &r.own;
     r.workers = workers < 1 ? 1 : workers;
-    sp_buffer_policy(b->buffers);
     r.signals = b->stop_signals;
     sigaddset(&r.signals, WAKE);
     r.t0 = sp_now_ns();

@@ -44,7 +44,8 @@ struct sp_batch {
     char *const *in;       /* the inputs, N of them */
     char *const *out;      /* the output of each */
     size_t n;
-    enum sp_buffer_policy buffers;  /* the read path's (image.h) */
+    enum sp_buffer_policy buffers;  /* the read path's (input_buffer.h):
+                                       REUSE, a buffer each worker */
     int fail_fast;         /* stop at the first file that fails */
     int skip_existing;     /* an input whose output exists is skipped */
     struct sp_reporter reporter;  /* where each file's end and the
@@ -77,8 +78,7 @@ struct sp_tally {
  * stopped the batch and B has no stopped, or when the caller's token,
  * B->job.cancel, stopped it before every file was done).  Reentrant:
  * batches and jobs may run side by side, each with its own token and
- * reporter; only the read path's buffer policy (sp_buffer_policy,
- * image.h) is the process's. */
+ * reporter. */
 sp_status sp_batch_run(const struct sp_batch *b, struct sp_tally *t);
 
 /* A file in progress, for the time-left estimate: its input's size

@@ -163,6 +163,8 @@ int sp_cli_batch(const struct options *o, const sigset_t *stop_signals,
         f.in = in.name;
         if (!o->quiet && isatty(STDERR_FILENO))
             b.reporter.progress = on_progress;
+        if (b.buffers == SP_BUFFER_FRESH)
+            sp_buffer_fresh_pages();
         st = sp_batch_run(&b, &t);
         if (st == SP_E_THREAD)
             sp_print_error("-o", st, "");

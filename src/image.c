@@ -86,7 +86,7 @@ sp_status sp_image_release(struct sp_image *img)
     sp_status st = SP_OK;
 
     if (img->backing == SP_BACKING_MALLOC)
-        sp_reuse_give(sp_buffer_thread(), img->base, img->base_len);
+        free(img->base);
     else if (img->backing == SP_BACKING_OWNED)
         st = img->release(img->owner);
     memset(img, 0, sizeof *img);

@@ -93,9 +93,8 @@ sp_status sp_image_raster_size(size_t width, size_t height,
  * "color", "PAM RGB_ALPHA". */
 const char *sp_image_kind(const struct sp_image *img);
 
-/* sp_image_release: release IMG by its backing (free, or kept for this
- * thread's next raster under SP_BUFFER_REUSE (input_buffer.h); or its
- * owner's release) and reset it to empty.  Safe on an empty image and
+/* sp_image_release: release IMG by its backing (free, or its owner's
+ * release) and reset it to empty.  Safe on an empty image and
  * idempotent.  Returns the owner's status (an input's: munmap's error),
  * else 0. */
 sp_status sp_image_release(struct sp_image *img);

@@ -33,22 +33,7 @@ void sp_reuse_drop(struct sp_reuse *r)
     r->len = 0;
 }
 
-static enum sp_buffer_policy buffer_policy;
-static __thread struct sp_reuse kept;
-
-void sp_buffer_policy(enum sp_buffer_policy policy)
+void sp_buffer_fresh_pages(void)
 {
-    buffer_policy = policy;
-    if (policy == SP_BUFFER_FRESH)
-        (void)mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-}
-
-struct sp_reuse *sp_buffer_thread(void)
-{
-    return buffer_policy == SP_BUFFER_REUSE ? &kept : NULL;
-}
-
-void sp_buffer_drop(void)
-{
-    sp_reuse_drop(&kept);
+    (void)mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 }

@@ -26,21 +26,18 @@ void sp_reuse_give(struct sp_reuse *r, void *p, size_t len);
 /* sp_reuse_drop: free the buffer R keeps, if it keeps one. */
 void sp_reuse_drop(struct sp_reuse *r);
 
-/* The program's policy, until the caller owns its sp_reuse (batch.h):
- * SP_BUFFER_REUSE gives each thread a buffer of its own, that
- * sp_buffer_thread() returns; SP_BUFFER_FRESH has every image malloc a
- * buffer of pages never touched, as the Sun study's one image a process
- * did: glibc's mmap threshold is fixed at its default, so it does not grow
- * to serve a large buffer from the heap after the first is freed.  Set
- * once, before any thread loads. */
+/* What a batch does with its read buffers (--read-buffer): FREE, a
+ * one-file run's, malloc and free each raster; REUSE, each worker passes
+ * an sp_reuse of its own to its jobs; FRESH, each raster is new pages, as
+ * the Sun study's one image a process was, once the program has called
+ * sp_buffer_fresh_pages(). */
 enum sp_buffer_policy { SP_BUFFER_FREE, SP_BUFFER_REUSE, SP_BUFFER_FRESH };
-void sp_buffer_policy(enum sp_buffer_policy policy);
 
-/* sp_buffer_thread: this thread's sp_reuse under SP_BUFFER_REUSE, else
- * NULL. */
-struct sp_reuse *sp_buffer_thread(void);
-
-/* sp_buffer_drop: free the buffer this thread's sp_reuse keeps. */
-void sp_buffer_drop(void);
+/* sp_buffer_fresh_pages: fix glibc's mmap threshold at its default, so
+ * that it does not grow to serve a large buffer from the heap after the
+ * first is freed: every raster buffer is then a mapping of new pages.  A
+ * setting of the process's allocator, so the program's to make (main's
+ * --read-buffer fresh), once, before any load; the library never does. */
+void sp_buffer_fresh_pages(void);
 
 #endif

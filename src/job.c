@@ -109,8 +109,7 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     /* One descriptor for every image of the input, as pamscale reads them,
      * whatever names it. */
     sp_meter_start(&m);
-    st = sp_input_open(&input, job->in, job->open_nowait,
-                       sp_buffer_thread());
+    st = sp_input_open(&input, job->in, job->open_nowait, job->reuse);
     sp_meter_stop(&m, &r->phase[SP_LOAD]);
     if (st != SP_OK)
         return fail(r, job->in, st);

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "cancel.h"
-#include "load.h"
+#include "input.h"
 #include "report.h"
 #include "scale.h"
 #include "status.h"
@@ -44,6 +44,9 @@ struct sp_job {
                               it, so that no file can hold a worker in
                               open() forever; a FIFO with no writer then
                               fails with SP_E_EMPTY */
+    struct sp_reuse *reuse;    /* the read path's buffer, the caller's to
+                                  keep from job to job (input_buffer.h);
+                                  NULL: each raster malloc'd and freed */
     struct sp_cancel *cancel;  /* the caller's token (cancel.h): once set,
                               the job stops before its next image or
                               item and fails with EINTR, its output not

@@ -1,5 +1,5 @@
 /* policy.h: what a job accepts, asked of an input's header before any of
- * its raster is read, mapped or buffered (load.h's sp_accept_fn). */
+ * its raster is read, mapped or buffered (input.h's sp_accept_fn). */
 #ifndef SP_POLICY_H
 #define SP_POLICY_H
 

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "load.h"
+#include "input.h"
 #include "status.h"
 #include "timing.h"
 

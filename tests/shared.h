@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "image.h"
-#include "load.h"
+#include "input.h"
 
 /* fx_io: the load paths a file can take, the default first: --io auto
  * takes pread for a regular file (load.c), then read and mmap.  A loop

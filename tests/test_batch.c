@@ -288,7 +288,9 @@ START_TEST(test_read_buffer)
         ck_assert_msg(raster_buf[k] == raster_buf[0],
                       "reuse: raster %u read into %p, raster 1 into %p",
                       k + 1, (void *)raster_buf[k], (void *)raster_buf[0]);
-    /* (fresh last: it fixes glibc's mmap threshold for the process) */
+    /* (fresh last: it fixes glibc's mmap threshold for the process, as
+     * the program does for --read-buffer fresh) */
+    sp_buffer_fresh_pages();
     fresh = reads_batch(in, out, N, SP_BUFFER_FRESH);
     if (per_raster < 32)  /* large folios: faults cannot tell */
         fprintf(stderr, "test_read_buffer: %ld faults fill %zu bytes: the "

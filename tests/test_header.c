@@ -9,7 +9,7 @@
 
 #include "fixtures.h"
 #include "header.h"
-#include "load.h"
+#include "input.h"
 
 /* parse_bytes: sp_header_parse() of a file holding the LEN bytes of TEXT. */
 static sp_status parse_bytes(const void *text, size_t len,

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "fixtures.h"
-#include "load.h"
+#include "input.h"
 #include "sys.h"
 
 /* write_plain: IMG as a P2/P3 file, with lines of varying length and a

@@ -20,7 +20,7 @@
 
 #include "encode.h"
 #include "fixtures.h"
-#include "load.h"
+#include "input.h"
 #include "sys.h"
 #include "write_whole.h"
 

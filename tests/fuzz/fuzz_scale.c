@@ -34,7 +34,7 @@
 #include "fuzz.h"
 #include "header.h"
 #include "job.h"
-#include "load.h"
+#include "input.h"
 #include "../shared.h"
 
 /* Inputs whose output would have more pixels than this are skipped. */
