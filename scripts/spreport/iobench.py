@@ -1,7 +1,7 @@
 """The iobench suites' report (syscall-vs-mmap, zero-page, random-access,
 copy, and whatever experiments iobench grows): from its CSV rows
 (experiment,case,param,method,metric,value,unit,seed,check; see
-src/iobench/bench.h) a Markdown table and a figure.
+src/experiments/iobench/bench.h) a Markdown table and a figure.
 
 A measurement is the tuple (experiment, case, param, method, metric); it
 may come on several rows, one a repeat.  The report gives its median and

@@ -1,6 +1,6 @@
 """The cost model of the Sun study's runs: load, scale and release of the
 read and the mmap path, predicted from unit costs that spcost measures
-apart from the runs (src/tools/spcost.c) and from the image's geometry,
+apart from the runs (src/experiments/tools/spcost.c) and from the image's geometry,
 following the code (src/input_*.c, plan.c, item.c, work.c,
 image.c).  Nothing here is fitted to the times it predicts.
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "input.h"
 #include "input_path.h"
 #include "sys.h"
 

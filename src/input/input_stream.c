@@ -4,6 +4,7 @@
  * rows are used in place, and what was read past the image kept in the
  * input (REST) for the next image; the whitespace between images skipped
  * by reading on.  Released by freeing (or keeping) the buffer. */
+#include "input.h"
 #include "input_path.h"
 
 #include <errno.h>

@@ -33,6 +33,7 @@
 
 #include <sys/stat.h>
 
+#include "pending.h"
 #include "status.h"
 
 struct sp_outfile {
@@ -69,11 +70,5 @@ sp_status sp_outfile_commit(struct sp_outfile *o);
  * (an unnamed one goes with its descriptor).  O->fd is the caller's to
  * close.  Safe on an O that failed to open and after a commit. */
 void sp_outfile_close(struct sp_outfile *o);
-
-/* sp_outfile_discard_pending: for a signal handler (async-signal-safe):
- * remove the named temporaries being written, if any.  Returns 1 when an
- * output was being written out of sight (so its target is untouched), 0
- * when none was, or it was written in place. */
-int sp_outfile_discard_pending(void);
 
 #endif

@@ -6,7 +6,7 @@
 #ifndef SP_WORK_H
 #define SP_WORK_H
 
-#include "job.h"
+#include "job_types.h"
 #include "report.h"
 #include "source.h"
 #include "status.h"

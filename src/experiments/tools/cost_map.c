@@ -1,5 +1,6 @@
 /* The cost probes of a mapped file's faults and release, of single calls
  * and threads, and of the scale kernels (cost.h). */
+#include "cost.h"
 #include "cost_probe.h"
 
 #include <errno.h>

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "job.h"
+#include "job_types.h"
 #include "status.h"
 
 struct sp_plan {

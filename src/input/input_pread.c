@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/uio.h>
 
+#include "input.h"
 #include "input_path.h"
 #include "sys.h"
 

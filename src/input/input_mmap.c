@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "guard.h"
+#include "input.h"
 #include "input_path.h"
 #include "sys.h"
 

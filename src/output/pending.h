@@ -1,6 +1,6 @@
 /* pending.h: the outputs being written out of sight (outfile.c), for a
  * signal handler, or a batch's signal thread, to discard with
- * sp_outfile_discard_pending() (outfile.h).
+ * sp_outfile_discard_pending().
  *
  * A slot an output: claimed while the output is out of sight, named while
  * its temporary has a name in a directory.  A batch writes several
@@ -21,5 +21,11 @@ void sp_pending_unname(int slot);
 
 /* sp_pending_free: SLOT freed; returns 0, for the caller's slot. */
 int sp_pending_free(int slot);
+
+/* sp_outfile_discard_pending: for a signal handler (async-signal-safe):
+ * remove the named temporaries being written, if any.  Returns 1 when an
+ * output was being written out of sight (so its target is untouched), 0
+ * when none was, or it was written in place. */
+int sp_outfile_discard_pending(void);
 
 #endif

@@ -13,28 +13,8 @@
 #include "header.h"
 #include "image.h"
 #include "outfile.h"
+#include "outfmt.h"
 #include "status.h"
-
-enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
-
-/* sp_outfmt_for: the format PATH's extension asks for, case-insensitive:
- * .png, .jpg/.jpeg, .bmp, .tga; .pbm, .pgm, .ppm, .pam, .pnm, no extension
- * and "-" give PNM (the netpbm family: the name picks its type too, as
- * sp_output_open says).  Returns 0, or SP_E_OUTFORMAT for any other
- * extension. */
-sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
-
-/* sp_outfmt_fits: whether a WIDTH x HEIGHT image of CHANNELS 8-bit
- * samples can be written as FMT.  stb_image_write takes the sizes as int
- * and computes sizes and offsets in int (the limits are in write_stb.c), TGA
- * and JPEG hold each side in 16 bits and BMP its file size in 32; the
- * sums here are made in 128 bits, so no size wraps.  PNM has no such
- * limit (its header's own is sp_header_write's).  Returns 0;
- * SP_E_TOOBIG, with WHY (SP_WHY_MAX) saying "WxH is too large for FMT"
- * and the limit; SP_E_ENCODE for an empty image (no side may be 0 in the
- * stb formats), or SP_E_UNSUPPORTED for CHANNELS outside 1..4. */
-sp_status sp_outfmt_fits(enum sp_outfmt fmt, size_t width, size_t height,
-                         unsigned channels, char *why);
 
 /* An output being written, from sp_output_open() to sp_output_close().
  * A PNM's rows go out as they come, so an image can be streamed band by

@@ -23,8 +23,10 @@
 #include <sys/types.h>
 
 #include "header.h"
-#include "input.h"
+#include "input_types.h"
 #include "status.h"
+
+struct sp_input;
 
 /* What the load asks about a header, and of whom. */
 struct sp_accept {

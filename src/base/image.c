@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input_buffer.h"
 
 sp_status sp_image_raster_size(size_t width, size_t height,
                                const struct sp_image *layout, size_t *size)

@@ -5,6 +5,7 @@
  * pread() at the stream's position and never at or past the size taken
  * when it was opened; a stream gives the bytes already buffered, then what
  * read() brings, and only goes forward. */
+#include "input.h"
 #include "input_path.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
 
 #include "image.h"
 #include "status.h"
-#include "write.h"
+#include "outfmt.h"
 
 /* sp_pnm_put_rows: IMG's rows, as a PNM raster, to F; a packed raster
  * goes out in one call, so large rasters bypass stdio's buffer. */

@@ -1,6 +1,7 @@
 /* The cost probes that need a process or threads of their own: the read
  * path's load in a fresh process, a thread's wake-up, and the CPUs the
  * process gets (cost.h). */
+#include "cost.h"
 #include "cost_probe.h"
 
 #include <errno.h>

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "outfile.h"
 
 enum { FREE, CLAIMED, NAMED };
 

@@ -1,0 +1,39 @@
+/* job.h: one scaleppm run: load the input, plan the work (plan.h), scale
+ * and write it, report (report.h).
+ *
+ * The output is made and written in items of rows (plan.h): each thread
+ * scales an item into one of its slots, from the bands of source rows the
+ * row source (source.h) gives it; whichever thread finds the next item in
+ * order ready writes it, tells the source which rows no later item reads
+ * (a mapped input gives their pages back), and goes on with the ready
+ * items after it (parallel.h).  So memory stays two chunks a thread
+ * however large the output, and writes overlap the scaling. */
+#ifndef SP_JOB_H
+#define SP_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job_types.h"
+#include "report.h"
+#include "status.h"
+
+/* sp_job_run: load, scale, release and write as JOB says, measuring each
+ * phase into REPORT, every image of the input in turn through the one
+ * descriptor it opens (sp_input_open), as pamscale reads them: whitespace
+ * between images is skipped, anything else after an image must be an
+ * image (else SP_E_NOTPNM, REPORT->why naming the image and its offset).
+ * REPORT->load is the last image's, its trailing_bytes the whitespace
+ * after it.  The output format comes from JOB->out's extension.
+ * Returns 0, or the status of the first phase that failed, with
+ * REPORT->failed_path and REPORT->why saying where and what; nothing is
+ * left allocated, mapped or open, and no output file is created.  An input
+ * that changes while it is read (its size, mtime or ctime differ after
+ * the last item is scaled, or a mapped one shrinks under the scale: see
+ * guard.h) gives SP_E_CHANGED, and its output is not committed.
+ * Reentrant: jobs run side by side in one process, each with its own
+ * JOB, REPORT and token (JOB->cancel); it prints nothing and never exits
+ * (docs/design.md, "Running jobs side by side"). */
+sp_status sp_job_run(const struct sp_job *job, struct sp_report *report);
+
+#endif
