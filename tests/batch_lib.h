@@ -1,5 +1,6 @@
-/* batch_lib.h: what the batch runner's suites (test_batch_*.c; batch_test.sh
- * and batch_options_test.sh run its command line) share: their includes. */
+/* batch_lib.h: what the batch runner's suites (test_batch_*.c;
+ * batch_test.sh and batch_options_test.sh run its command line) share:
+ * their includes. */
 #ifndef SP_TEST_BATCH_LIB_H
 #define SP_TEST_BATCH_LIB_H
 

@@ -1,6 +1,6 @@
 /* load_lib.c: what the loader's suites (test_load_*.c) share: their
- * includes, a plain file written, a pipe fed by a child and loaded, and
- * the count of mmap calls. */
+ * includes, a plain file written, a pipe fed by a child and loaded, and the
+ * count of mmap calls. */
 #include "load_lib.h"
 
 /* write_plain: IMG as a P2/P3 file, with lines of varying length and a

@@ -1,6 +1,6 @@
 /* load_lib.h: what the loader's suites (test_load_*.c) share: their
- * includes, a plain file written, a pipe fed by a child and loaded, and
- * the count of mmap calls. */
+ * includes, a plain file written, a pipe fed by a child and loaded, and the
+ * count of mmap calls. */
 #ifndef SP_TEST_LOAD_LIB_H
 #define SP_TEST_LOAD_LIB_H
 

@@ -1,7 +1,7 @@
 /* parallel_lib.c: the ordered runner's recording harness, which its suites
- * (test_parallel_*.c) share: item functions that record what the runner
- * did and count what went wrong (struct rec), the handshakes the hooks
- * use, the threads of the process, and the checks of a run's record. */
+ * (test_parallel_*.c) share: item functions that record what the runner did
+ * and count what went wrong (struct rec), the handshakes the hooks use, the
+ * threads of the process, and the checks of a run's record. */
 #include "parallel_lib.h"
 
 const char *const bad_what[NBAD] = {

@@ -1,7 +1,7 @@
 /* parallel_lib.h: the ordered runner's recording harness, which its suites
- * (test_parallel_*.c) share: item functions that record what the runner
- * did and count what went wrong (struct rec), the handshakes the hooks
- * use, the threads of the process, and the checks of a run's record. */
+ * (test_parallel_*.c) share: item functions that record what the runner did
+ * and count what went wrong (struct rec), the handshakes the hooks use, the
+ * threads of the process, and the checks of a run's record. */
 #ifndef SP_TEST_PARALLEL_LIB_H
 #define SP_TEST_PARALLEL_LIB_H
 

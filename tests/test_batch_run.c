@@ -1,5 +1,5 @@
-/* test_batch_run.c: a batch run: when no thread can be started, the read path's
- * buffer kept from image to image (--read-buffer), its reports to a
+/* test_batch_run.c: a batch run: when no thread can be started, the read
+ * path's buffer kept from image to image (--read-buffer), its reports to a
  * recording reporter (nothing printed), the caller's token. */
 #include "batch_lib.h"
 

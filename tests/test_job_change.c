@@ -1,5 +1,5 @@
-/* test_job_change.c: an input that changes under a job: truncated (the SIGBUS
- * guard, and without it), changed in place. */
+/* test_job_change.c: an input that changes under a job: truncated (the
+ * SIGBUS guard, and without it), changed in place. */
 #include "job_lib.h"
 
 static void truncate_input(void *arg)

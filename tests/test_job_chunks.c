@@ -1,5 +1,5 @@
-/* test_job_chunks.c: chunks of any size give the same bytes, and a mapped input
- * gives back only the rows it is done with. */
+/* test_job_chunks.c: chunks of any size give the same bytes, and a mapped
+ * input gives back only the rows it is done with. */
 #include "job_lib.h"
 
 /* ---- chunks ---- */

@@ -1,5 +1,6 @@
-/* test_job_images.c: the images of one input: renamed under the job, a stream by
- * path, whitespace and junk after an image, opening without waiting. */
+/* test_job_images.c: the images of one input: renamed under the job, a
+ * stream by path, whitespace and junk after an image, opening without
+ * waiting. */
 #include "job_lib.h"
 
 /* --- the images of one input ------------------------------------------ */

@@ -1,5 +1,5 @@
-/* test_job_limits.c: --max-pixels: an output or input over the limit refused
- * before the work, from a file and from a pipe. */
+/* test_job_limits.c: --max-pixels: an output or input over the limit
+ * refused before the work, from a file and from a pipe. */
 #include "job_lib.h"
 
 /* --max-pixels: an output or input over the limit is refused before the

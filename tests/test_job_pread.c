@@ -1,6 +1,6 @@
-/* test_job_pread.c: the pread path: a job preads only the rows it uses, asks for
- * readahead where the bytes are not cached; errors leave no output; an
- * output too large. */
+/* test_job_pread.c: the pread path: a job preads only the rows it uses,
+ * asks for readahead where the bytes are not cached; errors leave no
+ * output; an output too large. */
 #include "job_lib.h"
 
 /* The bytes a job preads, counted (threads add to it at once); not those

@@ -1,5 +1,5 @@
-/* test_job_report.c: standard input and output, and the report: printed, as JSON,
- * and its timings. */
+/* test_job_report.c: standard input and output, and the report: printed, as
+ * JSON, and its timings. */
 #include "job_lib.h"
 
 START_TEST(test_stdin_stdout)

@@ -1,6 +1,6 @@
-/* test_job_run.c: a whole run, file to file: read, mmap and pread, any thread
- * count, every factor give the reference scaler's bytes; output over input;
- * the report's fields; --io auto. */
+/* test_job_run.c: a whole run, file to file: read, mmap and pread, any
+ * thread count, every factor give the reference scaler's bytes; output over
+ * input; the report's fields; --io auto. */
 #include "job_lib.h"
 
 START_TEST(test_equivalence)

@@ -1,5 +1,5 @@
-/* test_load_changed.c: a file changed in place while it is read, by each path; the
- * header read once. */
+/* test_load_changed.c: a file changed in place while it is read, by each
+ * path; the header read once. */
 #include "load_lib.h"
 
 /* ---- a file changed in place while it is read ---- */

@@ -1,5 +1,5 @@
-/* test_load_images.c: an input's images (sp_input): two streams on one thread,
- * what may follow an image, an input reused. */
+/* test_load_images.c: an input's images (sp_input): two streams on one
+ * thread, what may follow an image, an input reused. */
 #include "load_lib.h"
 
 /* --- an input's images (sp_input) ------------------------------------- */

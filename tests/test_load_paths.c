@@ -1,5 +1,5 @@
-/* test_load_paths.c: the loader's paths: read and mmap give the same pixels in
- * every format; pipes, FIFOs and standard input; trailing data. */
+/* test_load_paths.c: the loader's paths: read and mmap give the same pixels
+ * in every format; pipes, FIFOs and standard input; trailing data. */
 #include "load_lib.h"
 
 struct format {

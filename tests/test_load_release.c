@@ -1,5 +1,5 @@
-/* test_load_release.c: release: idempotent, no descriptor or mapping outlives it;
- * odd inputs. */
+/* test_load_release.c: release: idempotent, no descriptor or mapping
+ * outlives it; odd inputs. */
 #include "load_lib.h"
 
 /* ---- release ---- */

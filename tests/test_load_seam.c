@@ -1,6 +1,6 @@
-/* test_load_seam.c: the syscall seam: EINTR and short reads, mmap failure, each
- * call failing, a file that shrinks or grows while it is loaded; a release
- * whose madvise or munmap fails. */
+/* test_load_seam.c: the syscall seam: EINTR and short reads, mmap failure,
+ * each call failing, a file that shrinks or grows while it is loaded; a
+ * release whose madvise or munmap fails. */
 #include "load_lib.h"
 
 /* ---- the syscall seam ---- */

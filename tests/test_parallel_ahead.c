@@ -1,6 +1,6 @@
-/* test_parallel_ahead.c: working ahead and finishing for others: a thread goes on
- * into its other slot rather than wait for an earlier item's FINISH, and
- * finishes the items other threads worked. */
+/* test_parallel_ahead.c: working ahead and finishing for others: a thread
+ * goes on into its other slot rather than wait for an earlier item's
+ * FINISH, and finishes the items other threads worked. */
 #include "parallel_lib.h"
 
 /* ---- working ahead, finishing for others ---- */

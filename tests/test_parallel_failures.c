@@ -1,5 +1,6 @@
-/* test_parallel_failures.c: failures: the lowest failed item's status wins, nothing
- * finished after it; threads that cannot be started are done without. */
+/* test_parallel_failures.c: failures: the lowest failed item's status wins,
+ * nothing finished after it; threads that cannot be started are done
+ * without. */
 #include "parallel_lib.h"
 
 /* ---- failures ---- */

@@ -1,6 +1,6 @@
-/* test_parallel_order.c: everything once, in order, and at the same time: every item
- * worked once and finished once, in item order, under jitter; WORKs
- * overlapping one another and the finishes; the threads placed, not
+/* test_parallel_order.c: everything once, in order, and at the same time:
+ * every item worked once and finished once, in item order, under jitter;
+ * WORKs overlapping one another and the finishes; the threads placed, not
  * pinned. */
 #include "parallel_lib.h"
 

@@ -1,5 +1,6 @@
-/* test_parallel_usage.c: usage and many runs: bad thread counts refused, no items,
- * more threads than items; runs repeated, every thread gone after each. */
+/* test_parallel_usage.c: usage and many runs: bad thread counts refused, no
+ * items, more threads than items; runs repeated, every thread gone after
+ * each. */
 #include "parallel_lib.h"
 
 /* ---- usage ---- */

@@ -1,5 +1,5 @@
-/* test_scale_box.c: the box filter's fast division at the edges of where it is
- * used. */
+/* test_scale_box.c: the box filter's fast division at the edges of where it
+ * is used. */
 #include "scale_lib.h"
 
 /* ---- the box filter's division ----

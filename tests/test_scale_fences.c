@@ -1,5 +1,5 @@
-/* test_scale_fences.c: the wide loads and stores against inaccessible pages and
- * canaries. */
+/* test_scale_fences.c: the wide loads and stores against inaccessible pages
+ * and canaries. */
 #include "scale_lib.h"
 
 /* ---- the wide loads and stores: fences ----

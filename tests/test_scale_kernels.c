@@ -1,6 +1,6 @@
-/* test_scale_kernels.c: the scale kernels against a plain per-pixel reference
- * written here, the output size, a box mean worked by hand, and bands in
- * any split. */
+/* test_scale_kernels.c: the scale kernels against a plain per-pixel
+ * reference written here, the output size, a box mean worked by hand, and
+ * bands in any split. */
 #include "scale_lib.h"
 
 START_TEST(test_scale_size)

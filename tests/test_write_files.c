@@ -1,6 +1,6 @@
-/* test_write_files.c: the files written: errors with nothing left behind, atomic
- * replacement that keeps the mode, symbolic links, FIFOs, directories,
- * relative and long names. */
+/* test_write_files.c: the files written: errors with nothing left behind,
+ * atomic replacement that keeps the mode, symbolic links, FIFOs,
+ * directories, relative and long names. */
 #include "write_lib.h"
 
 START_TEST(test_dev_full)

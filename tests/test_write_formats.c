@@ -1,5 +1,5 @@
-/* test_write_formats.c: the formats: chosen by extension, exact PNM bytes, the stb
- * formats (decoded back where lossless), a flat JPEG; stdout. */
+/* test_write_formats.c: the formats: chosen by extension, exact PNM bytes,
+ * the stb formats (decoded back where lossless), a flat JPEG; stdout. */
 #include "write_lib.h"
 
 START_TEST(test_outfmt_for)

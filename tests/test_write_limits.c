@@ -1,6 +1,6 @@
-/* test_write_limits.c: the stb formats' limits: what fits each format, too large
- * refused, at the limit; the encoder's allocation failing, with threads
- * too. */
+/* test_write_limits.c: the stb formats' limits: what fits each format, too
+ * large refused, at the limit; the encoder's allocation failing, with
+ * threads too. */
 #include "write_lib.h"
 
 /* ---- the stb formats' limits ---- */

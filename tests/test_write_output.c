@@ -1,5 +1,6 @@
-/* test_write_output.c: sp_output_open / put / close: a file written band by band,
- * short writes, repeated, whole and to stdout, errors at close and open. */
+/* test_write_output.c: sp_output_open / put / close: a file written band by
+ * band, short writes, repeated, whole and to stdout, errors at close and
+ * open. */
 #include "write_lib.h"
 
 /* ---- sp_output_open / put / close: a file written band by band ---- */
