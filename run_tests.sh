@@ -14,8 +14,8 @@ Installs the Debian packages that are missing (as root; otherwise prints
 the apt-get line and exits 2), builds with CMake and runs ctest.
   --sanitize   build with AddressSanitizer + UBSan, in build-asan/
   --tsan       build with ThreadSanitizer, in build-tsan/, and run the
-               tests that run threads (parallel, job, concurrent, oracle, cli,
-               faults, batch, batch_options)
+               tests that run threads (parallel_*, job_*, concurrent, oracle,
+               cli, faults, batch, batch_options)
   -h, --help   this help
 USAGE
 }
@@ -26,7 +26,7 @@ while (($#)); do
     --sanitize) dir=$ROOT/build-asan args+=(-DSP_SANITIZE=ON); shift ;;
     --tsan)
         dir=$ROOT/build-tsan args+=(-DSP_TSAN=ON)
-        only=(-R '^(parallel|job|concurrent|oracle|cli|faults|batch|batch_options)$')
+        only=(-R '^(parallel_.*|job_.*|concurrent|oracle|cli|faults|batch|batch_options)$')
         shift
         ;;
     -h | --help) usage; exit 0 ;;

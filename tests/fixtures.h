@@ -31,6 +31,15 @@
 #endif
 #endif
 
+/* expect: ck_assert_msg for loops over many runs: Check records the place
+ * of every assertion that passes (a write() to its pipe in fork mode), so
+ * such a loop tests first and only calls into Check when one fails. */
+#define expect(cond, ...)                                                    \
+    do {                                                                     \
+        if (!(cond))                                                         \
+            ck_abort_msg(__VA_ARGS__);                                       \
+    } while (0)
+
 /* The current test's own temporary directory (set by fx_setup). */
 extern char fx_dir[];
 

@@ -1,0 +1,30 @@
+/* job_lib.h: what the job suites (test_job_*.c) share: their includes, the
+ * allocator that returns NULL under a sanitizer, and run(), one job. */
+#ifndef SP_TEST_JOB_LIB_H
+#define SP_TEST_JOB_LIB_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "fixtures.h"
+#include "job.h"
+#include "parallel.h"
+#include "sys.h"
+#include "write_whole.h"
+
+sp_status run(const char *in, const char *out, enum sp_io io,
+              int factor, enum sp_filter filter, unsigned threads,
+              struct sp_report *r);
+
+#endif
