@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decode.h"
 #include "sys.h"
 
 /* The paths a regular file's image may take, by what was asked for: a new
@@ -92,8 +93,18 @@ static sp_status next_file(struct sp_input *in,
     struct sp_header hdr;
     unsigned char next[2];
     off_t end = 0;
+    unsigned char magic[SP_DECODE_MAGIC_LEN];
+    enum sp_codec codec = SP_CODEC_NONE;
+    ssize_t n;
     sp_status st, now;
 
+    /* A compressed input, known by its magic: the first image only. */
+    if (in->images == 0) {
+        n = sp_sys_pread_some(in->fd, magic, sizeof magic, in->pos);
+        codec = n > 0 ? sp_decode_sniff(magic, (size_t)n) : SP_CODEC_NONE;
+    }
+    if (codec != SP_CODEC_NONE)
+        return sp_input_decoded(in, path, codec, acc, info);
     info->input_bytes = size;
     st = parse_file(in, acc, &hdr, &end, info->why);
     if (st == SP_OK && !hdr.plain) {

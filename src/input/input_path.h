@@ -73,6 +73,18 @@ struct sp_input_path {
 extern const struct sp_input_path sp_input_read, sp_input_mmap,
     sp_input_pread, sp_input_stream;
 
+/* sp_input_decoded: the compressed image (JPEG, PNG: decode.h) of CODEC
+ * at IN->pos of IN's regular file, its bytes held as PATH holds a raster
+ * (mmap: mapped and decoded under the guard; any other: read into a
+ * buffer), its header asked about (ACC) before its raster is decoded into
+ * a buffer that the read path then holds; IN->pos goes to the file's end
+ * (input_decoded.c). */
+enum sp_codec;
+sp_status sp_input_decoded(struct sp_input *in,
+                           const struct sp_input_path *path,
+                           enum sp_codec codec, const struct sp_accept *acc,
+                           struct sp_load_info *info);
+
 /* ---- what the paths share (input_bytes.c) ---- */
 
 /* The calls of a path whose raster is in memory: rows used in place,

@@ -1,0 +1,60 @@
+/* decode.h: the decoders of compressed inputs (JPEG by libjpeg-turbo, PNG
+ * by libpng), for input.c: a step after the magic is recognised, on the
+ * input's bytes wherever a load path holds them (a mapping, a buffer).
+ *
+ *   sp_decode_sniff()   the codec of the bytes at the input's start
+ *   sp_decode_begin()   a decoder on LEN bytes at P (nothing read yet)
+ *   sp_decode_header()  the image's header, as a PNM header would say it
+ *                       (P5, P6 or P7 with alpha): checked by the caller
+ *                       (--max-pixels) before a raster byte is decoded
+ *   sp_decode_raster()  the whole raster, in the binary layout (8-bit
+ *                       samples, or 16-bit big-endian from a 16-bit PNG)
+ *   sp_decode_end()     everything the libraries hold given back
+ *
+ * Header and raster may run under the SIGBUS guard (guard.h): what the
+ * libraries allocate hangs off the decoder, which sp_decode_end() frees
+ * after a jump out as after a success.  A corrupt or truncated input is
+ * one status with the library's words in WHY: SP_E_BADHEADER before the
+ * raster, SP_E_BADRASTER in it, SP_E_TRUNCATED when the bytes end early;
+ * SP_E_UNSUPPORTED for what is not decoded yet (a CMYK JPEG). */
+#ifndef SP_DECODE_H
+#define SP_DECODE_H
+
+#include <stddef.h>
+
+#include "header.h"
+#include "status.h"
+
+enum sp_codec { SP_CODEC_NONE, SP_CODEC_JPEG, SP_CODEC_PNG };
+
+/* The bytes sp_decode_sniff() needs to tell every codec. */
+#define SP_DECODE_MAGIC_LEN 8
+
+/* sp_decode_sniff: the codec of the N bytes at P (an input's first), or
+ * SP_CODEC_NONE. */
+enum sp_codec sp_decode_sniff(const unsigned char *p, size_t n);
+
+/* sp_decode_name: "JPEG", "PNG" or "PNM". */
+const char *sp_decode_name(enum sp_codec codec);
+
+struct sp_decoder;
+
+/* sp_decode_begin: a decoder of CODEC on the LEN bytes at P (which must
+ * outlive it) into *DEC.  Returns 0 or ENOMEM. */
+sp_status sp_decode_begin(enum sp_codec codec, const unsigned char *p,
+                          size_t len, struct sp_decoder **dec);
+
+/* sp_decode_header: DEC's header into HDR (start and raster_offset 0,
+ * raster_bytes the decoded raster's), WHY a detail on failure. */
+sp_status sp_decode_header(struct sp_decoder *dec, struct sp_header *hdr,
+                           char *why);
+
+/* sp_decode_raster: DEC's raster (after its header) into RASTER,
+ * hdr->raster_bytes bytes. */
+sp_status sp_decode_raster(struct sp_decoder *dec, unsigned char *raster,
+                           char *why);
+
+/* sp_decode_end: DEC given back (NULL: nothing). */
+void sp_decode_end(struct sp_decoder *dec);
+
+#endif

@@ -1,0 +1,26 @@
+/* decode_impl.h: what decode.c and the codecs' files (decode_jpeg.c,
+ * decode_png.c) share; no one else includes it. */
+#ifndef SP_DECODE_IMPL_H
+#define SP_DECODE_IMPL_H
+
+#include "decode.h"
+
+/* A codec's operations on its own decoder (decode.h says what each
+ * does). */
+struct sp_codec_ops {
+    sp_status (*begin)(const unsigned char *p, size_t len, void **state);
+    sp_status (*header)(void *state, struct sp_header *hdr, char *why);
+    sp_status (*raster)(void *state, unsigned char *raster, char *why);
+    void (*end)(void *state);
+};
+
+extern const struct sp_codec_ops sp_codec_jpeg, sp_codec_png;
+
+/* sp_decode_layout: fill HDR's type from WIDTH x HEIGHT, CHANNELS (1 to
+ * 4; 2 and 4 with alpha) and MAXVAL, as a binary PNM header would give
+ * it; SP_E_TOOBIG when the raster does not fit in size_t. */
+sp_status sp_decode_layout(struct sp_header *hdr, size_t width,
+                           size_t height, unsigned channels, unsigned maxval,
+                           char *why);
+
+#endif

@@ -1,0 +1,128 @@
+/* A compressed input (JPEG, PNG: decode.h) as one image of an input: its
+ * bytes held as the load path asked (mmap: the file mapped, decoded in
+ * place under the SIGBUS guard; read, pread, auto: read into one buffer),
+ * its header decoded and offered to the caller before a raster byte is
+ * decoded or its raster allocated, then its raster decoded into a buffer
+ * that the read path holds from then on; the bytes given back at once.
+ * One image a file: what follows the image's end is not read. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "decode.h"
+#include "guard.h"
+#include "input.h"
+#include "input_path.h"
+#include "sys.h"
+
+/* A step of the decode, run under the guard when the bytes are mapped. */
+struct step {
+    struct sp_decoder *dec;
+    struct sp_header *hdr;
+    unsigned char *raster;
+    char *why;
+};
+
+static sp_status header_step(void *arg)
+{
+    struct step *s = arg;
+
+    return sp_decode_header(s->dec, s->hdr, s->why);
+}
+
+static sp_status raster_step(void *arg)
+{
+    struct step *s = arg;
+
+    return sp_decode_raster(s->dec, s->raster, s->why);
+}
+
+static sp_status run(int mapped, sp_status (*fn)(void *), struct step *s)
+{
+    return mapped ? sp_guard_run(fn, s) : fn(s);
+}
+
+/* decode: the image of the LEN bytes at P, by CODEC: its header asked
+ * about, its raster decoded into a buffer held by the read path. */
+static sp_status decode(struct sp_input *in, enum sp_codec codec,
+                        const unsigned char *p, size_t len, int mapped,
+                        const struct sp_accept *acc, struct sp_header *hdr,
+                        char *why)
+{
+    struct step s = {NULL, hdr, NULL, why};
+    sp_status st;
+
+    st = sp_decode_begin(codec, p, len, &s.dec);
+    if (st == SP_OK)
+        st = run(mapped, header_step, &s);
+    if (st == SP_OK)
+        st = sp_input_ask(acc, hdr, why);
+    if (st == SP_OK) {
+        s.raster = sp_reuse_take(in->reuse, hdr->raster_bytes);
+        st = s.raster == NULL ? ENOMEM : run(mapped, raster_step, &s);
+    }
+    sp_decode_end(s.dec);
+    if (st == SP_OK) {
+        sp_input_hold(in, hdr, s.raster, hdr->raster_bytes, s.raster);
+        in->path = &sp_input_read;
+    } else
+        free(s.raster);
+    return st;
+}
+
+sp_status sp_input_decoded(struct sp_input *in,
+                           const struct sp_input_path *path,
+                           enum sp_codec codec, const struct sp_accept *acc,
+                           struct sp_load_info *info)
+{
+    size_t size = (size_t)in->stamp.size, len = size - (size_t)in->pos, got;
+    int mapped = path == &sp_input_mmap;
+    unsigned char *buf = NULL;
+    void *map = MAP_FAILED;
+    struct sp_header hdr;
+    sp_status st = SP_OK, now;
+
+    info->input_bytes = size;
+    if (mapped) {
+        map = sp_sys.mmap(NULL, size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+        mapped = map != MAP_FAILED;
+        /* before a page is touched: a file that shrank would fault */
+        if (mapped)
+            st = sp_stamp_check(in->fd, &in->stamp);
+    }
+    if (!mapped) {
+        buf = malloc(len);
+        if (buf == NULL)
+            st = ENOMEM;
+        else if ((st = sp_sys_pread_full(in->fd, buf, len, in->pos, &got)) ==
+                     SP_OK &&
+                 got < len)
+            st = SP_E_CHANGED;
+    }
+    if (st == SP_OK)
+        st = decode(in, codec,
+                    mapped ? (const unsigned char *)map + in->pos : buf, len,
+                    mapped, acc, &hdr, info->why);
+    if (mapped) {
+        (void)sp_sys.madvise(map, size, MADV_DONTNEED);
+        (void)sp_sys.munmap(map, size);
+    }
+    free(buf);
+    info->io_used = mapped ? SP_IO_MMAP : SP_IO_READ;
+    /* the bytes decoded must be those of the file opened */
+    now = sp_stamp_check(in->fd, &in->stamp);
+    if (st == SP_OK && now != SP_OK) {
+        sp_input_release(in);
+        st = now;
+    } else if (st != SP_OK && now == SP_E_CHANGED) {
+        info->why[0] = '\0';
+        st = now;
+    }
+    if (st != SP_OK)
+        return st;
+    info->magic = hdr.magic;
+    info->raster_offset = 0;
+    info->next = (off_t)size;
+    in->pos = (off_t)size;
+    return SP_OK;
+}
