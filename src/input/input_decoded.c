@@ -42,9 +42,19 @@ static sp_status run(int mapped, sp_status (*fn)(void *), struct step *s)
     return mapped ? sp_guard_run(fn, s) : fn(s);
 }
 
-/* decode: the image of the LEN bytes at P, by CODEC: its header asked
- * about, its raster decoded into a buffer held by the read path. */
-static sp_status decode(struct sp_input *in, enum sp_codec codec,
+sp_status sp_input_decode_header(enum sp_codec codec, const unsigned char *p,
+                                 size_t len, struct sp_header *hdr, char *why)
+{
+    struct sp_decoder *dec;
+    sp_status st = sp_decode_begin(codec, p, len, &dec);
+
+    if (st == SP_OK)
+        st = sp_decode_header(dec, hdr, why);
+    sp_decode_end(dec);
+    return st;
+}
+
+sp_status sp_input_decode(struct sp_input *in, enum sp_codec codec,
                         const unsigned char *p, size_t len, int mapped,
                         const struct sp_accept *acc, struct sp_header *hdr,
                         char *why)
@@ -100,7 +110,7 @@ sp_status sp_input_decoded(struct sp_input *in,
             st = SP_E_CHANGED;
     }
     if (st == SP_OK)
-        st = decode(in, codec,
+        st = sp_input_decode(in, codec,
                     mapped ? (const unsigned char *)map + in->pos : buf, len,
                     mapped, acc, &hdr, info->why);
     if (mapped) {

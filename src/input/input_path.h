@@ -85,6 +85,20 @@ sp_status sp_input_decoded(struct sp_input *in,
                            enum sp_codec codec, const struct sp_accept *acc,
                            struct sp_load_info *info);
 
+/* sp_input_decode: the image of the LEN bytes at P, by CODEC, for
+ * sp_input_decoded() and the stream: its header asked about (ACC), then
+ * its raster decoded into a buffer that the read path holds (IN->img,
+ * IN->path); MAPPED: P is a mapping, decoded under the SIGBUS guard. */
+sp_status sp_input_decode(struct sp_input *in, enum sp_codec codec,
+                          const unsigned char *p, size_t len, int mapped,
+                          const struct sp_accept *acc, struct sp_header *hdr,
+                          char *why);
+
+/* sp_input_decode_header: the header of the LEN bytes at P by CODEC
+ * (SP_E_TRUNCATED: more bytes are needed to tell). */
+sp_status sp_input_decode_header(enum sp_codec codec, const unsigned char *p,
+                                 size_t len, struct sp_header *hdr, char *why);
+
 /* ---- what the paths share (input_bytes.c) ---- */
 
 /* The calls of a path whose raster is in memory: rows used in place,

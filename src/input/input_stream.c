@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decode.h"
 #include "sys.h"
 
 /* keep_rest: the N bytes at P (past an image read from FD) into REST, for
@@ -110,7 +111,7 @@ static sp_status stream_header(int fd, struct sp_inbuf *s,
      * stream or past STREAM_HEADER_MAX bytes. */
     for (int first = 1;; first = 0) {
         /* what the last image left is parsed before anything is read */
-        st = first && s->len > 0 ? SP_OK
+        st = first && (s->len > 0 || s->eof) ? SP_OK
                                  : fill_some(fd, s, STREAM_HEADER_MAX);
         if (st == SP_OK && s->len == 0 && s->eof)
             st = SP_E_EMPTY;
@@ -271,6 +272,54 @@ static sp_status stream_binary(struct sp_input *in, struct sp_inbuf *s,
     return SP_OK;
 }
 
+/* stream_sniff: the codec of a stream's first image: bytes read into S
+ * until there are enough to tell (or the stream ends). */
+static sp_status stream_sniff(int fd, struct sp_inbuf *s,
+                              enum sp_codec *codec)
+{
+    sp_status st = SP_OK;
+
+    while (st == SP_OK && s->len < SP_DECODE_MAGIC_LEN && !s->eof)
+        st = fill_some(fd, s, STREAM_HEADER_MAX);
+    *codec = st == SP_OK ? sp_decode_sniff(s->buf, s->len) : SP_CODEC_NONE;
+    return st;
+}
+
+/* stream_decoded: a compressed image (decode.h), the stream's only one:
+ * read until its header decodes (a header cut short is tried again with
+ * more), asked about, then the stream read to its end and decoded.  The
+ * compressed bytes are all held at once (a stream's bytes are bounded by
+ * what is sent; a file's are mapped or read whole alike). */
+static sp_status stream_decoded(struct sp_input *in, struct sp_inbuf *s,
+                                enum sp_codec codec,
+                                const struct sp_accept *acc,
+                                struct sp_header *hdr,
+                                struct sp_load_info *info)
+{
+    const struct sp_accept asked = {NULL, NULL};  /* asked already */
+    sp_status st;
+
+    for (;;) {
+        st = sp_input_decode_header(codec, s->buf, s->len, hdr, info->why);
+        if (st != SP_E_TRUNCATED || s->eof)
+            break;
+        st = fill_some(in->fd, s, SIZE_MAX);
+        if (st != SP_OK)
+            return st;
+    }
+    if (st == SP_OK)
+        st = sp_input_ask(acc, hdr, info->why);
+    while (st == SP_OK && !s->eof)
+        st = fill_some(in->fd, s, SIZE_MAX);
+    if (st == SP_OK)
+        st = sp_input_decode(in, codec, s->buf, s->len, 0, &asked, hdr,
+                             info->why);
+    info->input_bytes = s->len;
+    info->next = (off_t)s->len;
+    info->trailing_bytes = 0;
+    return st;
+}
+
 /* next: the image that starts with what the last one left (REST), then
  * what the stream brings. */
 static sp_status next(struct sp_input *in, const struct sp_accept *acc,
@@ -279,16 +328,22 @@ static sp_status next(struct sp_input *in, const struct sp_accept *acc,
     /* what the last image left is this one's start */
     struct sp_inbuf s = in->rest;
     struct sp_header hdr;
+    enum sp_codec codec = SP_CODEC_NONE;
     sp_status st;
 
     in->rest = (struct sp_inbuf){NULL, 0, 0, 0};
-    st = stream_header(in->fd, &s, &hdr, info->why);
-    if (st == SP_OK)
-        st = sp_input_ask(acc, &hdr, info->why);
-    if (st == SP_OK && hdr.plain)
-        st = stream_plain(in, &s, &hdr, info);
-    else if (st == SP_OK)
-        st = stream_binary(in, &s, &hdr, info);
+    st = in->images == 0 ? stream_sniff(in->fd, &s, &codec) : SP_OK;
+    if (st == SP_OK && codec != SP_CODEC_NONE)
+        st = stream_decoded(in, &s, codec, acc, &hdr, info);
+    else if (st == SP_OK) {
+        st = stream_header(in->fd, &s, &hdr, info->why);
+        if (st == SP_OK)
+            st = sp_input_ask(acc, &hdr, info->why);
+        if (st == SP_OK && hdr.plain)
+            st = stream_plain(in, &s, &hdr, info);
+        else if (st == SP_OK)
+            st = stream_binary(in, &s, &hdr, info);
+    }
     free(s.buf);
     if (st == SP_E_EMPTY && in->images == 0 && in->nowait)
         snprintf(info->why, SP_WHY_MAX,
