@@ -3,7 +3,10 @@
 #ifndef SP_DECODE_IMPL_H
 #define SP_DECODE_IMPL_H
 
-#include "decode.h"
+#include <stddef.h>
+
+#include "header.h"
+#include "status.h"
 
 /* A codec's operations on its own decoder (decode.h says what each
  * does). */

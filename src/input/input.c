@@ -56,9 +56,12 @@ static sp_status decode_plain(struct sp_input *in, FILE *f,
 
 /* parse_file: the header at IN->pos of IN's regular file, parsed from a
  * source that ends at the size taken at open, checked against that size
- * and accepted; a plain raster is decoded too, *END set past it. */
+ * and accepted; a plain raster is decoded too, *END set past it.  A first
+ * image that is not PNM has its codec (decode.h) in *CODEC, told from the
+ * block the parser read: a compressed input costs no read more. */
 static sp_status parse_file(struct sp_input *in, const struct sp_accept *acc,
-                            struct sp_header *hdr, off_t *end, char *why)
+                            struct sp_header *hdr, off_t *end,
+                            enum sp_codec *codec, char *why)
 {
     struct sp_reader rd = {.fd = in->fd, .file = 1, .pos = in->pos,
                            .end = in->stamp.size};
@@ -69,6 +72,9 @@ static sp_status parse_file(struct sp_input *in, const struct sp_accept *acc,
     if (f == NULL)
         return errno;
     st = sp_header_parse(f, hdr, why);
+    if (st == SP_E_NOTPNM && in->images == 0 && rd.kept &&
+        rd.block_at == in->pos)
+        *codec = sp_decode_sniff(rd.block, rd.block_len);
     if (st == SP_OK)
         st = sp_input_check_length(hdr, (size_t)in->stamp.size, why);
     if (st == SP_OK)
@@ -93,20 +99,15 @@ static sp_status next_file(struct sp_input *in,
     struct sp_header hdr;
     unsigned char next[2];
     off_t end = 0;
-    unsigned char magic[SP_DECODE_MAGIC_LEN];
     enum sp_codec codec = SP_CODEC_NONE;
-    ssize_t n;
     sp_status st, now;
 
-    /* A compressed input, known by its magic: the first image only. */
-    if (in->images == 0) {
-        n = sp_sys_pread_some(in->fd, magic, sizeof magic, in->pos);
-        codec = n > 0 ? sp_decode_sniff(magic, (size_t)n) : SP_CODEC_NONE;
-    }
-    if (codec != SP_CODEC_NONE)
-        return sp_input_decoded(in, path, codec, acc, info);
     info->input_bytes = size;
-    st = parse_file(in, acc, &hdr, &end, info->why);
+    st = parse_file(in, acc, &hdr, &end, &codec, info->why);
+    if (codec != SP_CODEC_NONE) {
+        info->why[0] = '\0';
+        return sp_input_decoded(in, path, codec, acc, info);
+    }
     if (st == SP_OK && !hdr.plain) {
         end = hdr.raster_offset + (off_t)hdr.raster_bytes;
         st = path->load(in, &hdr);
