@@ -53,16 +53,24 @@ for f in rgb.png gray.png rgb16.png gray16.png inter.png pal.png; do
 done
 pngtopam -alphapam alpha.png >alpha.png.ref
 
+# by_path F IO, by_pipe F, reduced F: scaleppm's output of F as expected.
+by_path() {
+    "$SP" -s 1 --io "$2" "$1" out.pnm && same out.pnm "$1.ref"
+}
+by_pipe() {
+    "$SP" -s 1 <"$1" | cat >out.pnm && same out.pnm "$1.ref"
+}
+reduced() {
+    "$SP" -s -3 --filter box "$1" out.pnm &&
+        "$SP" -s -3 --filter box "$1.ref" ref.pnm && same out.pnm ref.pnm
+}
+
 for f in *.jpg *.png; do
     for io in "${IO_PATHS[@]}"; do
-        check "$f by $io is its decoder's" \
-            eval '"$SP" -s 1 --io "$io" "$f" out.pnm && same out.pnm "$f.ref"'
+        check "$f by $io is its decoder's" by_path "$f" "$io"
     done
-    check "$f by a pipe is its decoder's" \
-        eval '"$SP" -s 1 <"$f" | cat >out.pnm && same out.pnm "$f.ref"'
-    check "$f reduced by 3 (box) as its PNM" \
-        eval '"$SP" -s -3 --filter box "$f" out.pnm &&
-              "$SP" -s -3 --filter box "$f.ref" ref.pnm && same out.pnm ref.pnm'
+    check "$f by a pipe is its decoder's" by_pipe "$f"
+    check "$f reduced by 3 (box) as its PNM" reduced "$f"
 done
 
 # A cut file and a corrupt one: one line, exit 1, no output.
