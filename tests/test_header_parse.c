@@ -3,6 +3,8 @@
  * nothing. */
 #include "header_lib.h"
 
+#include "decode.h"
+
 struct good {
     const char *text;      /* the whole header */
     char magic;
@@ -171,11 +173,17 @@ static const struct bad bads[] = {
 };
 
 static void check_bad(const struct bad *b, sp_status st, const char *why,
-                      const char *how)
+                      const char *how, int load)
 {
-    ck_assert_msg(st == b->st, "%s '%s': got %d (%s) '%s', want %d (%s)", how,
-                  b->text, st, sp_strerror(st), why, b->st,
-                  sp_strerror(b->st));
+    /* a load decodes a JPEG's or PNG's magic: these are cut short */
+    sp_status want = load && sp_decode_sniff((const unsigned char *)b->text,
+                                             strlen(b->text)) != SP_CODEC_NONE
+                         ? SP_E_TRUNCATED
+                         : b->st;
+
+    ck_assert_msg(st == want, "%s '%s': got %d (%s) '%s', want %d (%s)", how,
+                  b->text, st, sp_strerror(st), why, want,
+                  sp_strerror(want));
     if (b->why != NULL)
         ck_assert_msg(strstr(why, b->why) != NULL,
                       "%s '%s': detail '%s' lacks '%s'", how, b->text, why,
@@ -191,12 +199,12 @@ START_TEST(test_bad_headers)
     char why[SP_WHY_MAX];
     sp_status st = parse_text(b->text, &hdr, why);
 
-    check_bad(b, st, why, "parse");
+    check_bad(b, st, why, "parse", 0);
     for (size_t pi = 0; pi < FX_NIO; pi++) {
         enum sp_io io = fx_io[pi];
 
         st = load_bytes(b->text, strlen(b->text), io, &info);
-        check_bad(b, st, info.why, sp_io_name(io));
+        check_bad(b, st, info.why, sp_io_name(io), 1);
     }
 }
 END_TEST
