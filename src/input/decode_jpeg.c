@@ -16,9 +16,15 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
+/* The most scans a progressive JPEG may have: a file of many tiny scans
+ * costs a full pass over the image each (libjpeg-turbo's TurboJPEG API
+ * limits them alike, TJPARAM_SCANLIMIT). */
+#define SCAN_LIMIT 500
+
 struct jdec {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_error_mgr err;
+    struct jpeg_progress_mgr progress;
     jmp_buf jb;
     int code;       /* the message code that jumped */
     char msg[JMSG_LENGTH_MAX]; /* JMSG_LENGTH_MAX is 200 */
@@ -44,6 +50,19 @@ static void emit(j_common_ptr c, int level)
         fail(c);
 }
 
+/* scans: a progressive JPEG of more than SCAN_LIMIT scans is refused. */
+static void scans(j_common_ptr c)
+{
+    struct jdec *d = (struct jdec *)c->client_data;
+
+    if (d->cinfo.input_scan_number > SCAN_LIMIT) {
+        d->code = -1;
+        snprintf(d->msg, sizeof d->msg, "more than %d scans",
+                 SCAN_LIMIT);
+        longjmp(d->jb, 1);
+    }
+}
+
 static sp_status status_of(const struct jdec *d, sp_status otherwise,
                            char *why)
 {
@@ -63,6 +82,8 @@ static sp_status begin(const unsigned char *p, size_t len, void **state)
     d->err.error_exit = fail;
     d->err.emit_message = emit;
     d->cinfo.client_data = d;
+    d->progress.progress_monitor = scans;
+    d->cinfo.progress = &d->progress;
     if (setjmp(d->jb)) {  /* out of memory creating it */
         jpeg_destroy_decompress(&d->cinfo);
         free(d);
