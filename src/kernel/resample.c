@@ -1,0 +1,146 @@
+#include "resample.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sample.h"
+
+typedef unsigned __int128 u128;
+
+void sp_resample_span(size_t in, size_t out, size_t y, size_t *s0,
+                      size_t *s1)
+{
+    uint64_t a = (uint64_t)y * in, b = (uint64_t)(y + 1) * in;
+
+    *s0 = (size_t)(a / out);
+    *s1 = (size_t)((b + out - 1) / out);
+}
+
+void sp_resample_type(const struct sp_image *src, struct sp_image *out)
+{
+    *out = *src;
+    if (src->packed) {
+        out->packed = 0;
+        out->maxval = 255;
+        out->magic = '5';
+        snprintf(out->tuple_type, sizeof out->tuple_type, "GRAYSCALE");
+    }
+    out->stride = sp_image_row_bytes(out, out->width);
+}
+
+/* sums: the sums kept for each output pixel: a plain one a channel, and
+ * with alpha an opacity-weighted one a colour channel. */
+static size_t sums(const struct sp_image *src)
+{
+    return src->alpha ? 2 * (size_t)src->channels - 1 : src->channels;
+}
+
+size_t sp_resample_scratch(const struct sp_image *src, size_t out_width)
+{
+    /* the output row's sums, then one pixel's horizontal sums */
+    return (out_width + 1) * sums(src) * sizeof(u128);
+}
+
+/* weight: the units of source cell I (spanning [I OUT, (I+1) OUT)) that
+ * output cell X (spanning [X IN, (X+1) IN)) covers. */
+static inline uint64_t weight(uint64_t i, uint64_t x, uint64_t in,
+                              uint64_t out)
+{
+    uint64_t lo = i * out > x * in ? i * out : x * in;
+    uint64_t hi = (i + 1) * out < (x + 1) * in ? (i + 1) * out
+                                               : (x + 1) * in;
+
+    return hi - lo;
+}
+
+/* sample: channel CH of pixel I of the source row S: a PBM's bit as 8-bit
+ * gray. */
+static inline uint64_t sample(const struct sp_image *src,
+                              const unsigned char *s, size_t i, unsigned ch)
+{
+    if (src->packed)
+        return sp_bit_get(s, i) ? 0 : 255;
+    return sp_sample_get(s + (i * src->channels + ch) * src->sample_size,
+                         src->sample_size);
+}
+
+/* add_row: source row S, of weight WY in output row R's rows, into ACC
+ * (the output row's sums), through H (one pixel's horizontal sums).  A
+ * horizontal sum is below 2^16 x 2^16 x 2^31 (value, opacity, the weights
+ * of a column), so it is exact in 64 bits. */
+static void add_row(const struct sp_image *src, const struct sp_resample *r,
+                    const unsigned char *s, uint64_t wy, u128 *acc,
+                    uint64_t *h)
+{
+    const unsigned c = src->channels;
+    const size_t n = sums(src);
+
+    for (size_t x = 0; x < r->out_width; x++, acc += n) {
+        size_t i0, i1;
+
+        sp_resample_span(r->in_width, r->out_width, x, &i0, &i1);
+        memset(h, 0, n * sizeof *h);
+        for (size_t i = i0; i < i1; i++) {
+            uint64_t wx = weight(i, x, r->in_width, r->out_width);
+            uint64_t a = src->alpha ? sample(src, s, i, c - 1) * wx : 0;
+
+            for (unsigned ch = 0; ch < c; ch++) {
+                uint64_t v = sample(src, s, i, ch);
+
+                h[ch] += v * wx;
+                if (src->alpha && ch + 1 < c)
+                    h[c + ch] += v * a;
+            }
+        }
+        for (size_t k = 0; k < n; k++)
+            acc[k] += (u128)h[k] * wy;
+    }
+}
+
+/* put_row: the output row from ACC, each sum divided by its weight,
+ * rounded to nearest: the colour of a pixel with some opacity by the
+ * opacity it sums, the rest (and a pixel all transparent) by the area. */
+static void put_row(const struct sp_image *src, const struct sp_resample *r,
+                    const u128 *acc, unsigned char *d)
+{
+    const unsigned c = src->channels, b = src->packed ? 1 : src->sample_size;
+    const size_t n = sums(src);
+    const u128 area = (u128)r->in_width * r->in_height;
+
+    for (size_t x = 0; x < r->out_width; x++, acc += n) {
+        const u128 alpha = src->alpha ? acc[c - 1] : 0;
+
+        for (unsigned ch = 0; ch < c; ch++, d += b) {
+            const int weigh = alpha > 0 && ch + 1 < c;
+            const u128 sum = weigh ? acc[c + ch] : acc[ch];
+            const u128 by = weigh ? alpha : area;
+
+            sp_sample_put(d, (unsigned)((sum + by / 2) / by), b);
+        }
+    }
+}
+
+void sp_resample_rows(const struct sp_image *band, size_t band_y0,
+                      const struct sp_resample *r, size_t y0, size_t y1,
+                      void *scratch, unsigned char *out)
+{
+    const size_t n = sums(band);
+    u128 *acc = scratch;
+    uint64_t *h = (uint64_t *)(acc + r->out_width * n);
+    struct sp_image type;
+    size_t orow;
+
+    sp_resample_type(band, &type);
+    orow = sp_image_row_bytes(&type, r->out_width);
+    for (size_t y = y0; y < y1; y++, out += orow) {
+        size_t j0, j1;
+
+        sp_resample_span(r->in_height, r->out_height, y, &j0, &j1);
+        memset(acc, 0, r->out_width * n * sizeof *acc);
+        for (size_t j = j0; j < j1; j++)
+            add_row(band, r, band->pixels + (j - band_y0) * band->stride,
+                    weight(j, y, r->in_height, r->out_height), acc, h);
+        put_row(band, r, acc, out);
+    }
+}
