@@ -216,7 +216,7 @@ END_TEST
 
 static int asked;
 
-static sp_status refuse(const struct sp_header *hdr, void *arg, char *why)
+static sp_status refuse(struct sp_header *hdr, void *arg, char *why)
 {
     (void)arg;
     asked++;

@@ -175,7 +175,7 @@ struct verdict {
     sp_status answer;
 };
 
-static sp_status record_accept(const struct sp_header *hdr, void *arg,
+static sp_status record_accept(struct sp_header *hdr, void *arg,
                                char *why)
 {
     struct verdict *v = arg;

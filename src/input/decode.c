@@ -64,6 +64,20 @@ sp_status sp_decode_header(struct sp_decoder *dec, struct sp_header *hdr,
     return dec->ops->header(dec->state, hdr, why);
 }
 
+sp_status sp_decode_shrink(struct sp_decoder *dec, struct sp_header *hdr,
+                           char *why)
+{
+    why[0] = '\0';
+    if (hdr->shrink <= 1)
+        return SP_OK;
+    if (dec->ops->shrink == NULL || hdr->shrink > hdr->shrink_max ||
+        (hdr->shrink & (hdr->shrink - 1)) != 0) {
+        snprintf(why, SP_WHY_MAX, "cannot decode at 1/%u", hdr->shrink);
+        return SP_E_UNSUPPORTED;
+    }
+    return dec->ops->shrink(dec->state, hdr, why);
+}
+
 sp_status sp_decode_raster(struct sp_decoder *dec, unsigned char *raster,
                            char *why)
 {

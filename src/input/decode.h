@@ -7,6 +7,8 @@
  *   sp_decode_header()  the image's header, as a PNM header would say it
  *                       (P5, P6 or P7 with alpha): checked by the caller
  *                       (--max-pixels) before a raster byte is decoded
+ *   sp_decode_shrink()  the raster to be decoded shrunk, as the caller
+ *                       asked in hdr->shrink (shrink-on-load, header.h)
  *   sp_decode_raster()  the whole raster, in the binary layout (8-bit
  *                       samples, or 16-bit big-endian from a 16-bit PNG)
  *   sp_decode_end()     everything the libraries hold given back
@@ -47,6 +49,12 @@ sp_status sp_decode_begin(enum sp_codec codec, const unsigned char *p,
 /* sp_decode_header: DEC's header into HDR (start and raster_offset 0,
  * raster_bytes the decoded raster's), WHY a detail on failure. */
 sp_status sp_decode_header(struct sp_decoder *dec, struct sp_header *hdr,
+                           char *why);
+
+/* sp_decode_shrink: DEC's raster to be decoded at 1/hdr->shrink (a
+ * power of two up to hdr->shrink_max; 0 or 1: full size, nothing done),
+ * HDR's size and raster_bytes then the decoded raster's. */
+sp_status sp_decode_shrink(struct sp_decoder *dec, struct sp_header *hdr,
                            char *why);
 
 /* sp_decode_raster: DEC's raster (after its header) into RASTER,

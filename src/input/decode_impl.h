@@ -14,6 +14,9 @@ struct sp_codec_ops {
     sp_status (*begin)(const unsigned char *p, size_t len, void **state);
     sp_status (*header)(void *state, struct sp_header *hdr, char *why);
     sp_status (*raster)(void *state, unsigned char *raster, char *why);
+    /* shrink: decode the raster at 1/hdr->shrink, HDR then saying the
+     * size decoded; NULL for a codec whose shrink_max is 1. */
+    sp_status (*shrink)(void *state, struct sp_header *hdr, char *why);
     void (*end)(void *state);
 };
 

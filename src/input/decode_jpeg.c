@@ -1,6 +1,8 @@
 /* The JPEG decoder: libjpeg-turbo on the input's bytes in memory
- * (jpeg_mem_src: a mapping or a buffer), at full scale with the library's
- * defaults (djpeg's: islow DCT, fancy upsampling), into 8-bit gray (a
+ * (jpeg_mem_src: a mapping or a buffer), at full scale or, when the
+ * caller asks (shrink-on-load, header.h), at a DCT scale of 1/2, 1/4 or
+ * 1/8, with the library's defaults otherwise (djpeg's: islow DCT, fancy
+ * upsampling), into 8-bit gray (a
  * grayscale JPEG) or RGB.  Its errors and its warnings (corrupt data, a
  * premature end) jump back as one status with the library's words: a
  * JPEG that libjpeg had to patch up is refused, not scaled.  EXIF
@@ -115,9 +117,33 @@ static sp_status header(void *state, struct sp_header *hdr, char *why)
         c->out_color_space = JCS_RGB;
         break;
     }
+    hdr->shrink_max = 8;
     return sp_decode_layout(hdr, c->image_width, c->image_height,
                             c->out_color_space == JCS_GRAYSCALE ? 1 : 3, 255,
                             why);
+}
+
+/* shrink: the DCT scaled to 1/hdr->shrink (libjpeg's scale_denom: 2, 4
+ * or 8), so that the library decodes ceil(width/shrink) x
+ * ceil(height/shrink) pixels, each block's inverse DCT on fewer
+ * coefficients: shrink-on-load. */
+static sp_status shrink(void *state, struct sp_header *hdr, char *why)
+{
+    struct jdec *d = state;
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    unsigned asked = hdr->shrink, most = hdr->shrink_max;
+    sp_status st;
+
+    if (setjmp(d->jb))
+        return status_of(d, SP_E_BADHEADER, why);
+    c->scale_num = 1;
+    c->scale_denom = asked;
+    jpeg_calc_output_dimensions(c);
+    st = sp_decode_layout(hdr, c->output_width, c->output_height,
+                          (unsigned)c->out_color_components, 255, why);
+    hdr->shrink = asked;
+    hdr->shrink_max = most;
+    return st;
 }
 
 static sp_status raster(void *state, unsigned char *out, char *why)
@@ -148,4 +174,4 @@ static void end(void *state)
     free(d);
 }
 
-const struct sp_codec_ops sp_codec_jpeg = {begin, header, raster, end};
+const struct sp_codec_ops sp_codec_jpeg = {begin, header, raster, shrink, end};

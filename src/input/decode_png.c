@@ -141,4 +141,4 @@ static void end(void *state)
     free(d);
 }
 
-const struct sp_codec_ops sp_codec_png = {begin, header, raster, end};
+const struct sp_codec_ops sp_codec_png = {begin, header, raster, NULL, end};

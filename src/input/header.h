@@ -32,6 +32,15 @@ struct sp_header {
     off_t raster_offset;  /* file offset of the first raster byte */
     size_t raster_bytes;  /* the binary raster's bytes (a PBM's packed),
                              and the size of a decoded plain one */
+    /* Shrink-on-load: a decoder that can decode its raster shrunk (a
+     * JPEG, by its DCT scaling) says the largest denominator it takes in
+     * SHRINK_MAX (a power of two; 0 or 1: it cannot); the caller's accept
+     * hook (input_types.h) may then set SHRINK to a power of two up to it,
+     * and the raster is decoded ceil(WIDTH/SHRINK) x ceil(HEIGHT/SHRINK):
+     * the header the image is loaded with says that size.  0 or 1: full
+     * size. */
+    unsigned shrink_max;
+    unsigned shrink;
 };
 
 /* sp_header_parse: parse and validate the PNM or PAM header at the start

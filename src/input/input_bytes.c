@@ -157,7 +157,7 @@ size_t sp_input_space(const unsigned char *p, size_t n)
     return i;
 }
 
-sp_status sp_input_ask(const struct sp_accept *acc, const struct sp_header *hdr,
+sp_status sp_input_ask(const struct sp_accept *acc, struct sp_header *hdr,
                        char *why)
 {
     return acc->fn != NULL ? acc->fn(hdr, acc->arg, why) : SP_OK;

@@ -30,6 +30,13 @@ static sp_status header_step(void *arg)
     return sp_decode_header(s->dec, s->hdr, s->why);
 }
 
+static sp_status shrink_step(void *arg)
+{
+    struct step *s = arg;
+
+    return sp_decode_shrink(s->dec, s->hdr, s->why);
+}
+
 static sp_status raster_step(void *arg)
 {
     struct step *s = arg;
@@ -60,13 +67,18 @@ sp_status sp_input_decode(struct sp_input *in, enum sp_codec codec,
                         char *why)
 {
     struct step s = {NULL, hdr, NULL, why};
+    /* a stream's header was asked about already: its shrink stands */
+    unsigned asked = acc->fn == NULL ? hdr->shrink : 0;
     sp_status st;
 
     st = sp_decode_begin(codec, p, len, &s.dec);
     if (st == SP_OK)
         st = run(mapped, header_step, &s);
+    hdr->shrink = asked;
     if (st == SP_OK)
         st = sp_input_ask(acc, hdr, why);
+    if (st == SP_OK)
+        st = run(mapped, shrink_step, &s);
     if (st == SP_OK) {
         s.raster = sp_reuse_take(in->reuse, hdr->raster_bytes);
         st = s.raster == NULL ? ENOMEM : run(mapped, raster_step, &s);
@@ -89,7 +101,7 @@ sp_status sp_input_decoded(struct sp_input *in,
     int mapped = path == &sp_input_mmap;
     unsigned char *buf = NULL;
     void *map = MAP_FAILED;
-    struct sp_header hdr;
+    struct sp_header hdr = {.shrink = 0};
     sp_status st = SP_OK, now;
 
     info->input_bytes = size;

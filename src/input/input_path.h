@@ -87,8 +87,10 @@ sp_status sp_input_decoded(struct sp_input *in,
 
 /* sp_input_decode: the image of the LEN bytes at P, by CODEC, for
  * sp_input_decoded() and the stream: its header asked about (ACC), then
- * its raster decoded into a buffer that the read path holds (IN->img,
- * IN->path); MAPPED: P is a mapping, decoded under the SIGBUS guard. */
+ * its raster decoded, at the shrink ACC picked (header.h), into a buffer
+ * that the read path holds (IN->img, IN->path); with no ACC->fn, the
+ * shrink HDR holds (a stream's, asked already).  MAPPED: P is a mapping,
+ * decoded under the SIGBUS guard. */
 sp_status sp_input_decode(struct sp_input *in, enum sp_codec codec,
                           const unsigned char *p, size_t len, int mapped,
                           const struct sp_accept *acc, struct sp_header *hdr,
@@ -157,8 +159,8 @@ struct sp_reader {
 FILE *sp_reader_open(struct sp_reader *rd);
 
 /* sp_input_ask: ACC's verdict on HDR (0 when there is no ACC->fn). */
-sp_status sp_input_ask(const struct sp_accept *acc,
-                       const struct sp_header *hdr, char *why);
+sp_status sp_input_ask(const struct sp_accept *acc, struct sp_header *hdr,
+                       char *why);
 
 /* sp_input_raster_end: the least input length (from the start of the
  * file or the stream) that can hold the raster HDR promises, saturating

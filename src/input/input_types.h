@@ -41,8 +41,10 @@ struct sp_load_info {
 /* sp_accept_fn: the caller's verdict on the parsed header HDR, asked
  * before any raster byte is buffered, allocated, mapped or read: 0 to go
  * on, or a status for the load to return, with a detail in WHY
- * (SP_WHY_MAX bytes) if it likes.  ARG is the caller's. */
-typedef sp_status sp_accept_fn(const struct sp_header *hdr, void *arg,
+ * (SP_WHY_MAX bytes) if it likes.  It may set hdr->shrink, up to
+ * hdr->shrink_max (header.h: shrink-on-load); nothing else.  ARG is the
+ * caller's. */
+typedef sp_status sp_accept_fn(struct sp_header *hdr, void *arg,
                                char *why);
 
 /* A file's identity and last change, from one fstat(): two stamps of the

@@ -1,26 +1,64 @@
 #include "item.h"
 
+#include <stdint.h>
+
+#include "resample.h"
+
+/* kernel_scratch: the resample's part of a thread's scratch, first, with
+ * room to align its start to 16 bytes (a thread's scratch follows the
+ * chunks, of any size), in whole 64-byte lines. */
+static size_t kernel_scratch(const struct sp_source *src,
+                             const struct sp_geom *g)
+{
+    size_t n = g->resample
+                   ? sp_resample_scratch(&src->img, g->out_width) + 16
+                   : 0;
+
+    return (n + 63) / 64 * 64;
+}
+
+/* kernel_start: the resample's part of IT's scratch, aligned. */
+static void *kernel_start(const struct sp_item *it)
+{
+    return (void *)(((uintptr_t)it->scratch + 15) & ~(uintptr_t)15);
+}
+
+size_t sp_item_scratch(const struct sp_source *src, const struct sp_geom *g,
+                       size_t band_rows)
+{
+    return kernel_scratch(src, g) + sp_source_scratch(src, band_rows);
+}
+
+/* source_scratch: the source's part of IT's scratch. */
+static unsigned char *source_scratch(const struct sp_item *it)
+{
+    return it->scratch != NULL
+               ? it->scratch + kernel_scratch(it->src, it->geom)
+               : NULL;
+}
+
 /* enlarge_rows: IT's rows of an enlarge or a copy, from the band of
  * source rows they read; the band starts at the first row that output
  * row FIRST reads. */
 static sp_status enlarge_rows(const struct sp_item *it)
 {
-    size_t n = it->factor > 1 ? (size_t)it->factor : 1;
+    const int factor = it->geom->factor;
+    size_t n = factor > 1 ? (size_t)factor : 1;
     size_t sy0 = it->y0 / n, sy1 = (it->y1 - 1) / n + 1, first = sy0 * n;
     unsigned char *d = it->dest;
     struct sp_image band;
     sp_status st;
 
-    st = sp_source_rows(it->src, sy0, sy1, it->scratch, &band);
+    st = sp_source_rows(it->src, sy0, sy1, source_scratch(it), &band);
     if (st != SP_OK)
         return st;
     if (it->times == 1)
-        sp_scale_rows(&band, it->factor, it->filter, it->y0 - first,
+        sp_scale_rows(&band, factor, it->filter, it->y0 - first,
                       it->y1 - first, d);
     else
         for (size_t y = it->y0 - first; y < it->y1 - first;
              y += it->times, d += it->orow)
-            sp_scale_rows(&band, it->factor, it->filter, y, y + 1, d);
+            sp_scale_rows(&band, factor, it->filter, y, y + 1, d);
     return SP_OK;
 }
 
@@ -28,7 +66,8 @@ static sp_status enlarge_rows(const struct sp_item *it)
  * source rows it reads. */
 static sp_status reduce_rows(const struct sp_item *it)
 {
-    size_t n = (size_t)-(long long)it->factor, h = it->src->img.height;
+    const int factor = it->geom->factor;
+    size_t n = (size_t)-(long long)factor, h = it->src->img.height;
     struct sp_image band;
     sp_status st;
 
@@ -38,11 +77,35 @@ static sp_status reduce_rows(const struct sp_item *it)
                       : h - sy < n               ? h - sy
                                                  : n;
 
-        st = sp_source_rows(it->src, sy, sy + rows, it->scratch, &band);
+        st = sp_source_rows(it->src, sy, sy + rows, source_scratch(it),
+                            &band);
         if (st != SP_OK)
             return st;
-        sp_scale_rows(&band, it->factor, it->filter, 0, 1,
+        sp_scale_rows(&band, factor, it->filter, 0, 1,
                       it->dest + (y - it->y0) * it->orow);
+    }
+    return SP_OK;
+}
+
+/* resample_rows: IT's rows of a resample, one at a time, each from only
+ * the source rows it covers. */
+static sp_status resample_rows(const struct sp_item *it)
+{
+    const struct sp_geom *g = it->geom;
+    const struct sp_resample r = {g->in_width, g->in_height, g->out_width,
+                                  g->out_height};
+    struct sp_image band;
+    sp_status st;
+
+    for (size_t y = it->y0; y < it->y1; y++) {
+        size_t s0, s1;
+
+        sp_resample_span(g->in_height, g->out_height, y, &s0, &s1);
+        st = sp_source_rows(it->src, s0, s1, source_scratch(it), &band);
+        if (st != SP_OK)
+            return st;
+        sp_resample_rows(&band, s0, &r, y, y + 1, kernel_start(it),
+                         it->dest + (y - it->y0) * it->orow);
     }
     return SP_OK;
 }
@@ -51,7 +114,9 @@ static sp_status scale(void *arg)
 {
     const struct sp_item *it = arg;
 
-    return it->factor < -1 ? reduce_rows(it) : enlarge_rows(it);
+    if (it->geom->resample)
+        return resample_rows(it);
+    return it->geom->factor < -1 ? reduce_rows(it) : enlarge_rows(it);
 }
 
 sp_status sp_item_scale(struct sp_item *it)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "parallel.h"
+#include "plan.h"
 #include "policy.h"
 #include "source.h"
 #include "work.h"
@@ -16,22 +17,23 @@ static sp_status fail(struct sp_report *r, const char *path, sp_status st)
     return st;
 }
 
-/* run_image: the next image of IN, loaded, scaled into OUT (opened for
- * the first image, *OPENED then set; the next image's header after it)
- * and released.  Every image of a regular file is checked against the
+/* run_image: the next image of IN, loaded (its geometry decided from its
+ * header: policy.h), scaled into OUT (opened for the first image, *OPENED
+ * then set; the next image's header after it) and released.  Every image of a regular file is checked against the
  * stamp IN took at open, so that an output never mixes two versions of
  * the file.  The phases add up over the images in R. */
 static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
                            struct sp_input *input, struct sp_output *out,
                            int *opened, struct sp_report *r)
 {
+    struct sp_job image = *job;  /* with this image's geometry */
     struct sp_image layout;
     struct sp_source in;
     struct sp_meter m;
     sp_status st, rel;
     struct sp_policy policy = {
-        job->factor, job->max_pixels ? job->max_pixels : SP_MAX_PIXELS,
-        &r->out_width, &r->out_height};
+        job, job->max_pixels ? job->max_pixels : SP_MAX_PIXELS,
+        &image.geom};
 
     if (sp_cancelled(job->cancel))
         return fail(r, job->in, EINTR);
@@ -46,6 +48,9 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     if (st != SP_OK)
         return fail(r, job->in, st);
     r->images++;
+    r->out_width = image.geom.out_width;
+    r->out_height = image.geom.out_height;
+    r->shrink = image.geom.shrink;
     sp_source_open(&in, input, job->drop_grain);
     r->in_width = in.img.width;
     r->in_height = in.img.height;
@@ -55,7 +60,7 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     if (job->after_load != NULL)
         job->after_load(job->after_load_arg);
 
-    sp_scale_type(&in.img, job->factor, job->filter, &layout);
+    sp_plan_type(&image.geom, job->filter, &in.img, &layout);
     layout.width = r->out_width;
     layout.height = r->out_height;
     sp_meter_start(&m);
@@ -71,7 +76,7 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     if (st != SP_OK)
         r->failed_path = job->out;
     else
-        st = sp_work_run(job, &in, out, fmt, r);
+        st = sp_work_run(&image, &in, out, fmt, r);
     /* A mapped or pread input is read until the last item is scaled: it
      * must still be the file the load saw, or the output is not
      * committed. */

@@ -12,12 +12,42 @@
 #include "scale.h"
 #include "write.h"
 
+/* A thumbnail's box (--fit, --width, --height): the output keeps the
+ * input's aspect ratio and is WIDTH wide or HEIGHT high, whichever bounds
+ * it (a side 0 bounds nothing), the other side rounded to nearest as
+ * vipsthumbnail rounds it; an image inside the box is copied, or with
+ * ENLARGE resampled up to it.  Both 0: no fit, the factor scales. */
+struct sp_fit {
+    size_t width, height;
+    int enlarge;
+};
+
+/* How one image is scaled, decided from its header by the policy
+ * (policy.h) before its raster is read, and used by the plan, the items
+ * and the kernels: the decoder's shrink, then an integer FACTOR
+ * (scale.h) or a RESAMPLE (resample.h) from the decoded size to the
+ * output's. */
+struct sp_geom {
+    unsigned shrink;         /* decoded at 1/shrink (shrink-on-load); 1:
+                                full size */
+    int factor;              /* scale.h's, on the decoded image; 1 with a
+                                resample */
+    int resample;            /* an area average from IN to OUT */
+    size_t in_width, in_height;    /* the image as decoded */
+    size_t out_width, out_height;
+};
+
 struct sp_job {
     const char *in;        /* input path, "-" for standard input */
     const char *out;       /* output path, "-" for standard output */
     enum sp_io io;
     int factor;            /* see scale.h */
     enum sp_filter filter;
+    struct sp_fit fit;     /* a thumbnail's box; 0 x 0: FACTOR scales */
+    int no_shrink;         /* never decode a JPEG shrunk (header.h's
+                              shrink-on-load): every pixel decoded */
+    struct sp_geom geom;   /* the image's, set by the job for each image
+                              (the caller's is not read) */
     unsigned threads;      /* 1..SP_THREADS_MAX, clamped to the items */
     uint64_t max_pixels;   /* input or output pixels beyond this are
                               refused (SP_E_LIMIT); 0: SP_MAX_PIXELS */

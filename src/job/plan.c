@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "parallel.h"
+#include "resample.h"
 
 /* item_rows: how many output rows of OROW bytes make an item: about
  * BUDGET bytes; for an enlarge by N, whole source rows (N output rows)
@@ -29,17 +30,21 @@ static size_t item_rows(size_t budget, size_t orow, size_t oh,
 }
 
 /* band_rows: the most source rows one request reads: those an output row
- * reads, for a reduce (item.c reduces row by row); those an item of ROWS
- * output rows reads, for an enlarge or a copy; never more than H. */
+ * reads, for a reduce or a resample (item.c reduces row by row); those an
+ * item of ROWS output rows reads, for an enlarge or a copy; never more
+ * than H. */
 static size_t band_rows(const struct sp_job *job, size_t rows, size_t h)
 {
+    const struct sp_geom *g = &job->geom;
     size_t n = rows;
 
-    if (job->factor < -1)
-        n = job->filter == SP_FILTER_BOX ? (size_t)-(long long)job->factor
+    if (g->resample)
+        n = g->in_height / g->out_height + 2;
+    else if (g->factor < -1)
+        n = job->filter == SP_FILTER_BOX ? (size_t)-(long long)g->factor
                                          : 1;
-    else if (job->factor > 1)
-        n = rows / (size_t)job->factor + 2;
+    else if (g->factor > 1)
+        n = rows / (size_t)g->factor + 2;
     return n < h ? n : h;
 }
 
@@ -51,12 +56,13 @@ void sp_plan_make(struct sp_plan *p, const struct sp_job *job, int chunked,
     if (!chunked)
         budget = (size_t)-1;
     memset(p, 0, sizeof *p);
-    p->factor = job->factor;
+    p->geom = job->geom;
     p->out_height = out_height;
-    p->rows = item_rows(budget, orow, out_height, job->threads, job->factor);
-    p->times = chunked && job->factor > 1 &&
-                       p->rows % (size_t)job->factor == 0
-                   ? (unsigned)job->factor
+    p->rows = item_rows(budget, orow, out_height, job->threads,
+                        job->geom.factor);
+    p->times = chunked && job->geom.factor > 1 &&
+                       p->rows % (size_t)job->geom.factor == 0
+                   ? (unsigned)job->geom.factor
                    : 1;
     p->chunk_rows = p->rows / p->times;
     p->items = (out_height + p->rows - 1) / p->rows;
@@ -74,11 +80,27 @@ void sp_plan_item(const struct sp_plan *p, size_t item, size_t *y0,
 
 size_t sp_plan_first_row(const struct sp_plan *p, size_t y)
 {
-    if (p->factor > 1)
-        return y / (size_t)p->factor;
-    if (p->factor < -1)
-        return y * (size_t)-p->factor;
+    const struct sp_geom *g = &p->geom;
+    size_t first, end;
+
+    if (g->resample) {
+        sp_resample_span(g->in_height, g->out_height, y, &first, &end);
+        return first;
+    }
+    if (g->factor > 1)
+        return y / (size_t)g->factor;
+    if (g->factor < -1)
+        return y * (size_t)-g->factor;
     return y;
+}
+
+void sp_plan_type(const struct sp_geom *g, enum sp_filter filter,
+                  const struct sp_image *src, struct sp_image *out)
+{
+    if (g->resample)
+        sp_resample_type(src, out);
+    else
+        sp_scale_type(src, g->factor, filter, out);
 }
 
 /* HUGE_PAGE: the size of a transparent huge page on x86-64 and arm64

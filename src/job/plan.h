@@ -24,7 +24,7 @@
 #include "status.h"
 
 struct sp_plan {
-    int factor;          /* the job's (scale.h) */
+    struct sp_geom geom; /* the image's (job_types.h) */
     size_t out_height;
     size_t rows;         /* output rows an item (the last may have fewer) */
     unsigned times;      /* each chunk row is written TIMES times: an
@@ -37,9 +37,10 @@ struct sp_plan {
     size_t band_rows;    /* the most source rows one request reads */
 };
 
-/* sp_plan_make: the plan of JOB for an output of OUT_HEIGHT rows of OROW
- * bytes from IN_HEIGHT source rows; CHUNKED for a PNM output (made and
- * written item by item), 0 for one scaled whole and written at the end. */
+/* sp_plan_make: the plan of JOB for its image (JOB->geom) for an output
+ * of OUT_HEIGHT rows of OROW bytes from IN_HEIGHT source rows; CHUNKED
+ * for a PNM output (made and written item by item), 0 for one scaled
+ * whole and written at the end. */
 void sp_plan_make(struct sp_plan *p, const struct sp_job *job, int chunked,
                   size_t orow, size_t out_height, size_t in_height);
 
@@ -47,8 +48,15 @@ void sp_plan_make(struct sp_plan *p, const struct sp_job *job, int chunked,
 void sp_plan_item(const struct sp_plan *p, size_t item, size_t *y0,
                   size_t *y1);
 
-/* sp_plan_first_row: the first source row that output row Y reads. */
+/* sp_plan_first_row: the first source row that output row Y reads: of a
+ * resample, floor(Y H / H'). */
 size_t sp_plan_first_row(const struct sp_plan *p, size_t y);
+
+/* sp_plan_type: the type of the rows G makes from a source of SRC's type
+ * with FILTER, into OUT (its width and height are the caller's):
+ * sp_scale_type()'s, or sp_resample_type()'s. */
+void sp_plan_type(const struct sp_geom *g, enum sp_filter filter,
+                  const struct sp_image *src, struct sp_image *out);
 
 /* The work's memory: SLOTS chunks of CHUNK bytes, then THREADS scratch
  * buffers of SCRATCH bytes, in one anonymous mapping. */

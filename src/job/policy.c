@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 
+#include "resample.h"
 #include "scale.h"
 
 /* over_limit: a W x H image has more pixels than LIMIT allows; WHY
@@ -19,20 +20,126 @@ static int over_limit(char *why, const char *what, size_t w, size_t h,
     return 1;
 }
 
-sp_status sp_policy_accept(const struct sp_header *hdr, void *arg, char *why)
+/* side: the side of an image A x B given A' on the other, A' B / A
+ * rounded to nearest (a half up), and at least 1: vipsthumbnail's. */
+static size_t side(size_t a, size_t b, size_t a_out)
 {
-    const struct sp_policy *p = arg;
-    sp_status st = sp_scale_size(hdr->width, hdr->height, p->factor,
-                                 p->out_width, p->out_height);
+    unsigned __int128 v = ((unsigned __int128)2 * b * a_out + a) /
+                          ((unsigned __int128)2 * a);
 
+    return v < 1 ? 1 : (size_t)v;
+}
+
+void sp_fit_size(const struct sp_fit *fit, size_t w, size_t h, size_t *ow,
+                 size_t *oh)
+{
+    /* the width bounds when the box is no wider, for the height, than
+     * the image: w / fit->width >= h / fit->height */
+    if (fit->height == 0 ||
+        (fit->width != 0 && (unsigned __int128)w * fit->height >=
+                                (unsigned __int128)h * fit->width)) {
+        *ow = fit->width;
+        *oh = side(w, h, fit->width);
+    } else {
+        *oh = fit->height;
+        *ow = side(h, w, fit->height);
+    }
+}
+
+/* decoded: a side of N pixels decoded at 1/D. */
+static size_t decoded(size_t n, unsigned d)
+{
+    return n / d + (n % d != 0);
+}
+
+/* shrink_for: the largest of 8, 4 and 2 (up to MOST) that a W x H image
+ * can be decoded at with each side at least OW x OH and, with N not 0,
+ * that divides N; 1 when none can. */
+static unsigned shrink_for(unsigned most, size_t w, size_t h, size_t ow,
+                           size_t oh, size_t n)
+{
+    for (unsigned d = 8; d >= 2; d /= 2)
+        if (d <= most && decoded(w, d) >= ow && decoded(h, d) >= oh &&
+            (n == 0 || n % d == 0))
+            return d;
+    return 1;
+}
+
+/* fit: G for a fit of P's job: the box's size, or the image's own when
+ * it lies inside the box and is not to be enlarged. */
+static sp_status fit(const struct sp_policy *p, struct sp_header *hdr,
+                     struct sp_geom *g, char *why)
+{
+    const struct sp_fit *f = &p->job->fit;
+    size_t ow, oh;
+
+    if (hdr->width > SP_RESAMPLE_MAX || hdr->height > SP_RESAMPLE_MAX) {
+        snprintf(why, SP_WHY_MAX, "%zux%zu is too large to resample",
+                 hdr->width, hdr->height);
+        return SP_E_TOOBIG;
+    }
+    sp_fit_size(f, hdr->width, hdr->height, &ow, &oh);
+    if (!f->enlarge && ow >= hdr->width && oh >= hdr->height) {
+        ow = hdr->width;
+        oh = hdr->height;
+    }
+    if (ow > SP_RESAMPLE_MAX || oh > SP_RESAMPLE_MAX) {
+        snprintf(why, SP_WHY_MAX, "fitted it would be %zux%zu, too large "
+                 "to resample", ow, oh);
+        return SP_E_TOOBIG;
+    }
+    if (!p->job->no_shrink && hdr->shrink_max > 1)
+        hdr->shrink = shrink_for(hdr->shrink_max, hdr->width, hdr->height,
+                                 ow, oh, 0);
+    g->shrink = hdr->shrink > 1 ? hdr->shrink : 1;
+    g->in_width = decoded(hdr->width, g->shrink);
+    g->in_height = decoded(hdr->height, g->shrink);
+    g->out_width = ow;
+    g->out_height = oh;
+    g->factor = 1;
+    g->resample = ow != g->in_width || oh != g->in_height;
+    return SP_OK;
+}
+
+/* factor: G for P's job's factor: a box reduce of a JPEG by N decoded at
+ * 1/d, d dividing N, and reduced by N/d. */
+static sp_status factor(const struct sp_policy *p, struct sp_header *hdr,
+                        struct sp_geom *g, char *why)
+{
+    const int n = p->job->factor;
+    sp_status st;
+
+    if (n < -1 && n >= -SP_SCALE_MAX && p->job->filter == SP_FILTER_BOX &&
+        !p->job->no_shrink && hdr->shrink_max > 1)
+        hdr->shrink = shrink_for(hdr->shrink_max, 1, 1, 1, 1,
+                                 (size_t)-(long long)n);
+    g->shrink = hdr->shrink > 1 ? hdr->shrink : 1;
+    g->factor = g->shrink > 1 ? n / (int)g->shrink : n;
+    g->resample = 0;
+    g->in_width = decoded(hdr->width, g->shrink);
+    g->in_height = decoded(hdr->height, g->shrink);
+    st = sp_scale_size(g->in_width, g->in_height, g->factor, &g->out_width,
+                       &g->out_height);
     if (st == SP_E_TOOBIG)
         snprintf(why, SP_WHY_MAX, "scaled by %d it would be larger than "
-                 "memory can address", p->factor);
+                 "memory can address", n);
+    return st;
+}
+
+sp_status sp_policy_accept(struct sp_header *hdr, void *arg, char *why)
+{
+    const struct sp_policy *p = arg;
+    const struct sp_fit *f = &p->job->fit;
+    sp_status st;
+
+    hdr->shrink = 1;
+    st = f->width != 0 || f->height != 0 ? fit(p, hdr, p->geom, why)
+                                         : factor(p, hdr, p->geom, why);
     if (st == SP_OK &&
         (over_limit(why, "the input", hdr->width, hdr->height,
                     p->max_pixels) ||
-         over_limit(why, "the output", *p->out_width, *p->out_height,
-                    p->max_pixels)))
+         over_limit(why, "the output", p->geom->out_width,
+                    p->geom->out_height, p->max_pixels)))
         st = SP_E_LIMIT;
     return st;
 }

@@ -61,6 +61,8 @@ void sp_report_print(const struct sp_report *r, sp_status st, int json,
     else
         fprintf(f, " in=%zux%zu out=%zux%zu", r->in_width, r->in_height,
                 r->out_width, r->out_height);
+    if (r->shrink > 1)
+        fprintf(f, "%sshrink%s%u", key, eq, r->shrink);
     fprintf(f, json ? ",\"status\":\"%s\"" : " status=%s",
             st != SP_OK ? "error" : r->skipped ? "skipped" : "ok");
     if (st != SP_OK) {

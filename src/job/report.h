@@ -27,7 +27,11 @@ struct sp_report {
     unsigned threads_used;     /* the threads that ran the items */
     unsigned images;           /* of a multi-image input: those loaded
                                   (the sizes are the last one's) */
-    size_t in_width, in_height, out_width, out_height;
+    size_t in_width, in_height, out_width, out_height;  /* in: as
+                                  decoded (a JPEG shrunk on load: 1/SHRINK
+                                  of the file's) */
+    unsigned shrink;           /* the decoder's shrink-on-load; 1 or 0:
+                                  none */
     unsigned channels, sample_size, maxval;
     const char *input, *output;  /* the job's paths ("-": standard I/O) */
     int factor;
@@ -42,7 +46,8 @@ struct sp_report {
  * pairs on one line, or as one JSON object when JSON is set; one line
  * either way, a record a run that names what ran: input, output (as JSON
  * strings in both forms), factor, filter, I/O path, threads, sizes, each
- * phase's time and faults, and last status ok, or status error and
+ * phase's time and faults, shrink when the input was decoded shrunk, and
+ * last status ok, or status error and
  * error, sp_strerror(ST) as a JSON string in both forms (the figures of
  * a failed job are those it reached: zero for a phase it never began);
  * status skipped for a file --skip-existing left alone. */

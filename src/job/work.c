@@ -40,7 +40,7 @@ struct work {
 static sp_status scale_item(void *arg, unsigned slot, size_t item)
 {
     struct work *w = arg;
-    struct sp_item it = {w->src, w->job->factor, w->job->filter, 0, 0,
+    struct sp_item it = {w->src, &w->job->geom, w->job->filter, 0, 0,
                          w->plan.times, w->orow, NULL,
                          sp_buffers_scratch(&w->mem, slot)};
     struct sp_meter m;
@@ -130,7 +130,8 @@ static sp_status prepare(struct work *w, int chunked)
     }
     if (st == SP_OK)
         st = sp_buffers_map(&w->mem, p, chunk,
-                          sp_source_scratch(w->src, p->band_rows));
+                          sp_item_scratch(w->src, &w->job->geom,
+                                          p->band_rows));
     for (unsigned i = 0; st == SP_OK && chunked && i < p->slots; i++) {
         struct sp_image *c = &w->slot[i].chunk;
 
@@ -155,7 +156,7 @@ sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
     struct sp_meter m;
     sp_status st;
 
-    sp_scale_type(&src->img, job->factor, job->filter, &w.type);
+    sp_plan_type(&job->geom, job->filter, &src->img, &w.type);
     w.orow = sp_image_row_bytes(&w.type, r->out_width);
     sp_plan_make(&w.plan, job, chunked, w.orow, r->out_height,
                  src->img.height);
