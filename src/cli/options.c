@@ -18,6 +18,7 @@
 #include "say.h"
 #include "names.h"
 #include "parallel.h"
+#include "resample.h"
 
 unsigned sp_default_threads(void)
 {
@@ -32,11 +33,13 @@ unsigned sp_default_threads(void)
 static void usage(FILE *f)
 {
     fprintf(f,
-"usage: scaleppm [OPTION]... -s N [IN [OUT]]\n"
-"       scaleppm [OPTION]... -s N -o DIR/|PATTERN [IN]... [--files-from L]\n"
+"usage: scaleppm [OPTION]... -s N|--fit WxH [IN [OUT]]\n"
+"       scaleppm [OPTION]... -s N|--fit WxH -o DIR/|PATTERN [IN]...\n"
+"                [--files-from L]\n"
 "\n"
 "Scale the netpbm image IN (PBM, PGM, PPM or PAM, plain or raw, 1 to 16\n"
-"bits; every image of a stream of them) by an integer factor into OUT.\n"
+"bits, or JPEG or PNG; every image of a stream of them) by an integer\n"
+"factor, or to a size, into OUT.\n"
 "IN and OUT default to standard input and output; - names them too.\n"
 "With -o, scale every IN (a batch), each into its own output.\n"
 "\n"
@@ -44,7 +47,19 @@ static void usage(FILE *f)
 "                      N <= -2 reduces |N| times, 1 or -1 copies\n"
 "      --filter F      reduce by sampling one pixel per block (sample, the\n"
 "                      default) or by the block's mean (box: colour\n"
-"                      weighted by alpha; a PBM gives a PGM)\n"
+"                      weighted by alpha; a PBM gives a PGM; a JPEG is\n"
+"                      decoded shrunk first, see --no-shrink-on-load)\n"
+"      --fit WxH       a thumbnail: the aspect ratio kept, W wide or H\n"
+"                      high (the side that bounds it), the other side\n"
+"                      rounded as vipsthumbnail does; an area average\n"
+"                      (alpha-weighted; a PBM gives a PGM)\n"
+"      --width W, --height H\n"
+"                      --fit with one side: the other from the ratio\n"
+"      --enlarge       --fit: enlarge an image smaller than the box (else\n"
+"                      it is copied)\n"
+"      --no-shrink-on-load\n"
+"                      decode every pixel of a JPEG (else a box reduce\n"
+"                      or a fit decodes it at 1/2, 1/4 or 1/8 first)\n"
 "      --io METHOD     load with read() into a buffer, with mmap(), or\n"
 "                      pread() the rows each part of the output needs as\n"
 "                      it is scaled; auto (the default) preads a regular\n"
@@ -138,7 +153,48 @@ static int parse_int(const char *s, long lo, long hi, int *out)
 
 enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS, OPT_QUALITY,
        OPT_COMPRESSION, OPT_FORMAT, OPT_FILES_FROM, OPT_FAIL_FAST,
-       OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO };
+       OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO, OPT_FIT,
+       OPT_WIDTH, OPT_HEIGHT, OPT_ENLARGE, OPT_NO_SHRINK };
+
+/* parse_side: the N bytes at S, all digits, as a side of 1 to
+ * SP_RESAMPLE_MAX pixels into *OUT. */
+static int parse_side(const char *s, size_t n, size_t *out)
+{
+    size_t v = 0;
+
+    if (n == 0 || n > 10)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (size_t)(s[i] - '0');
+    }
+    if (v < 1 || v > SP_RESAMPLE_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* parse_fit: the option C (--fit WxH, --width W, --height H) with ARG
+ * into O's fit: 0, or the exit status of a usage error (printed). */
+static int parse_fit(int c, const char *arg, struct options *o)
+{
+    struct sp_fit *f = &o->job.fit;
+    const char *x = strchr(arg, 'x');
+
+    if (c == OPT_WIDTH && parse_side(arg, strlen(arg), &f->width))
+        return usage_error("--width '%s': expected 1 to %zu pixels", arg,
+                           SP_RESAMPLE_MAX);
+    if (c == OPT_HEIGHT && parse_side(arg, strlen(arg), &f->height))
+        return usage_error("--height '%s': expected 1 to %zu pixels", arg,
+                           SP_RESAMPLE_MAX);
+    if (c == OPT_FIT &&
+        (x == NULL || parse_side(arg, (size_t)(x - arg), &f->width) ||
+         parse_side(x + 1, strlen(x + 1), &f->height)))
+        return usage_error("--fit '%s': expected WxH, each 1 to %zu pixels",
+                           arg, SP_RESAMPLE_MAX);
+    return 0;
+}
 
 /* parse_choice: OPTARG as one of NAMES (N of them), compared by SAME
  * (strcmp, or strcasecmp for names that are case-blind elsewhere), into
@@ -310,8 +366,16 @@ static int check_batch(int n, char **files, struct options *o)
  * together, into O: -1 to run, or the exit status of a usage error. */
 static int check_options(int n, char **files, struct options *o)
 {
-    if (!o->have_scale)
-        return usage_error("%s", "missing -s N");
+    const int fit = o->job.fit.width != 0 || o->job.fit.height != 0;
+
+    if (!o->have_scale && !fit)
+        return usage_error("%s", "missing -s N (or --fit WxH)");
+    if (o->have_scale && fit)
+        return usage_error("%s", "-s and --fit (--width, --height): one "
+                           "or the other");
+    if (o->job.fit.enlarge && !fit)
+        return usage_error("%s", "--enlarge: for --fit, --width or "
+                           "--height");
     if (o->job.filter == SP_FILTER_BOX && o->job.factor > 1)
         return usage_error("--filter box: for reduces only (-s N with N "
                            "<= -2); an enlarge copies each pixel");
@@ -374,6 +438,11 @@ int sp_parse_options(int argc, char **argv, struct options *o)
         {"fail-fast", no_argument, NULL, OPT_FAIL_FAST},
         {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
         {"read-buffer", required_argument, NULL, OPT_READ_BUFFER},
+        {"fit", required_argument, NULL, OPT_FIT},
+        {"width", required_argument, NULL, OPT_WIDTH},
+        {"height", required_argument, NULL, OPT_HEIGHT},
+        {"enlarge", no_argument, NULL, OPT_ENLARGE},
+        {"no-shrink-on-load", no_argument, NULL, OPT_NO_SHRINK},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -403,6 +472,16 @@ int sp_parse_options(int argc, char **argv, struct options *o)
         case OPT_MAX_PIXELS: case OPT_QUALITY: case OPT_COMPRESSION:
             if ((rc = parse_value(c, optarg, o)) != 0)
                 return rc;
+            break;
+        case OPT_FIT: case OPT_WIDTH: case OPT_HEIGHT:
+            if ((rc = parse_fit(c, optarg, o)) != 0)
+                return rc;
+            break;
+        case OPT_ENLARGE:
+            o->job.fit.enlarge = 1;
+            break;
+        case OPT_NO_SHRINK:
+            o->job.no_shrink = 1;
             break;
         case 'o': case '0': case 'q': case OPT_FORMAT: case OPT_FILES_FROM:
         case OPT_FAIL_FAST: case OPT_SKIP_EXISTING: case OPT_READ_BUFFER:
