@@ -65,6 +65,32 @@ static inline uint64_t sample(const struct sp_image *src,
                          src->sample_size);
 }
 
+/* PLAIN_LOOP: add_row's body for an image without alpha of C channels of
+ * B bytes, both constants: the cells inside an output column weigh OUT
+ * each (its whole width), so they are summed plain and weighed once;
+ * only the first and the last are weighed apart. */
+#define PLAIN_LOOP(C, B)                                                     \
+    for (size_t x = 0; x < r->out_width; x++, acc += (C)) {                  \
+        size_t i0, i1;                                                       \
+        uint64_t mid[C] = {0}, w0, w1;                                       \
+        const unsigned char *p;                                              \
+                                                                             \
+        sp_resample_span(r->in_width, r->out_width, x, &i0, &i1);            \
+        w0 = weight(i0, x, r->in_width, r->out_width);                       \
+        w1 = i1 - 1 > i0 ? weight(i1 - 1, x, r->in_width, r->out_width) : 0; \
+        p = s + (i0 + 1) * (C) * (B);                                        \
+        for (size_t i = i0 + 1; i + 1 < i1; i++)                             \
+            for (unsigned ch = 0; ch < (C); ch++, p += (B))                  \
+                mid[ch] += sp_sample_get(p, B);                              \
+        for (unsigned ch = 0; ch < (C); ch++) {                              \
+            uint64_t hs = mid[ch] * r->out_width +                           \
+                          sp_sample_get(s + (i0 * (C) + ch) * (B), B) * w0;  \
+            if (w1 != 0)                                                     \
+                hs += sp_sample_get(s + ((i1 - 1) * (C) + ch) * (B), B) * w1;\
+            acc[ch] += (u128)hs * wy;                                        \
+        }                                                                    \
+    }
+
 /* add_row: source row S, of weight WY in output row R's rows, into ACC
  * (the output row's sums), through H (one pixel's horizontal sums).  A
  * horizontal sum is below 2^16 x 2^16 x 2^31 (value, opacity, the weights
@@ -76,6 +102,24 @@ static void add_row(const struct sp_image *src, const struct sp_resample *r,
     const unsigned c = src->channels;
     const size_t n = sums(src);
 
+    if (!src->alpha && !src->packed) {
+        if (c == 3 && src->sample_size == 1) {
+            PLAIN_LOOP(3, 1)
+            return;
+        }
+        if (c == 1 && src->sample_size == 1) {
+            PLAIN_LOOP(1, 1)
+            return;
+        }
+        if (c == 3) {
+            PLAIN_LOOP(3, 2)
+            return;
+        }
+        if (c == 1) {
+            PLAIN_LOOP(1, 2)
+            return;
+        }
+    }
     for (size_t x = 0; x < r->out_width; x++, acc += n) {
         size_t i0, i1;
 
