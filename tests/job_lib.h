@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "fixtures.h"
 #include "job.h"
+#include "policy.h"
 #include "parallel.h"
 #include "sys.h"
 #include "write_whole.h"

@@ -1,6 +1,8 @@
-/* test_job_chunks.c: chunks of any size give the same bytes, and a mapped
- * input gives back only the rows it is done with. */
+/* test_job_chunks.c: chunks of any size give the same bytes (a factor's
+ * and a fit's), and a mapped input gives back only the rows it is done
+ * with. */
 #include "job_lib.h"
+#include "resample.h"
 
 /* ---- chunks ---- */
 
@@ -169,6 +171,69 @@ START_TEST(test_chunks_large)
         }
         free(expect_bytes);
         sp_image_release(&want);
+    }
+    sp_image_release(&src);
+}
+END_TEST
+
+/* fit_reference: SRC resampled whole to OW x OH (resample.h), as the
+ * bytes of a PNM file. */
+static unsigned char *fit_reference(const struct sp_image *src, size_t ow,
+                                    size_t oh, size_t *len)
+{
+    struct sp_resample r = {src->width, src->height, ow, oh};
+    void *scratch = aligned_alloc(16, sp_resample_scratch(src, ow) + 16);
+    struct sp_image want;
+    unsigned char *bytes;
+
+    ck_assert_ptr_nonnull(scratch);
+    ck_assert_int_eq(sp_image_alloc(&want, ow, oh, src->channels,
+                                    src->sample_size, src->maxval), SP_OK);
+    sp_resample_rows(src, 0, &r, 0, oh, scratch, want.pixels);
+    bytes = fx_pnm_bytes(&want, len);
+    sp_image_release(&want);
+    free(scratch);
+    return bytes;
+}
+
+/* A fit's items read the fractional spans of source rows they cover and
+ * give back (mmap, pages of a page) only the rows no later item reads:
+ * items of any size, any threads, every path, reduce and enlarge, give
+ * the bytes of the whole image resampled at once. */
+START_TEST(test_chunks_fit)
+{
+    static const size_t boxes[][2] = {{13, 13}, {40, 0}, {0, 5}, {91, 0}};
+    static const size_t chunks[] = {1, 100, 0};
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
+    struct sp_image src;
+
+    fx_make_image(&src, 67, 101, 3, 1, 255, 8);
+    fx_write_image(in, &src);
+    for (size_t b = 0; b < sizeof boxes / sizeof boxes[0]; b++) {
+        struct sp_fit fit = {boxes[b][0], boxes[b][1], 1};
+        size_t ow, oh, len;
+        unsigned char *want;
+
+        sp_fit_size(&fit, src.width, src.height, &ow, &oh);
+        want = fit_reference(&src, ow, oh, &len);
+        for (size_t pi = 0; pi < FX_NIO; pi++) {
+            for (unsigned t = 1; t <= 5; t += 2) {
+                for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
+                     w++) {
+                    struct sp_job job = {
+                        .in = in, .out = out, .io = fx_io[pi], .fit = fit,
+                        .threads = t,
+                        .drop_grain = (size_t)sysconf(_SC_PAGESIZE)};
+                    char what[128];
+
+                    snprintf(what, sizeof what, "fit %zux%zu, %s, %u "
+                             "threads, chunk %zu", ow, oh,
+                             sp_io_name(fx_io[pi]), t, chunks[w]);
+                    run_chunks(&job, chunks[w], want, len, oh, what);
+                }
+            }
+        }
+        free(want);
     }
     sp_image_release(&src);
 }
@@ -383,6 +448,7 @@ static Suite *job_chunks_suite(void)
     tcase_add_loop_test(tc, test_chunks, 0, 2);
     tcase_add_test(tc, test_chunks_large);
     tcase_add_test(tc, test_chunks_stb);
+    tcase_add_test(tc, test_chunks_fit);
     tcase_add_test(tc, test_drop_rows_job);
     suite_add_tcase(s, tc);
     return s;
