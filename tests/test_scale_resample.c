@@ -40,23 +40,36 @@ static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
     return hi > lo ? hi - lo : 0;
 }
 
-/* reference: output sample (X, Y, C) of SRC (no alpha) resampled to OW x
- * OH, from every source pixel and the area of it the output pixel covers
- * (in units of 1/(OW OH) of a source pixel): independent of resample.c's
- * spans and separable sums. */
+/* reference: output sample (X, Y, C) of SRC resampled to OW x OH, from
+ * every source pixel and the area of it the output pixel covers (in units
+ * of 1/(OW OH) of a source pixel), a colour weighted by alpha where SRC
+ * has it and the pixel is not all transparent: independent of
+ * resample.c's spans and separable sums. */
 static unsigned reference(const struct sp_image *src, size_t ow, size_t oh,
                           size_t x, size_t y, unsigned c)
 {
     const uint64_t w = src->width, h = src->height;
-    unsigned __int128 sum = 0, area = (unsigned __int128)w * h;
+    const unsigned last = src->channels - 1;
+    const int colour = src->alpha && c < last;
+    unsigned __int128 sum = 0, weighted = 0, alpha = 0;
+    unsigned __int128 area = (unsigned __int128)w * h;
 
     for (uint64_t j = 0; j < h; j++) {
         uint64_t wy = overlap(j * oh, (j + 1) * oh, y * h, (y + 1) * h);
 
-        for (uint64_t i = 0; wy != 0 && i < w; i++)
-            sum += (unsigned __int128)fx_sample(src, i, j, c) * wy *
-                   overlap(i * ow, (i + 1) * ow, x * w, (x + 1) * w);
+        for (uint64_t i = 0; wy != 0 && i < w; i++) {
+            unsigned __int128 k = (unsigned __int128)wy *
+                overlap(i * ow, (i + 1) * ow, x * w, (x + 1) * w);
+            unsigned v = fx_sample(src, i, j, c);
+            unsigned a = colour ? fx_sample(src, i, j, last) : 0;
+
+            sum += v * k;
+            weighted += (unsigned __int128)v * a * k;
+            alpha += a * k;
+        }
     }
+    if (alpha > 0)
+        return (unsigned)((weighted + alpha / 2) / alpha);
     return (unsigned)((sum + area / 2) / area);
 }
 
@@ -91,13 +104,17 @@ START_TEST(test_reference)
 {
     static const size_t sizes[][4] = {
         {17, 13, 5, 4}, {40, 30, 7, 9}, {9, 31, 9, 2}, {23, 7, 23, 3},
-        {5, 6, 11, 13}, {64, 1, 3, 1}};
+        {5, 6, 11, 13}, {64, 1, 3, 1}, {33, 21, 8, 5}, {19, 40, 6, 11}};
+    /* gray, RGB, 5 plain channels, RGBA, gray and alpha (the last two
+     * with alpha) */
+    static const unsigned kinds[] = {1, 3, 5, 4, 2};
     const size_t *z = sizes[_i];
-    const unsigned channels = _i % 3 == 0 ? 1 : _i % 3 == 1 ? 3 : 5;
+    const unsigned channels = kinds[_i % 5];
     struct sp_image src, dst;
 
     fx_make_image(&src, z[0], z[1], channels, _i % 2 ? 2 : 1,
                   _i % 2 ? 65535 : 255, 7 + (unsigned)_i);
+    src.alpha = channels == 2 || channels == 4;
     resample_all(&src, z[2], z[3], &dst);
     for (size_t y = 0; y < z[3]; y++)
         for (size_t x = 0; x < z[2]; x++)
@@ -266,7 +283,7 @@ static Suite *scale_resample_suite(void)
     TCase *tc = fx_tcase("resample");
 
     tcase_add_test(tc, test_by_hand);
-    tcase_add_loop_test(tc, test_reference, 0, 6);
+    tcase_add_loop_test(tc, test_reference, 0, 8);
     tcase_add_test(tc, test_ratio_one_copies);
     tcase_add_loop_test(tc, test_box_equal, 0, 6);
     tcase_add_test(tc, test_alpha_weighted);

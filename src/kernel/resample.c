@@ -65,30 +65,54 @@ static inline uint64_t sample(const struct sp_image *src,
                          src->sample_size);
 }
 
-/* PLAIN_LOOP: add_row's body for an image without alpha of C channels of
- * B bytes, both constants: the cells inside an output column weigh OUT
- * each (its whole width), so they are summed plain and weighed once;
- * only the first and the last are weighed apart. */
-#define PLAIN_LOOP(C, B)                                                     \
-    for (size_t x = 0; x < r->out_width; x++, acc += (C)) {                  \
+/* add_cell: the pixel at P, of C channels of B bytes, A its last one
+ * alpha (all three constants where it is inlined), weighed W, into H:
+ * each channel's value, and with alpha each colour's value times the
+ * opacity. */
+static inline __attribute__((always_inline)) void
+add_cell(uint64_t *h, const unsigned char *p, uint64_t w, unsigned c,
+         unsigned b, int a)
+{
+    const uint64_t alpha = a ? sp_sample_get(p + (c - 1) * b, b) * w : 0;
+
+    for (unsigned ch = 0; ch < c; ch++) {
+        uint64_t v = sp_sample_get(p + ch * b, b);
+
+        h[ch] += v * w;
+        if (a && ch + 1 < c)
+            h[c + ch] += v * alpha;
+    }
+}
+
+/* CELL_LOOP: add_row's body for C channels of B bytes, A with alpha, all
+ * constants: the cells inside an output column weigh OUT each (their
+ * whole width), so they are summed plain and weighed once; only the
+ * first and the last are weighed apart. */
+#define CELL_LOOP(C, B, A)                                                   \
+    for (size_t x = 0; x < r->out_width; x++, acc += n) {                    \
+        enum { N = (A) ? 2 * (C) - 1 : (C) };                                \
+        uint64_t mid[N] = {0}, edge[N] = {0}, w0, w1;                        \
         size_t i0, i1;                                                       \
-        uint64_t mid[C] = {0}, w0, w1;                                       \
-        const unsigned char *p;                                              \
                                                                              \
         sp_resample_span(r->in_width, r->out_width, x, &i0, &i1);            \
         w0 = weight(i0, x, r->in_width, r->out_width);                       \
-        w1 = i1 - 1 > i0 ? weight(i1 - 1, x, r->in_width, r->out_width) : 0; \
-        p = s + (i0 + 1) * (C) * (B);                                        \
+        add_cell(edge, s + i0 * (C) * (B), w0, C, B, A);                     \
         for (size_t i = i0 + 1; i + 1 < i1; i++)                             \
-            for (unsigned ch = 0; ch < (C); ch++, p += (B))                  \
-                mid[ch] += sp_sample_get(p, B);                              \
-        for (unsigned ch = 0; ch < (C); ch++) {                              \
-            uint64_t hs = mid[ch] * r->out_width +                           \
-                          sp_sample_get(s + (i0 * (C) + ch) * (B), B) * w0;  \
-            if (w1 != 0)                                                     \
-                hs += sp_sample_get(s + ((i1 - 1) * (C) + ch) * (B), B) * w1;\
-            acc[ch] += (u128)hs * wy;                                        \
+            add_cell(mid, s + i * (C) * (B), 1, C, B, A);                    \
+        if (i1 - 1 > i0) {                                                   \
+            w1 = weight(i1 - 1, x, r->in_width, r->out_width);               \
+            add_cell(edge, s + (i1 - 1) * (C) * (B), w1, C, B, A);           \
         }                                                                    \
+        for (unsigned k = 0; k < N; k++)                                     \
+            acc[k] += (u128)(mid[k] * r->out_width + edge[k]) * wy;          \
+    }
+
+/* ROW_CASE: CELL_LOOP for SRC's type when it is C channels of B bytes,
+ * A with alpha, then return. */
+#define ROW_CASE(C, B, A)                                                    \
+    if (c == (C) && src->sample_size == (B) && !!src->alpha == (A)) {        \
+        CELL_LOOP(C, B, A)                                                   \
+        return;                                                              \
     }
 
 /* add_row: source row S, of weight WY in output row R's rows, into ACC
@@ -102,23 +126,10 @@ static void add_row(const struct sp_image *src, const struct sp_resample *r,
     const unsigned c = src->channels;
     const size_t n = sums(src);
 
-    if (!src->alpha && !src->packed) {
-        if (c == 3 && src->sample_size == 1) {
-            PLAIN_LOOP(3, 1)
-            return;
-        }
-        if (c == 1 && src->sample_size == 1) {
-            PLAIN_LOOP(1, 1)
-            return;
-        }
-        if (c == 3) {
-            PLAIN_LOOP(3, 2)
-            return;
-        }
-        if (c == 1) {
-            PLAIN_LOOP(1, 2)
-            return;
-        }
+    if (!src->packed) {
+        ROW_CASE(3, 1, 0) ROW_CASE(1, 1, 0) ROW_CASE(4, 1, 1)
+        ROW_CASE(2, 1, 1) ROW_CASE(3, 2, 0) ROW_CASE(1, 2, 0)
+        ROW_CASE(4, 2, 1) ROW_CASE(2, 2, 1)
     }
     for (size_t x = 0; x < r->out_width; x++, acc += n) {
         size_t i0, i1;
