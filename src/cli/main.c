@@ -224,14 +224,23 @@ static void quiet_pipe_end(void)
 static void print_verbose(const struct sp_job *job, const struct sp_report *r)
 {
     const struct sp_load_info *li = &r->load;
+    char scale[64];
 
+    if (job->fit.width != 0 || job->fit.height != 0)
+        snprintf(scale, sizeof scale, "fit %zux%zu (area average)",
+                 job->fit.width, job->fit.height);
+    else
+        snprintf(scale, sizeof scale, "scale %d (%s)", job->factor,
+                 sp_filter_name(job->filter));
     sp_say("%s: P%c %zux%zu, %u channel%s, maxval %u, loaded with %s; %s: "
-           "%zux%zu, scale %d (%s), %u thread%s", job->in, li->magic,
+           "%zux%zu, %s, %u thread%s", job->in, li->magic,
            r->in_width, r->in_height, r->channels,
            r->channels == 1 ? "" : "s", r->maxval, sp_io_name(li->io_used),
-           job->out, r->out_width, r->out_height, job->factor,
-           sp_filter_name(job->filter), r->threads_used,
+           job->out, r->out_width, r->out_height, scale, r->threads_used,
            r->threads_used == 1 ? "" : "s");
+    if (r->shrink > 1)
+        sp_say("%s: decoded at 1/%u of its size (shrink-on-load; "
+               "--no-shrink-on-load decodes it whole)", job->in, r->shrink);
     if (r->images > 1)
         sp_say("%s: %u images, each scaled (the sizes above are the last "
                "one's)", job->in, r->images);

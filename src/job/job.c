@@ -77,6 +77,10 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
         r->failed_path = job->out;
     else
         st = sp_work_run(&image, &in, out, fmt, r);
+    /* The runner's SP_E_THREAD is a malloc of its bookkeeping that failed
+     * (parallel.h): for the job, memory like any other allocation. */
+    if (st == SP_E_THREAD)
+        st = ENOMEM;
     /* A mapped or pread input is read until the last item is scaled: it
      * must still be the file the load saw, or the output is not
      * committed. */
