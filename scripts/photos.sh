@@ -14,7 +14,7 @@
 # - thumbs: every JPEG to a 320x320-bounded JPEG thumbnail, scaleppm
 #   --fit 320x320 -o DIR/ against vipsthumbnail -s 320x320 (at most 0.5
 #   times its time);
-# - encode: the Sun study's image and the largest photo (decoded to PPM)
+# - encode: the Sun study's image and a 5120x2880 photo (decoded to PPM)
 #   written as PNG at the default level by scaleppm, pamtopng, ImageMagick,
 #   GraphicsMagick and vips (scaleppm's file at most 1.05 times pamtopng's,
 #   its time below vips's), and by scaleppm as JPEG and as PPM: the peak
@@ -31,6 +31,8 @@ PHOTOS_ENCODERS=(scaleppm-png pamtopng magick gm vips scaleppm-jpg
     scaleppm-ppm)
 PHOTOS_THUMBS=(scaleppm vipsthumbnail)
 PHOTOS_FIT=320x320
+# The memory target's output size: a photo of it, where there is one.
+PHOTOS_BIG=5120x2880
 
 photos_die() {
     printf 'run_experiments.sh: photos: %s\n' "$*" >&2
@@ -106,11 +108,14 @@ photos_generated() {
     rm -f -- "$dir/gen.ppm"
 }
 
-# photos_largest LIST FORMAT: the name of the largest (in pixels, then the
-# first in the list) photo of FORMAT (jpeg or png) in LIST.
+# photos_largest LIST FORMAT [WxH]: the name of the first photo of FORMAT
+# (jpeg or png) in LIST that is WxH, or else of the largest (in pixels,
+# then the first in the list).
 photos_largest() {
-    awk -F, -v f="$2" 'NR > 1 && $3 == f && $4 * $5 > best {
-        best = $4 * $5; name = $1 } END { print name }' "$1"
+    awk -F, -v f="$2" -v size="${3:-}" 'NR > 1 && $3 == f {
+        if ($4 "x" $5 == size && !exact) { exact = $1 }
+        if ($4 * $5 > best) { best = $4 * $5; name = $1 } }
+        END { print exact ? exact : name }' "$1"
 }
 
 # photos_can SP OPTION: whether scaleppm SP has OPTION (its --help).
@@ -249,7 +254,7 @@ photos_suite() (
         printf 'photos: scaleppm has no --fit: the thumbnails are not run\n' >&2
     fi
     sun=$(sp_image_of "$root" "$bin" 1280x1024) || photos_die "no 1280x1024"
-    big=$(photos_largest "$out/photos.csv" jpeg)
+    big=$(photos_largest "$out/photos.csv" jpeg "$PHOTOS_BIG")
     djpeg -ppm "$tmp/photos/$big" >"$tmp/big.ppm" ||
         photos_die "$big: djpeg failed"
     photos_encode 1280x1024 "$sun" "$shm/enc"
