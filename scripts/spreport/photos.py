@@ -139,7 +139,7 @@ def report(folder):
             "one each round; medians over the rounds. The commands:", ""]
     out += [f"- {who}: `{cmd}`" for who, cmd in COMMANDS.items()]
     out += ["", f"Targets met: {tgot + egot} of {tcount + ecount}"
-            + ("." if trows else " (the thumbnails' not run).") + "",
+            + ("." if trows else " (the thumbnails' not run)."), "",
             "## Thumbnails", ""]
     if trows:
         n = len([p for p in photos if p["format"] == "jpeg"])
