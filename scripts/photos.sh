@@ -49,7 +49,7 @@ photos_install() {
 
 # photos_size FILE: "W H" of an image file (vipsheader).
 photos_size() {
-    vipsheader -- "$1" | sed -n 's/^.*: \([0-9]*\)x\([0-9]*\) .*$/\1 \2/p'
+    vipsheader -- "$1" 2>/dev/null | sed -n 's/^.*: \([0-9]*\)x\([0-9]*\) .*$/\1 \2/p'
 }
 
 # photos_collect DIR LIST: the photographs copied into DIR in sorted order

@@ -144,8 +144,10 @@ def report(folder):
     if trows:
         n = len([p for p in photos if p["format"] == "jpeg"])
         out += [f"{n} JPEGs to 320x320-bounded JPEG thumbnails, the whole "
-                "run. \"/ vipsthumbnail\": the ratio of the medians; the "
-                "interval: 95%, bootstrap of the means.", ""]
+                "run, each tool at its default JPEG quality (\"KiB out\": "
+                "the thumbnails' bytes in all). \"/ vipsthumbnail\": the "
+                "ratio of the medians; the interval: 95%, bootstrap of the "
+                "means.", ""]
         out += markdown_table(
             ["contender", "s", "KiB out", "/ vipsthumbnail", "95%",
              "target", "met?", "rounds"],
