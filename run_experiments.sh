@@ -52,7 +52,8 @@ table1.md, figure1.png and env.txt (the machine, the commit, the order).
   --size WxH          generate an image of this size instead
   --threads T         scaleppm threads (default 10, the study's)
   --runs R            runs per method and scale (default 10; 7 rounds
-                      for --suite peers, 3 for --suite batch)
+                      for --suite peers, 3 for --suite batch, 5 for
+                      --suite photos and compressed)
   --scales LIST       comma-separated factors (default -2,...,-8,2,...,8;
                       negative reduces; the study's are -2,-3,-4,-8)
   --cache warm|cold   warm (default): the input stays in the page cache;
