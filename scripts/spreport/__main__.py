@@ -78,7 +78,8 @@ def parser():
     s.add_argument("md", metavar="MD")
     s = sub.add_parser("pool", help="a suite's sessions together")
     s.add_argument("kind", choices=("iobench", "paths", "durable", "peers",
-                                    "threads", "batch"))
+                                    "threads", "batch", "compressed",
+                                    "photos"))
     s.add_argument("out", metavar="OUT")
     s.add_argument("dirs", nargs="+", metavar="SESSION")
     s = sub.add_parser("readme", help="the READMEs' figures and their data")
