@@ -135,9 +135,20 @@ photos_run() {
         photos_die "${*:1:5} ... failed: $(tail -n 2 "$meta/err")"
 }
 
+# photos_fits IN THUMB: whether THUMB is IN fitted to PHOTOS_FIT: within
+# the box, and touching it on one side, or (an input within the box, left
+# as it is) IN's size.
+photos_fits() {
+    local bw=${PHOTOS_FIT%x*} bh=${PHOTOS_FIT#*x} iw ih w h
+    read -r iw ih < <(photos_size "$1") || return 1
+    read -r w h < <(photos_size "$2") || return 1
+    ((w <= bw && h <= bh)) || return 1
+    ((w == bw || h == bh || (w == iw && h == ih)))
+}
+
 # photos_thumbs INDIR OUTDIR: RUNS rounds of scaleppm --fit and
 # vipsthumbnail on INDIR's JPEGs, rows into photos-thumbs.csv.  Round 1
-# checks each wrote a thumbnail a file, none larger than the box.
+# checks each wrote a thumbnail a file, the first one fitted to the box.
 photos_thumbs() {
     local indir=$1 o=$2 r k who res wall rss n bytes
     local -a files whos cmd
@@ -164,9 +175,8 @@ photos_thumbs() {
             ((r == 1)) || continue
             k=$(find "$o" -name '*.jpg' -type f | wc -l)
             ((k == n)) || photos_die "$who wrote $k thumbnails of $n"
-            read -r w h < <(photos_size "$o/${files[0]}")
-            ((w <= ${PHOTOS_FIT%x*} && h <= ${PHOTOS_FIT#*x})) ||
-                photos_die "$who: a ${w}x$h thumbnail"
+            photos_fits "$indir/${files[0]}" "$o/${files[0]}" ||
+                photos_die "$who: ${files[0]}: a thumbnail not of the box"
         done
     done
     rm -rf -- "$o"
