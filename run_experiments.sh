@@ -18,6 +18,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/threads.sh"
 # shellcheck source=scripts/batch.sh
 . "$ROOT/scripts/batch.sh"
+# shellcheck source=scripts/photos.sh
+. "$ROOT/scripts/photos.sh"
+# shellcheck source=scripts/compressed.sh
+. "$ROOT/scripts/compressed.sh"
 # shellcheck source=scripts/sun.sh
 . "$ROOT/scripts/sun.sh"
 # shellcheck source=scripts/reference.sh
@@ -48,7 +52,8 @@ table1.md, figure1.png and env.txt (the machine, the commit, the order).
   --size WxH          generate an image of this size instead
   --threads T         scaleppm threads (default 10, the study's)
   --runs R            runs per method and scale (default 10; 7 rounds
-                      for --suite peers, 3 for --suite batch)
+                      for --suite peers, 3 for --suite batch, 5 for
+                      --suite photos and compressed)
   --scales LIST       comma-separated factors (default -2,...,-8,2,...,8;
                       negative reduces; the study's are -2,-3,-4,-8)
   --cache warm|cold   warm (default): the input stays in the page cache;
@@ -132,6 +137,24 @@ env.txt.  About six minutes. With it:
   --runs R            rounds (default 3)
   --quick             20 320x256 and 3 600x400 images, 8 a set: for tests
 
+--suite photos checks issue 28's targets on real photographs: the
+JPEGs and PNGs of Debian's wallpaper packages (installed if missing, as
+root) collected into one folder (photos.csv lists them); every JPEG to a
+320x320 thumbnail, scaleppm --fit against vipsthumbnail; the Sun study's
+image and the largest photo written as PNG by scaleppm, pamtopng,
+ImageMagick, GraphicsMagick and vips, and as JPEG and PPM by scaleppm:
+time, size and peak RSS.  It writes photos.csv, photos-thumbs.csv,
+photos-encode.csv, photos.md and env.txt.  A few minutes. With it:
+  --runs R            rounds (default 5)
+  --quick             8 generated images: for tests
+
+--suite compressed runs the paths suite's study on compressed inputs:
+read, mmap and pread loading the Sun study's image and the largest photo
+as PPM, JPEG and PNG (the decode in the span), warm and cold.  It writes
+compressed.csv, compressed.md and env.txt. With it:
+  --runs R            rounds (default 5)
+  --quick             a 320x256 image and a generated photo: for tests
+
 --reference makes every committed result under results/ again from this
 tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
 folios, warm in 4 KiB pages, cold), each as three separate sessions with
@@ -185,6 +208,7 @@ if [[ -z $runs ]]; then
     runs=10
     [[ $suite == peers ]] && runs=7
     [[ $suite == batch ]] && runs=3
+    [[ $suite == photos || $suite == compressed ]] && runs=5
 fi
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs: a positive number"
 [[ $threads =~ ^[1-9][0-9]*$ ]] || die "--threads: a positive number"
@@ -199,9 +223,10 @@ order_seed=${order_seed:-$(($(date +%s) % 1000000))}
 iobench_suites=(syscall-vs-mmap zero-page random-access copy cdb)
 case $suite in
 sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | \
-    durable | paths | threads | batch) ;;
+    durable | paths | threads | batch | photos | compressed) ;;
 *) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy," \
-    "cdb, peers, durable, paths, threads, batch or all" ;;
+    "cdb, peers, durable, paths, threads, batch, photos, compressed" \
+    "or all" ;;
 esac
 [[ -z $mem_limit || $suite == syscall-vs-mmap ]] ||
     die "--mem-limit: with --suite syscall-vs-mmap only"
@@ -276,6 +301,13 @@ fi
 if [[ $suite == batch ]]; then
     batch_suite "$ROOT" "$bin" "$out" "$runs" "$quick" ||  # writes env.txt
         die "--suite batch failed"
+    printf 'results in %s\n' "$out" >&2
+    exit 0
+fi
+if [[ $suite == photos || $suite == compressed ]]; then
+    ((quick)) || photos_install
+    "${suite}_suite" "$ROOT" "$bin" "$out" "$runs" "$quick" ||  # env.txt
+        die "--suite $suite failed"
     printf 'results in %s\n' "$out" >&2
     exit 0
 fi

@@ -2,7 +2,10 @@
 # setup.sh: what both top-level commands do first (sourced): install the
 # Debian packages that are missing, then configure and build with CMake.
 
-# The packages the build, the tests and the experiments need.
+# The packages the build, the tests and the experiments need.  The
+# photographs of the photos and compressed suites come from Debian's
+# wallpaper packages, which those suites install when they run
+# (photos.sh's PHOTOS_PACKAGES), not every machine.
 SP_PACKAGES=(build-essential cmake pkg-config libnetpbm-dev libstb-dev check
     netpbm libvips-tools graphicsmagick imagemagick shellcheck
     python3 python3-numpy python3-matplotlib git valgrind strace clang

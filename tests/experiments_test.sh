@@ -229,6 +229,60 @@ else
         "$(tail -n 3 "$work/batch.log" | tr '\n' ' ')"
 fi
 
+# The paths' study on compressed inputs (--suite compressed --quick, 1
+# round): 2 images x 3 formats x 2 caches x 2 jobs x 3 paths.
+if "$root/run_experiments.sh" --suite compressed --quick --runs 1 \
+    --bin "$build" --out "$work/compressed" >"$work/compressed.log" 2>&1
+then
+    result "run_experiments.sh --suite compressed --quick" ""
+    csv=$work/compressed/compressed.csv
+    result "compressed: CSV header" \
+        "$([[ $(head -n 1 "$csv") == input,format,size,job,cache,io,round,span_ns,load_ns,scale_ns,release_ns,minflt,wall_ns,maxrss_kb,threads,io_used ]] ||
+            echo 'header differs')"
+    result "compressed: 2 x 3 x 2 x 2 x 3 rows, span = load + scale + release" \
+        "$(awk -F, 'NR > 1 { n++; if ($8 != $9 + $10 + $11) print "row " NR }
+            END { if (n != 72) print n " rows" }' "$csv" | head -n 1)"
+    result "compressed: mmap mapped every format" \
+        "$(awk -F, 'NR > 1 && $6 == "mmap" && $16 != "mmap" { print "row " NR; exit }' "$csv")"
+    result "compressed: a table row a case" \
+        "$(n=$(grep -cE '^\| ([^|]+ )?\| (ppm|jpeg|png) \| reduce' \
+            "$work/compressed/compressed.md"); ((n == 24)) || echo "$n rows")"
+else
+    result "run_experiments.sh --suite compressed --quick" \
+        "$(tail -n 3 "$work/compressed.log" | tr '\n' ' ')"
+fi
+
+# Issue 28's targets (--suite photos --quick, 2 rounds): 8 generated
+# images; the encoders on 2 images (the thumbnails where --fit exists).
+if "$root/run_experiments.sh" --suite photos --quick --runs 2 \
+    --bin "$build" --out "$work/photos" >"$work/photos.log" 2>&1; then
+    result "run_experiments.sh --suite photos --quick" ""
+    p=$work/photos
+    result "photos: 8 images listed" \
+        "$(n=$(($(wc -l <"$p/photos.csv") - 1)); ((n == 8)) || echo "$n")"
+    result "photos: 2 images x 7 encoders x 2 rounds, each once a round" \
+        "$(awk -F, 'NR > 1 { n++; k[$1 "," $2 "," $3]++ }
+            END { if (n != 28) print n " rows"
+                  for (x in k) if (k[x] != 1) { print x; exit } }' \
+            "$p/photos-encode.csv")"
+    result "photos: the thumbnails run where --fit exists, else said" \
+        "$(n=$(($(wc -l <"$p/photos-thumbs.csv") - 1))
+            if "$build/src/scaleppm" --help | grep -q -- --fit; then
+                ((n == 4)) || echo "$n thumbnail rows"
+            else
+                grep -q 'thumbs=skipped-no-fit' "$p/env.txt" ||
+                    echo 'not said in env.txt'
+            fi)"
+    result "photos: a table row an encoder and a targets line" \
+        "$(n=$(grep -cE '^\| ([^|]+ )?\| (scaleppm-|pamtopng|magick|gm|vips)' \
+            "$p/photos.md"); ((n == 14)) || echo "$n rows"
+            grep -qE '^Targets met: [0-9]+ of [0-9]+' "$p/photos.md" ||
+                echo 'no targets line')"
+else
+    result "run_experiments.sh --suite photos --quick" \
+        "$(tail -n 3 "$work/photos.log" | tr '\n' ' ')"
+fi
+
 # iobench's experiments, each --quick: its three files, the fixed header,
 # and every measured row verified.
 for suite in syscall-vs-mmap zero-page random-access copy cdb; do

@@ -209,6 +209,32 @@ START_TEST(test_report_print)
 }
 END_TEST
 
+/* A batch's file's record names its worker and interval, before the
+ * status, in both forms; a one-file run's has none of the three. */
+START_TEST(test_report_batch_fields)
+{
+    struct sp_report r = {.input = "a.jpg", .output = "out/a.jpg",
+                          .factor = -2, .filter = "sample"};
+    char *line;
+
+    line = print_report(&r, 1);
+    ck_assert_ptr_null(strstr(line, "worker"));
+    free(line);
+    r.in_batch = 1;
+    r.worker = 1;
+    r.start_ns = 5;
+    r.end_ns = 9;
+    line = print_report(&r, 1);
+    ck_assert_ptr_nonnull(strstr(line, ",\"worker\":1,\"start_ns\":5,"
+                                       "\"end_ns\":9,\"status\":\"ok\"}"));
+    free(line);
+    line = print_report(&r, 0);
+    ck_assert_ptr_nonnull(strstr(line, " worker=1 start_ns=5 end_ns=9 "
+                                       "status=ok\n"));
+    free(line);
+}
+END_TEST
+
 /* The phases were measured: time passes in the load and the scale of a
  * non-trivial image, and page faults are counted in the phase that made
  * them: the load reads the raster into fresh memory, the scale writes
@@ -246,6 +272,7 @@ static Suite *job_report_suite(void)
     tcase_add_test(tc, test_stdin_stdout);
     tcase_add_test(tc, test_report_print);
     tcase_add_test(tc, test_report_timings);
+    tcase_add_test(tc, test_report_batch_fields);
     suite_add_tcase(s, tc);
     return s;
 }

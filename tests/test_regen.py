@@ -143,5 +143,36 @@ class RegenSun(unittest.TestCase):
         self.assertNotIn("sessions.md", err)
 
 
+class RegenOneSession(unittest.TestCase):
+    """A folder of one session, its raw rows beside its table (the
+    compressed suite's): the committed copy passes, a digit changed in
+    the table or in the raw rows fails."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="test-regen.")
+        self.dir = os.path.join(self.tmp, "compressed")
+        shutil.copytree(os.path.join(RESULTS, "compressed"), self.dir)
+        self.md = os.path.join(self.dir, "compressed.md")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_committed_copy_passes(self):
+        self.assertEqual(run("--check", self.dir), (0, ""))
+
+    def test_digit_in_table_fails(self):
+        change_digit(self.md, r"^\| sun", "|", 4)
+        code, err = run("--check", self.dir)
+        self.assertEqual(code, 1, err)
+        self.assertIn(self.md + ": differs", err)
+
+    def test_raw_rows_changed_fail(self):
+        change_digit(os.path.join(self.dir, "compressed.csv"),
+                     r"^sun,jpeg,", ",", 7)
+        code, err = run("--check", self.dir)
+        self.assertEqual(code, 1, err)
+        self.assertIn(self.md + ": differs", err)
+
+
 if __name__ == "__main__":
     unittest.main()

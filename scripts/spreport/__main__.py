@@ -10,6 +10,8 @@
   spreport paths CSV MD                  the load paths' tables
   spreport batch DIR                     DIR/batch.md, batch.png,
                                          batch-set.png
+  spreport photos DIR                    DIR/photos.md: issue 28's targets
+  spreport compressed CSV MD             the load paths on JPEG and PNG
   spreport pool KIND OUT S1 S2 ...       a suite's sessions pooled into
                                          OUT, and OUT/sessions.md
   spreport readme [--check] (--all|FILE...)
@@ -69,9 +71,15 @@ def parser():
     s.add_argument("dir", metavar="DIR")
     s.add_argument("--outputs", default="tmpfs",
                    help="where the outputs were written, for the text")
+    s = sub.add_parser("photos", help="the photos suite's table")
+    s.add_argument("dir", metavar="DIR")
+    s = sub.add_parser("compressed", help="the compressed suite's tables")
+    s.add_argument("csv", metavar="CSV")
+    s.add_argument("md", metavar="MD")
     s = sub.add_parser("pool", help="a suite's sessions together")
     s.add_argument("kind", choices=("iobench", "paths", "durable", "peers",
-                                    "threads", "batch"))
+                                    "threads", "batch", "compressed",
+                                    "photos"))
     s.add_argument("out", metavar="OUT")
     s.add_argument("dirs", nargs="+", metavar="SESSION")
     s = sub.add_parser("readme", help="the READMEs' figures and their data")
@@ -110,6 +118,12 @@ def run(args):
     elif args.command == "batch":
         from . import batch
         batch.report(args.dir, args.outputs)
+    elif args.command == "photos":
+        from . import photos
+        photos.report(args.dir)
+    elif args.command == "compressed":
+        from . import compressed
+        compressed.report(args.csv, args.md)
     elif args.command == "pool":
         from . import pool
         pool.pool(args.kind, args.out, args.dirs)

@@ -1,6 +1,6 @@
 """Sessions of the suites other than the Sun study (the iobench suites,
-paths, durable, peers, threads, batch): each run as separate
-invocations, one folder a session.  pool() writes, into one folder, the
+paths, durable, peers, threads, batch, compressed, photos): each run as
+separate invocations, one folder a session.  pool() writes, into one folder, the
 sessions' rows together (the suite's own report then reads them as it
 reads one session's, its rounds numbered on across the sessions; a
 table too large to keep twice is judged but not copied, and its report
@@ -10,7 +10,8 @@ the spread of the medians between the sessions, and which contender is
 best, named only where every session has the same one.
 
     spreport pool KIND OUT S1 S2 ...    KIND: iobench, paths, durable,
-                                        peers, threads, batch"""
+                                        peers, threads, batch,
+                                        compressed, photos"""
 import glob
 import os
 from dataclasses import dataclass
@@ -55,11 +56,20 @@ KINDS = {
                     "wall_ns", "round"),
               Table("batch-set.csv", ("set", "cache"), "load", "span_ns",
                     "round", written=False)],
+    "compressed": [Table("compressed.csv",
+                         ("input", "format", "job", "cache"), "io",
+                         "span_ns", "round")],
+    "photos": [Table("photos-thumbs.csv", ("files",), "contender",
+                     "wall_ns", "round"),
+               Table("photos-encode.csv", ("image",), "contender",
+                     "wall_ns", "round")],
 }
 
 # Files of a session copied from the first session alone: the peers'
 # verification (every session verifies; a failure stops its run).
 FIRST_ONLY = {"peers": ["peers-verify.tsv"]}
+# The photographs' list is the same in every session of a machine.
+FIRST_ONLY["photos"] = ["photos.csv"]
 
 # Units whose figure is better when larger; a ratio or a size names no
 # winner (their rows are pooled, not judged).

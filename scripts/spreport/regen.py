@@ -47,6 +47,9 @@ RAW = {
               "env.txt"),
     "batch": ("batch.csv", "batch-set-runs.csv", "batch-set.csv",
               "env.txt"),
+    "photos": ("photos.csv", "photos-thumbs.csv", "photos-encode.csv",
+               "env.txt"),
+    "compressed": ("compressed.csv", "env.txt"),
 }
 # The folders of the runs the cost model is compared with, beside it
 # (reference.sh: "$scratch"/sun-1280x1024-warm-*/session-*).
@@ -68,7 +71,8 @@ def kind_of(folder):
     data = sessions[0] if sessions else folder
     if os.path.exists(os.path.join(data, "runs.csv")):
         return "sun", None
-    for kind in ("paths", "durable", "peers", "threads", "batch"):
+    for kind in ("paths", "durable", "peers", "threads", "batch", "photos",
+                 "compressed"):
         if os.path.exists(os.path.join(data, kind + ".csv")):
             return kind, None
     csvs = glob.glob(os.path.join(data, "*.csv"))
@@ -163,9 +167,11 @@ def suite_report(kind, suite, d, env):
     if kind == "iobench":
         spreport(["iobench", suite] + [os.path.join(d, suite + ext)
                                        for ext in (".csv", ".md", ".png")])
-    elif kind == "paths":
-        spreport(["paths", os.path.join(d, "paths.csv"),
-                  os.path.join(d, "paths.md")])
+    elif kind in ("paths", "compressed"):
+        spreport([kind, os.path.join(d, kind + ".csv"),
+                  os.path.join(d, kind + ".md")])
+    elif kind == "photos":
+        spreport(["photos", d])
     elif kind == "durable":
         spreport(["durable", "--filesystem", filesystem(env), d])
     elif kind == "threads":

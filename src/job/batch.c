@@ -65,12 +65,17 @@ static void report_over(struct run *r)
         r->b->reporter.over(r->b->reporter.arg);
 }
 
-/* done_file: file I's job, which worker TICKET ran, ended with ST
- * (under the lock). */
+/* done_file: file I's job, which worker TICKET took at START (since
+ * the batch began), ended with ST (under the lock). */
 static void done_file(struct run *r, unsigned ticket, size_t i,
-                      sp_status st, const struct sp_report *rep)
+                      uint64_t start, sp_status st, struct sp_report *rep)
 {
     struct sp_tally *t = r->t;
+
+    rep->in_batch = 1;
+    rep->worker = ticket;
+    rep->start_ns = start;
+    rep->end_ns = sp_now_ns() - r->t0;
 
     if (r->fly != NULL) {
         r->done_bytes += r->fly[ticket].bytes;
@@ -103,13 +108,16 @@ static int whole(const char *path)
 }
 
 /* skipped: file I, whose output was whole already, reported as skipped
- * (under the lock). */
-static void skipped(struct run *r, size_t i)
+ * by worker TICKET (under the lock). */
+static void skipped(struct run *r, unsigned ticket, size_t i)
 {
+    uint64_t now = sp_now_ns() - r->t0;
     struct sp_report rep = {.input = r->b->in[i], .output = r->b->out[i],
                             .skipped = 1, .factor = r->b->job.factor,
                             .filter = sp_filter_name(r->b->job.filter),
-                            .load.io_used = r->b->job.io};
+                            .load.io_used = r->b->job.io, .in_batch = 1,
+                            .worker = ticket, .start_ns = now,
+                            .end_ns = now};
 
     report_file(r, i, SP_OK, &rep);
 }
@@ -128,9 +136,11 @@ static void *worker(void *arg)
         struct sp_job job = b->job;
         struct sp_report rep;
         sp_status st;
+        uint64_t start;
         size_t i;
 
         pthread_mutex_lock(&r->lock);
+        start = sp_now_ns() - r->t0;
         i = r->next;
         if (i < b->n && !sp_cancelled(r->cancel))
             r->next++;
@@ -148,7 +158,7 @@ static void *worker(void *arg)
             r->t->skipped++;
             if (r->fly != NULL)  /* no work: out of the estimate */
                 r->fly[ticket] = (struct sp_eta_file){0, 0};
-            skipped(r, i);
+            skipped(r, ticket, i);
             pthread_mutex_unlock(&r->lock);
             continue;
         }
@@ -160,7 +170,7 @@ static void *worker(void *arg)
         job.open_nowait = 1;  /* no input may hold a worker in open() */
         st = sp_job_run(&job, &rep);
         pthread_mutex_lock(&r->lock);
-        done_file(r, ticket, i, st, &rep);
+        done_file(r, ticket, i, start, st, &rep);
         pthread_mutex_unlock(&r->lock);
     }
     sp_reuse_drop(&reuse);

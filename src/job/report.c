@@ -63,6 +63,10 @@ void sp_report_print(const struct sp_report *r, sp_status st, int json,
                 r->out_width, r->out_height);
     if (r->shrink > 1)
         fprintf(f, "%sshrink%s%u", key, eq, r->shrink);
+    if (r->in_batch)
+        fprintf(f, "%sworker%s%u%sstart_ns%s%" PRIu64 "%send_ns%s%" PRIu64,
+                key, eq, r->worker, key, eq, r->start_ns, key, eq,
+                r->end_ns);
     fprintf(f, json ? ",\"status\":\"%s\"" : " status=%s",
             st != SP_OK ? "error" : r->skipped ? "skipped" : "ok");
     if (st != SP_OK) {

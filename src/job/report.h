@@ -13,6 +13,7 @@
 #define SP_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "input.h"
@@ -38,6 +39,11 @@ struct sp_report {
     const char *filter;          /* sp_filter_name()'s */
     int skipped;               /* --skip-existing: the output was there,
                                   whole, and nothing ran */
+    int in_batch;              /* a file of a batch (batch.h): the three
+                                  below are set */
+    unsigned worker;           /* the batch's thread that ran it, from 0 */
+    uint64_t start_ns, end_ns; /* when it was taken and when it ended,
+                                  since the batch began */
     const char *failed_path;   /* on error: the file the error is about */
     char why[SP_WHY_MAX];      /* on error: a detail, possibly empty */
 };
@@ -50,7 +56,10 @@ struct sp_report {
  * last status ok, or status error and
  * error, sp_strerror(ST) as a JSON string in both forms (the figures of
  * a failed job are those it reached: zero for a phase it never began);
- * status skipped for a file --skip-existing left alone. */
+ * status skipped for a file --skip-existing left alone.  A batch's file
+ * has worker, start_ns and end_ns before the status: which of the
+ * batch's threads ran it and when, so that the records show the files
+ * that overlapped. */
 void sp_report_print(const struct sp_report *report, sp_status st, int json,
                      FILE *f);
 
