@@ -91,6 +91,8 @@ static sp_status status_of(const struct jenc *e, char *why)
 {
     if (e->write_err != 0)
         return e->write_err;
+    if (e->err.msg_code == JERR_OUT_OF_MEMORY)
+        return ENOMEM;
     snprintf(why, SP_WHY_MAX, "JPEG: %s", e->msg);
     return SP_E_ENCODE;
 }

@@ -21,6 +21,8 @@ struct penc {
     png_infop info;
     FILE *f;
     sp_status write_err;    /* the errno of a failed write, or 0 */
+    int oom;                /* an allocation of libpng's (or zlib's)
+                               failed */
     unsigned bytes;         /* a sample's in the PNG: 1 or 2 */
     int rescale;            /* rows go through ROW, rescaled */
     unsigned char *row;     /* a row rescaled */
@@ -52,17 +54,36 @@ static void write_bytes(png_structp png, png_bytep data, size_t n)
     }
 }
 
+/* alloc: libpng's and zlib's allocations, through malloc, a failure
+ * remembered: libpng reports it in its own words, and it is ENOMEM. */
+static png_voidp alloc(png_structp png, png_alloc_size_t n)
+{
+    void *p = malloc(n);
+
+    if (p == NULL)
+        ((struct penc *)png_get_mem_ptr(png))->oom = 1;
+    return p;
+}
+
+static void release(png_structp png, png_voidp p)
+{
+    (void)png;
+    free(p);
+}
+
 static void flush_none(png_structp png)
 {
     (void)png;  /* the output is flushed as a whole at its close */
 }
 
-/* status_of: the status of the failure E met: a write's errno, or
- * SP_E_ENCODE with libpng's words. */
+/* status_of: the status of the failure E met: a write's errno, ENOMEM,
+ * or SP_E_ENCODE with libpng's words. */
 static sp_status status_of(const struct penc *e, char *why)
 {
     if (e->write_err != 0)
         return e->write_err;
+    if (e->oom)
+        return ENOMEM;
     snprintf(why, SP_WHY_MAX, "PNG: %s", e->msg);
     return SP_E_ENCODE;
 }
@@ -109,7 +130,8 @@ static sp_status begin(FILE *f, const struct sp_image *layout,
         if (e->row == NULL)
             return ENOMEM;
     }
-    e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, e, fail, warn);
+    e->png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, e, fail, warn,
+                                       e, alloc, release);
     if (e->png != NULL)
         e->info = png_create_info_struct(e->png);
     if (e->info == NULL)
