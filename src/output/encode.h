@@ -39,10 +39,6 @@ struct sp_encode_opts {
 #define SP_JPEG_SUBSAMPLE 420
 #define SP_PNG_LEVEL 6
 
-/* SP_JPEG_SIDE_MAX: the most pixels a side libjpeg writes
- * (JPEG_MAX_DIMENSION: a little under the format's 16-bit fields). */
-#define SP_JPEG_SIDE_MAX 65500
-
 /* A streamed encoder: the image's rows go out as they come, so that its
  * memory is a few rows, whatever the image's size.
  *   begin   start an image laid out as LAYOUT (its width, height and

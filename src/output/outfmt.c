@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "encode.h"
 #include "outfmt.h"
 
 #define PNG_SIDE_MAX 2147483647
