@@ -139,8 +139,8 @@ static int parse_int(const char *s, long lo, long hi, int *out)
 }
 
 enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS, OPT_QUALITY,
-       OPT_COMPRESSION, OPT_SUBSAMPLE, OPT_FORMAT, OPT_FILES_FROM, OPT_FAIL_FAST,
-       OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO };
+       OPT_COMPRESSION, OPT_SUBSAMPLE, OPT_FORMAT, OPT_FILES_FROM,
+       OPT_FAIL_FAST, OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO };
 
 /* parse_choice: OPTARG as one of NAMES (N of them), compared by SAME
  * (strcmp, or strcasecmp for names that are case-blind elsewhere), into

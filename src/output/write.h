@@ -84,8 +84,9 @@ sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
                         char *why);
 
 /* sp_output_put_repeated: for a PNM, PNG or JPEG output, the next
- * IMG->height * TIMES rows of the image: each of IMG's rows TIMES times (an enlarge's equal
- * rows, made once and copied only by the kernel as it writes them).
+ * IMG->height * TIMES rows of the image: each of IMG's rows TIMES times
+ * (an enlarge's equal rows, made once and copied only by the kernel as it
+ * writes them, or handed to the encoder TIMES times).
  * PAGES, when not NULL, are the whole pages of private anonymous memory
  * IMG's rows lie in, which the caller lets go: an output that splices
  * (O->splice) hands them to its pipe without a copy and maps fresh zero
@@ -97,9 +98,10 @@ sp_status sp_output_put_repeated(struct sp_output *o,
                                  const struct iovec *pages, char *why);
 
 /* sp_output_close: finish the output.  With ST 0 it is flushed and put in
- * place (a PNG or JPEG not given all its rows is SP_E_ENCODE instead) (sp_outfile_commit); with any other ST, or when that fails,
- * nothing of it is left and the target is as it was (an output written in
- * place keeps what it got).  Returns ST if non-zero, else 0 or the errno
+ * place (sp_outfile_commit; a PNG or JPEG not given all its rows, or whose
+ * encoder failed, is SP_E_ENCODE instead); with any other ST, or when that
+ * fails, nothing of it is left and the target is as it was (an output
+ * written in place keeps what it got).  Returns ST if non-zero, else 0 or the errno
  * value of the failure. */
 sp_status sp_output_close(struct sp_output *o, sp_status st);
 

@@ -9,8 +9,9 @@
  * then moved by a few pixels (see pick).  For each, the harness works
  * out on its own every int expression that stb_image_write 1.16 computes
  * for a BMP or TGA, in 128 bits, as stb writes it (below), the fields of
- * the format that hold a size, and libpng's and libjpeg's limits; sp_outfmt_fits must accept exactly the
- * sizes for which all of them are in range.  A refusal must be
+ * the format that hold a size, and libpng's and libjpeg's limits;
+ * sp_outfmt_fits must accept exactly the sizes for which all of them are
+ * in range.  A refusal must be
  * SP_E_TOOBIG with "WxH is too large for FMT (", and sp_output_open must
  * refuse the layout too, creating nothing; an accepted layout opens and
  * closes with nothing left behind.  An accepted image of up to
