@@ -92,6 +92,7 @@ usage_case 'three files' -s 2 c.ppm od/u.ppm od/v.ppm
 usage_case '--filter box with an enlarge' --filter box -s 2 c.ppm od/u.ppm
 usage_case '--quality 0' --quality 0 -s 2 c.ppm od/u.jpg
 usage_case '--compression 10' --compression 10 -s 2 c.ppm od/u.png
+usage_case '--subsample 411' --subsample 411 -s 2 c.ppm od/u.jpg
 # An option that cannot apply to the output (issue 25): a usage error, not
 # ignored; by each output's format in a batch, before any is written.
 usage_case '--quality with a PNG output' --quality 50 -s 2 c.ppm od/u.png
@@ -102,6 +103,10 @@ usage_case '--compression with a JPEG output' --compression 3 -s 2 c.ppm \
 usage_case '--compression with a BMP output' --compression 3 -s 2 c.ppm \
     od/u.BMP
 usage_case '--compression to standard output' --compression 3 -s 2 c.ppm -
+usage_case '--subsample with a PNG output' --subsample 444 -s 2 c.ppm \
+    od/u.png
+usage_case '--subsample in a batch of PNM outputs' --subsample 422 -s 2 \
+    -o od/ c.ppm
 usage_case '--quality in a batch of PNG outputs' --quality 50 -s 2 \
     -o od/ --format png c.ppm
 usage_case '--compression in a batch of JPEG outputs (pattern)' \

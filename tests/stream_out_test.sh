@@ -5,7 +5,8 @@
 #         writes for the same job: 8 and 16 bits, 1 to 4 channels, through
 #         a copy, an enlarge and a reduce; --compression 0..9 gives sizes
 #         that never grow on a photo-like image (ppmforge's fractal
-#         planet), the same pixels at every level.
+#         planet), the same pixels at every level; at the default level
+#         the file is pamtopng's, byte for byte.
 #   JPEG  djpeg reads it at its size; at --quality 100 --subsample 444 it
 #         is within 50 dB PSNR of its input (each of Y, Cb, Cr); gray gives
 #         a one-component JPEG; --subsample sets the frame's sampling
@@ -25,7 +26,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 setup "usage: stream_out_test.sh PATH/TO/scaleppm [PATH/TO/genimage]" "$@"
 cd "$WORK"
 
-for tool in pngtopam djpeg pnmpsnr pamstack ppmforge; do
+for tool in pngtopam pamtopng djpeg pnmpsnr pamstack ppmforge; do
     if ! have "$tool"; then
         skip 'stream_out' "$tool not installed"
         finish
@@ -84,6 +85,14 @@ result '--compression 0..9: sizes never grow, pixels the same' "$why"
 "$SP" -s 1 planet.ppm default.png
 result 'the default level is 6' \
     "$(cmp l6.png default.png 2>&1 || true)"
+# At the default level, with the same filter choice and zlib settings,
+# the file is pamtopng's (libpng at its defaults), byte for byte.
+for f in planet.ppm g255.pgm ca255.pam c65535.ppm ga65535.pam; do
+    "$SP" -s 1 "$f" own.png
+    pamtopng "$f" >peer.png 2>/dev/null
+    result "PNG of $f is pamtopng's, byte for byte" \
+        "$(cmp own.png peer.png 2>&1 || true)"
+done
 
 # JPEG: decodes at its size; close at quality 100, 4:4:4.
 why=
