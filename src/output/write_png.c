@@ -10,9 +10,10 @@
  * The heuristic is made here, not by libpng: libpng tries each filter in
  * turn, a byte at a time with a branch on each byte's sign; here the five
  * sums are loops the compiler vectorizes, and libpng is told the one
- * filter to apply to the row (png_set_filter before png_write_row).  The choice is libpng's own, the
- * same rule on the same rows (the least sum of |filtered byte| taken as
- * signed, the earlier filter on a tie, the row above the first all zeros;
+ * filter to apply to the row (png_set_filter before png_write_row).  The
+ * choice is libpng's own, the same rule on the same rows (the least sum
+ * of |filtered byte| taken as signed, the earlier filter on a tie, the row
+ * above the first all zeros;
  * a one-row image without the filters that look up, a one-column image
  * without those that look left), so the bytes are the ones libpng's
  * heuristic makes: stream_out_test.sh compares them with pamtopng's. */
