@@ -13,10 +13,10 @@
  * filter to apply to the row (png_set_filter before png_write_row).  The
  * choice is libpng's own, the same rule on the same rows (the least sum
  * of |filtered byte| taken as signed, the earlier filter on a tie, the row
- * above the first all zeros;
- * a one-row image without the filters that look up, a one-column image
- * without those that look left), so the bytes are the ones libpng's
- * heuristic makes: stream_out_test.sh compares them with pamtopng's. */
+ * above the first all zeros; a one-row image without the filters that
+ * look up, a one-column image without those that look left), so the
+ * bytes are the ones libpng's heuristic makes: stream_out_test.sh
+ * compares them with pamtopng's. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdint.h>
