@@ -92,6 +92,7 @@ usage_case 'three files' -s 2 c.ppm od/u.ppm od/v.ppm
 usage_case '--filter box with an enlarge' --filter box -s 2 c.ppm od/u.ppm
 usage_case '--quality 0' --quality 0 -s 2 c.ppm od/u.jpg
 usage_case '--compression 10' --compression 10 -s 2 c.ppm od/u.png
+usage_case '--subsample 411' --subsample 411 -s 2 c.ppm od/u.jpg
 # An option that cannot apply to the output (issue 25): a usage error, not
 # ignored; by each output's format in a batch, before any is written.
 usage_case '--quality with a PNG output' --quality 50 -s 2 c.ppm od/u.png
@@ -102,6 +103,10 @@ usage_case '--compression with a JPEG output' --compression 3 -s 2 c.ppm \
 usage_case '--compression with a BMP output' --compression 3 -s 2 c.ppm \
     od/u.BMP
 usage_case '--compression to standard output' --compression 3 -s 2 c.ppm -
+usage_case '--subsample with a PNG output' --subsample 444 -s 2 c.ppm \
+    od/u.png
+usage_case '--subsample in a batch of PNM outputs' --subsample 422 -s 2 \
+    -o od/ c.ppm
 usage_case '--quality in a batch of PNG outputs' --quality 50 -s 2 \
     -o od/ --format png c.ppm
 usage_case '--compression in a batch of JPEG outputs (pattern)' \
@@ -418,10 +423,11 @@ else
     skip 'output .jpg decodes' 'jpegtopnm not installed'
 fi
 
-# 16-bit inputs go to PNG as 8 bits, v*255/maxval rounded to nearest
-# (write.h).  Checked exactly against that formula in awk, and against
-# pamdepth 255, allowed to be off by one (netpbm 11.1's pamdepth rounds the
-# same way and is equal; the line says so when it is not).
+# 16-bit inputs go to PNG as 16 bits, v*65535/maxval rounded to nearest
+# (write.h; a maxval of 65535 as it is).  Checked exactly against that
+# formula in awk, and against pamdepth 65535, allowed to be off by one
+# (netpbm 11.1's pamdepth rounds the same way and is equal; the line says
+# so when it is not).
 # samples FILE: the samples of the PNM FILE, one a line.
 samples() {
     pnmnoraw "$1" | tail -n +4 | tr -s ' \n' '\n' | sed '/^$/d'
@@ -439,12 +445,12 @@ for in in g16.pgm c16.ppm g1000.pgm; do
     [[ -n $why ]] || pngtopam od/out16.png >dec.pnm || why='pngtopam cannot read it'
     [[ -n $why ]] || why=$(paste <(samples od/ref16.pnm) <(samples dec.pnm) |
         awk -v m="$m" 'NF != 2 {print "sizes differ"; exit}
-            {w = int(($1 * 255 + int(m / 2)) / m)
+            {w = int(($1 * 65535 + int(m / 2)) / m)
              if (w != $2) {printf "sample %d: %d -> %d, want %d\n", NR, $1, $2, w; exit}}')
-    result "output .png of $in (maxval $m) = round(v*255/$m)" "$why"
+    result "output .png of $in (maxval $m) = round(v*65535/$m)" "$why"
 
     why=$(paste <(samples dec.pnm) \
-        <(pamdepth 255 od/ref16.pnm 2>/dev/null | samples /dev/stdin) |
+        <(pamdepth 65535 od/ref16.pnm 2>/dev/null | samples /dev/stdin) |
         awk 'NF != 2 {print "sizes differ"; exit}
             {d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d}
             END {if (m > 1) print "differs by up to " m; else if (m) print "# off by one"}')
@@ -454,7 +460,7 @@ for in in g16.pgm c16.ppm g1000.pgm; do
     else
         note=' (equal)'
     fi
-    result "output .png of $in within 1 of pamdepth 255$note" "$why"
+    result "output .png of $in within 1 of pamdepth 65535$note" "$why"
 done
 
 # Permissions: an existing output keeps its mode; a new one gets 0666 less
@@ -794,7 +800,7 @@ as_run 1048576 -s 2 big.ppm od/m.png
 if [[ -z $start ]] || ((rc != 0)); then
     skip 'an encoder out of memory' 'no address-space limit lets it run here (a sanitizer build?)'
 else
-    for out in m.png m.pgm batch; do
+    for out in m.png m.jpg m.pgm batch; do
         why='' failed=0 at_out=0
         for ((kb = start; kb <= start + 131072; kb += 256)); do
             rm -f "od/$out" od/oom/*
@@ -820,8 +826,9 @@ else
             fi
         done
         ((rc == 0)) || [[ -n $why ]] || why="fails even under ulimit -v $kb"
-        # The PNM writer streams: it may never be the one to fail.
-        [[ -n $why || $out == m.pgm ]] || ((at_out > 0)) ||
+        # The PNM writer and the JPEG encoder stream in little memory: at
+        # 256 KiB steps either may never be the one to fail.
+        [[ -n $why || $out == m.pgm || $out == m.jpg ]] || ((at_out > 0)) ||
             why='no limit failed at the output (with the small files written)'
         result "-s 2 to $out under ulimit -v $start.. KiB: each run works or fails in one line ($failed failed, $at_out at the output)" "$why"
     done

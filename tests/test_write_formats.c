@@ -152,8 +152,30 @@ static const struct {
     {"tga", (const unsigned char *)"", 0, 1},
 };
 
+/* back16: a 16-bit PNG of IMG (23x17, C channels) in GOT reads back as
+ * IMG's samples rescaled to 0..65535. */
+static void back16(const unsigned char *got, size_t len,
+                   const struct sp_image *img, unsigned c, const char *name)
+{
+    int w, h, comp;
+    unsigned short *px = stbi_load_16_from_memory(got, (int)len, &w, &h,
+                                                  &comp, (int)c);
+
+    ck_assert_msg(px != NULL && w == 23 && h == 17, "%s: unreadable", name);
+    for (size_t i = 0; i < (size_t)23 * 17 * c; i++) {
+        size_t x = i / c % 23, y = i / c / 23;
+        unsigned long v = fx_sample(img, x, y, (unsigned)(i % c));
+        unsigned long want = (v * 65535 + img->maxval / 2) / img->maxval;
+
+        ck_assert_msg(px[i] == want, "%s: sample %zu is %u, want %lu", name,
+                      i, px[i], want);
+    }
+    stbi_image_free(px);
+}
+
 /* PNG, JPEG, BMP, TGA of every layout and maxval: the signature, and for
- * the lossless ones the pixels, rescaled to 8 bits. */
+ * the lossless ones the pixels, rescaled to 8 bits (a PNG of maxval above
+ * 255: to 16). */
 START_TEST(test_stb_formats)
 {
     static const unsigned layouts[][3] = {
@@ -186,12 +208,14 @@ START_TEST(test_stb_formats)
                 ck_assert_uint_eq(got[2], c == 3 ? (got[2] == 10 ? 10 : 2)
                                                  : (got[2] == 11 ? 11 : 3));
             }
+            if (f == 0 && img.maxval > 255)
+                back16(got, len, &img, c, name);
             px = stbi_load_from_memory(got, (int)len, &w, &h, &comp, (int)c);
             ck_assert_msg(px != NULL, "%s: stb_image cannot read it back",
                           name);
             ck_assert_int_eq(w, 23);
             ck_assert_int_eq(h, 17);
-            if (stb_formats[f].lossless) {
+            if (stb_formats[f].lossless && !(f == 0 && img.maxval > 255)) {
                 for (size_t y = 0; y < 17; y++)
                     for (size_t x = 0; x < 23; x++)
                         for (unsigned k = 0; k < c; k++)

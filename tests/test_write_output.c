@@ -150,12 +150,15 @@ START_TEST(test_output_repeated)
                              SP_OK);
             band = img;
             band.height = 1;            /* row 0 through stdio */
-            ck_assert_int_eq(sp_output_put_repeated(&o, &band, 1, NULL), SP_OK);
+            ck_assert_int_eq(sp_output_put_repeated(&o, &band, 1, NULL,
+                                                    why), SP_OK);
             for (unsigned t = 1; t < times; t++)
-                ck_assert_int_eq(sp_output_put_repeated(&o, &band, 1, NULL), SP_OK);
+                ck_assert_int_eq(sp_output_put_repeated(&o, &band, 1, NULL,
+                                                        why), SP_OK);
             band.pixels += row;
             band.height = img.height - 1;
-            ck_assert_int_eq(sp_output_put_repeated(&o, &band, times, NULL), SP_OK);
+            ck_assert_int_eq(sp_output_put_repeated(&o, &band, times, NULL,
+                                                    why), SP_OK);
             ck_assert_int_eq(sp_output_close(&o, SP_OK), SP_OK);
             sp_sys_reset();
             got = fx_read_file(path, &len);
@@ -178,7 +181,8 @@ START_TEST(test_output_repeated)
         fx_make_image(&img, 37, 30, 3, 1, 255, 1);
         ck_assert_int_eq(sp_output_open(&o, "/dev/full", SP_OUT_PNM, &img,
                                         why), SP_OK);
-        ck_assert_int_eq(sp_output_put_repeated(&o, &img, 3, NULL), ENOSPC);
+        ck_assert_int_eq(sp_output_put_repeated(&o, &img, 3, NULL, why),
+                         ENOSPC);
         ck_assert_int_eq(sp_output_close(&o, ENOSPC), ENOSPC);
         sp_image_release(&img);
     }

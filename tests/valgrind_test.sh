@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # valgrind_test.sh: scaleppm under valgrind's memcheck, on a plain (not
 # sanitized) build: every load path (IO_PATHS, lib.sh), both filters, an
-# enlarge to PNG, stdin to stdout, a plain input, 16 bits to PNG, and the error paths (a bad
-# input, /dev/full, --max-pixels).  No invalid access, no use of undefined
+# enlarge to PNG, stdin to stdout, a plain input, 16 bits to PNG and to
+# JPEG, a reduce to JPEG, and the error paths (a bad input, /dev/full for
+# PNM, PNG and JPEG, --max-pixels).  No invalid access, no use of undefined
 # memory, no definite or indirect leak.
 #
 # A sanitizer build cannot run under valgrind: then it exits 77 (a skip).
@@ -64,6 +65,14 @@ for io in "${IO_PATHS[@]}"; do
 done
 vg 'enlarge by 3 to PNG' 0 -s 3 c.ppm od/x.png
 vg '16-bit enlarge to PNG' 0 -s 2 g16.pgm od/g.png
+vg 'reduce by 2 to JPEG, 4:4:4' 0 -t 3 --subsample 444 -s -2 c.ppm od/x.jpg
+vg '16-bit gray enlarge to JPEG' 0 -s 2 g16.pgm od/g.jpg
+ln -s /dev/full od/full.png
+ln -s /dev/full od/full.jpg
+vg 'output .png to /dev/full (libpng left by longjmp)' 1 -s 2 c.ppm \
+    od/full.png
+vg 'output .jpg to /dev/full (libjpeg left by longjmp)' 1 -s 2 c.ppm \
+    od/full.jpg
 vg 'stdin to stdout' 0 -s 2 - -
 why=''
 cmp -s o "$c2" || why='stdout differs from the file output'

@@ -67,8 +67,10 @@ static void usage(FILE *f)
 "  -t, --threads T     threads, 1..%d (default: one per CPU it may use)\n"
 "      --quality Q     JPEG quality, 1..100 (default 90); for JPEG\n"
 "                      outputs only\n"
-"      --compression L PNG deflate effort, 0..9 (default 8; stb_image_write\n"
-"                      searches alike up to 5); for PNG outputs only\n"
+"      --subsample S   JPEG chroma subsampling: 444 (none), 422 or 420\n"
+"                      (the default, whatever the quality); for JPEG only\n"
+"      --compression L PNG zlib level, 0 (stored) to 9 (smallest; default\n"
+"                      6); for PNG outputs only\n"
 "      --timings[=text|json]\n"
 "                      a record of each run on stderr: files, factor,\n"
 "                      filter, I/O path, threads, each phase's time and\n"
@@ -152,9 +154,9 @@ static int parse_int(const char *s, long lo, long hi, int *out)
 }
 
 enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS, OPT_QUALITY,
-       OPT_COMPRESSION, OPT_FORMAT, OPT_FILES_FROM, OPT_FAIL_FAST,
-       OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO, OPT_FIT,
-       OPT_WIDTH, OPT_HEIGHT, OPT_ENLARGE, OPT_NO_SHRINK };
+       OPT_COMPRESSION, OPT_SUBSAMPLE, OPT_FORMAT, OPT_FILES_FROM,
+       OPT_FAIL_FAST, OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO,
+       OPT_FIT, OPT_WIDTH, OPT_HEIGHT, OPT_ENLARGE, OPT_NO_SHRINK };
 
 /* parse_side: the N bytes at S, all digits, as a side of 1 to
  * SP_RESAMPLE_MAX pixels into *OUT. */
@@ -217,6 +219,7 @@ static int parse_value(int c, const char *arg, struct options *o)
 {
     static const char *const ios[] = {"read", "mmap", "pread", "auto"};
     static const char *const filters[] = {"sample", "box"};
+    static const char *const subsamples[] = {"444", "422", "420"};
     int v;
     char *end;
 
@@ -260,6 +263,12 @@ static int parse_value(int c, const char *arg, struct options *o)
         if (parse_int(arg, 0, 9, &o->job.compression))
             return usage_error("--compression '%s': expected 0 to 9", arg);
         o->job.compression_set = 1;
+        return 0;
+    case OPT_SUBSAMPLE:
+        if (parse_choice(arg, subsamples, 3, strcmp, &v))
+            return usage_error("--subsample '%s': expected 444, 422 or 420",
+                               arg);
+        o->job.subsample = v == 0 ? 444 : v == 1 ? 422 : 420;
         return 0;
     default:  /* OPT_MAX_PIXELS */
         errno = 0;
@@ -413,6 +422,9 @@ int sp_options_suit(const struct options *o, const char *out)
     if (o->job.quality != 0 && fmt != SP_OUT_JPEG)
         return usage_error("--quality: for a JPEG output (.jpg, .jpeg), "
                            "and '%s' is not one", out);
+    if (o->job.subsample != 0 && fmt != SP_OUT_JPEG)
+        return usage_error("--subsample: for a JPEG output (.jpg, .jpeg), "
+                           "and '%s' is not one", out);
     if (o->job.compression_set && fmt != SP_OUT_PNG)
         return usage_error("--compression: for a PNG output (.png), and "
                            "'%s' is not one", out);
@@ -430,6 +442,7 @@ int sp_parse_options(int argc, char **argv, struct options *o)
         {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
         {"quality", required_argument, NULL, OPT_QUALITY},
         {"compression", required_argument, NULL, OPT_COMPRESSION},
+        {"subsample", required_argument, NULL, OPT_SUBSAMPLE},
         {"output", required_argument, NULL, 'o'},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"files-from", required_argument, NULL, OPT_FILES_FROM},
@@ -470,6 +483,7 @@ int sp_parse_options(int argc, char **argv, struct options *o)
             return usage_error("%s needs an argument", argv[optind - 1]);
         case 's': case 't': case OPT_IO: case OPT_FILTER: case OPT_TIMINGS:
         case OPT_MAX_PIXELS: case OPT_QUALITY: case OPT_COMPRESSION:
+        case OPT_SUBSAMPLE:
             if ((rc = parse_value(c, optarg, o)) != 0)
                 return rc;
             break;

@@ -69,6 +69,7 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
         *opened = st == SP_OK;
         out->quality = job->quality;
         out->compression = job->compression_set ? job->compression : -1;
+        out->subsample = job->subsample;
     } else {
         st = sp_output_next(out, &layout, r->why);
     }

@@ -51,14 +51,17 @@ struct sp_job {
     unsigned threads;      /* 1..SP_THREADS_MAX, clamped to the items */
     uint64_t max_pixels;   /* input or output pixels beyond this are
                               refused (SP_E_LIMIT); 0: SP_MAX_PIXELS */
-    size_t chunk_bytes;    /* output bytes an item (PNM); 0: SP_CHUNK */
+    size_t chunk_bytes;    /* output bytes an item (a streamed output:
+                              PNM, PNG, JPEG); 0: SP_CHUNK */
     size_t drop_grain;     /* a mapped input is given back in blocks ending
                               on multiples of this (sp_source_open's GRAIN);
                               0: the mmap backend's default */
     int quality;           /* JPEG quality, 1..100; 0: 90 */
     int compression_set;   /* PNG: COMPRESSION is the zlib level (0..9);
-                              else stb's default, 8 */
+                              else SP_PNG_LEVEL, 6 (encode.h) */
     int compression;
+    int subsample;         /* JPEG chroma subsampling: 444, 422 or 420; 0:
+                              SP_JPEG_SUBSAMPLE, 420 */
     int open_nowait;       /* open the input without waiting for a FIFO's
                               writer (sp_input_open's NOWAIT): a batch sets
                               it, so that no file can hold a worker in

@@ -6,15 +6,16 @@
  *            (parallel.h calls them items too);
  *   slot     one of a thread's SP_RUN_DEPTH places for an item: one is
  *            scaled into while another waits to be written (parallel.h);
- *   chunk    a slot's buffer: a PNM item's distinct output rows;
+ *   chunk    a slot's buffer: an item's distinct output rows (a
+ *            streamed output: PNM, PNG, JPEG);
  *   band     the source rows one request to the row source reads
  *            (source.h);
  *   scratch  a thread's buffer that a row source copies a band into,
  *            when it copies (the pread backend).
  *
- * A PNM output goes in items of about a budget of bytes each, so memory
- * stays two chunks a thread however large the output; the stb formats
- * take the whole image at once. */
+ * A streamed output (PNM, PNG, JPEG) goes in items of about a budget of
+ * bytes each, so memory stays two chunks a thread however large the
+ * output; BMP and TGA (stb) take the whole image at once. */
 #ifndef SP_PLAN_H
 #define SP_PLAN_H
 
@@ -39,8 +40,8 @@ struct sp_plan {
 
 /* sp_plan_make: the plan of JOB for its image (JOB->geom) for an output
  * of OUT_HEIGHT rows of OROW bytes from IN_HEIGHT source rows; CHUNKED
- * for a PNM output (made and written item by item), 0 for one scaled
- * whole and written at the end. */
+ * for a streamed output (made and written item by item), 0 for one
+ * scaled whole and written at the end. */
 void sp_plan_make(struct sp_plan *p, const struct sp_job *job, int chunked,
                   size_t orow, size_t out_height, size_t in_height);
 

@@ -9,23 +9,24 @@
 #include "parallel.h"
 #include "plan.h"
 
-/* A slot's own: the chunk an item is scaled into (PNM), and the scale
- * phase its thread measured. */
+/* A slot's own: the chunk an item is scaled into (a streamed output),
+ * and the scale phase its thread measured. */
 struct slot {
     struct sp_image chunk;
     struct sp_phase scale;
 };
 
 /* The job's work: the plan's items, each scaled by one thread into its
- * slot's chunk (or, for the stb formats, into its place in WHOLE) and
- * written, in order, by whichever thread finishes it. */
+ * slot's chunk (or, for BMP and TGA, into its place in WHOLE) and
+ * written, in order, by whichever thread finishes it: PNM's rows, and
+ * PNG's and JPEG's, encoded as they come (write.h). */
 struct work {
     const struct sp_job *job;
     struct sp_plan plan;
     struct sp_source *src;
     struct sp_output *out;
     struct sp_report *report;
-    struct sp_image whole;     /* stb: the whole output; else empty */
+    struct sp_image whole;     /* BMP, TGA: the whole output; else empty */
     struct sp_image type;      /* the scaled rows' (sp_scale_type) */
     size_t orow;
     size_t gift;               /* a chunk's whole pages, for a pipe
@@ -83,7 +84,7 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
         sp_meter_start(&m);
         l->chunk.height = (y1 - y0) / w->plan.times;
         st = sp_output_put_repeated(w->out, &l->chunk, w->plan.times,
-                                    w->gift ? &pages : NULL);
+                                    w->gift ? &pages : NULL, w->report->why);
         sp_meter_stop(&m, &w->write);
         if (st != SP_OK)
             w->report->failed_path = w->job->out;
@@ -104,8 +105,8 @@ static void gather(struct work *w, struct sp_report *r)
     sp_phase_add(&r->phase[SP_WRITE], &w->write, 1);
 }
 
-/* prepare: W's memory: the slots, the intervals, the whole output (stb) or
- * the chunks (PNM), and the source's scratch. */
+/* prepare: W's memory: the slots, the intervals, the whole output (BMP,
+ * TGA) or the chunks (a streamed output), and the source's scratch. */
 static sp_status prepare(struct work *w, int chunked)
 {
     const struct sp_plan *p = &w->plan;
@@ -152,7 +153,7 @@ sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
                       struct sp_report *r)
 {
     struct work w = {.job = job, .src = src, .out = out, .report = r};
-    int chunked = fmt == SP_OUT_PNM;
+    int chunked = sp_output_is_streamed(fmt);
     struct sp_meter m;
     sp_status st;
 

@@ -1,6 +1,10 @@
-/* encode.h: the two encoders behind write.h's sp_output, for write.c
- * only.  Each returns 0, an errno value (ENOMEM, ENOSPC, ...), or (stb)
- * SP_E_TOOBIG or SP_E_ENCODE with a detail in WHY (SP_WHY_MAX). */
+/* encode.h: the encoders behind write.h's sp_output, for write.c only:
+ * PNM's raster (write_pnm.c), the streamed PNG and JPEG encoders
+ * (write_png.c, libpng; write_jpeg.c, libjpeg-turbo), which take an
+ * image's rows as they come, and stb_image_write for BMP and TGA
+ * (write_stb.c), which takes the whole image.  Each returns 0, an errno
+ * value (ENOMEM, ENOSPC, ...), or SP_E_TOOBIG or SP_E_ENCODE with a detail
+ * in WHY (SP_WHY_MAX). */
 #ifndef SP_ENCODE_H
 #define SP_ENCODE_H
 
@@ -23,23 +27,66 @@ sp_status sp_pnm_put_rows(const struct sp_image *img, FILE *f);
 sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
                               FILE *f, const struct iovec *pages);
 
-/* sp_stb_put: IMG whole, as FMT (not PNM), to F: checked against
+/* The settings of a streamed encode (0 or -1: the default). */
+struct sp_encode_opts {
+    int quality;      /* JPEG's, 1..100; 0: SP_JPEG_QUALITY */
+    int compression;  /* PNG's zlib level, 0..9; -1: SP_PNG_LEVEL */
+    int subsample;    /* JPEG's chroma subsampling: 444, 422 or 420; 0:
+                         SP_JPEG_SUBSAMPLE */
+};
+
+#define SP_JPEG_QUALITY 90
+#define SP_JPEG_SUBSAMPLE 420
+#define SP_PNG_LEVEL 6
+
+/* A streamed encoder: the image's rows go out as they come, so that its
+ * memory is a few rows, whatever the image's size.
+ *   begin   start an image laid out as LAYOUT (its width, height and
+ *           type: 1 to 4 channels, any maxval; sp_outfmt_fits() has
+ *           passed) to F with OPTS, its header written; *STATE holds the
+ *           encoder, for end() to free, whatever begin returns.
+ *   rows    the next ROWS->height rows, of LAYOUT's type, each TIMES
+ *           times; the caller never hands more than LAYOUT's height.
+ *   finish  after the last row: the file's end written.
+ *   end     free the encoder (safe after any failure, or on NULL).
+ * A library's error (its longjmp) is left inside the call that met it:
+ * rows() and finish() after a failure are not called.  Safe on several
+ * threads at once, each on its own encoder. */
+struct sp_stream_ops {
+    sp_status (*begin)(FILE *f, const struct sp_image *layout,
+                       const struct sp_encode_opts *opts, void **state,
+                       char *why);
+    sp_status (*rows)(void *state, const struct sp_image *rows,
+                      unsigned times, char *why);
+    sp_status (*finish)(void *state, char *why);
+    void (*end)(void *state);
+};
+
+extern const struct sp_stream_ops sp_stream_png, sp_stream_jpeg;
+
+/* sp_samples_rescale: N pixels of SRC, of IN_CH channels of samples of
+ * SIZE bytes up to MAXVAL, into DST as the first OUT_CH channels of each
+ * pixel (the rest, an alpha, dropped) in samples of OUT_BYTES bytes, 1
+ * (0..255) or 2 (0..65535, big-endian), rescaled and rounded. */
+void sp_samples_rescale(unsigned char *dst, const unsigned char *src,
+                        size_t n, unsigned in_ch, unsigned out_ch,
+                        unsigned size, unsigned maxval, unsigned out_bytes);
+
+/* sp_stb_put: IMG whole, as FMT (BMP or TGA), to F: checked against
  * sp_outfmt_fits() first, samples rescaled to 8 bits where they are not,
- * every write of the encoder checked; JPEG at QUALITY (1..100, 0: 90),
- * PNG at zlib level COMPRESSION (0..9, -1: stb's default, 8).  An
+ * every write of the encoder checked.  An
  * allocation that fails, the encoder's or this function's, is ENOMEM:
  * the encoder is left and what it held freed (write_stb.c says how).
  * Safe on several threads at once. */
 sp_status sp_stb_put(const struct sp_image *img, FILE *f, enum sp_outfmt fmt,
-                     int quality, int compression, char *why);
+                     char *why);
 
 /* sp_stb_put_failing: sp_stb_put, with the encoder's FAIL_AT-th
  * allocation failing (1: its first; 0: none), and the allocations it asked
  * for in *ALLOCS where ALLOCS is not NULL: for tests of the failure
  * path. */
 sp_status sp_stb_put_failing(const struct sp_image *img, FILE *f,
-                             enum sp_outfmt fmt, int quality,
-                             int compression, char *why,
+                             enum sp_outfmt fmt, char *why,
                              unsigned long fail_at, unsigned long *allocs);
 
 #endif

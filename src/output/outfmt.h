@@ -1,6 +1,6 @@
 /* outfmt.h: the output formats, how a name picks one and what sizes each
  * can hold: what write.h's output and the encoders (encode.h) both speak.
- * sp_outfmt_for is write.c's, sp_outfmt_fits write_stb.c's. */
+ * sp_outfmt_for is write.c's, sp_outfmt_fits outfmt.c's. */
 #ifndef SP_OUTFMT_H
 #define SP_OUTFMT_H
 
@@ -17,11 +17,16 @@ enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
  * extension. */
 sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
 
-/* sp_outfmt_fits: whether a WIDTH x HEIGHT image of CHANNELS 8-bit
- * samples can be written as FMT.  stb_image_write takes the sizes as int
- * and computes sizes and offsets in int (the limits are in write_stb.c), TGA
- * and JPEG hold each side in 16 bits and BMP its file size in 32; the
- * sums here are made in 128 bits, so no size wraps.  PNM has no such
+/* SP_JPEG_SIDE_MAX: the most pixels a side libjpeg writes
+ * (JPEG_MAX_DIMENSION: a little under the format's 16-bit fields). */
+#define SP_JPEG_SIDE_MAX 65500
+
+/* sp_outfmt_fits: whether a WIDTH x HEIGHT image of CHANNELS channels
+ * can be written as FMT.  A PNG holds 2^31-1 pixels a side, libjpeg
+ * writes SP_JPEG_SIDE_MAX; stb_image_write (BMP, TGA) takes the sizes as
+ * int and computes sizes and offsets in int (the limits are in
+ * outfmt.c), TGA holds each side in 16 bits and BMP its file size in 32;
+ * the sums here are made in 128 bits, so no size wraps.  PNM has no such
  * limit (its header's own is sp_header_write's).  Returns 0;
  * SP_E_TOOBIG, with WHY (SP_WHY_MAX) saying "WxH is too large for FMT"
  * and the limit; SP_E_ENCODE for an empty image (no side may be 0 in the

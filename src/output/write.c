@@ -1,6 +1,7 @@
 /* The output: the format a path asks for, and sp_output's calls, which
  * open the atomic file (outfile.c) and hand the rows to the PNM encoder
- * (write_pnm.c) or the image to the stb encoder (write_stb.c). */
+ * (write_pnm.c) or a streamed one (PNG: write_png.c; JPEG:
+ * write_jpeg.c), or the whole image to the stb encoder (write_stb.c). */
 #include "write.h"
 
 #include <errno.h>
@@ -109,6 +110,9 @@ sp_status sp_output_open(struct sp_output *o, const char *path,
     o->fmt = to_stdout ? SP_OUT_PNM : fmt;
     o->path = path;
     o->compression = -1;
+    o->stream = o->fmt == SP_OUT_PNG    ? &sp_stream_png
+                : o->fmt == SP_OUT_JPEG ? &sp_stream_jpeg
+                                        : NULL;
     /* Refused before the file exists, and before anything is scaled. */
     st = sp_convert_type(layout, wanted(path, o->fmt), &o->type, why);
     if (st == SP_OK && o->fmt != SP_OUT_PNM)
@@ -188,6 +192,43 @@ static sp_status converted(struct sp_output *o, const struct sp_image *img,
     return SP_OK;
 }
 
+int sp_output_is_streamed(enum sp_outfmt fmt)
+{
+    return fmt == SP_OUT_PNM || fmt == SP_OUT_PNG || fmt == SP_OUT_JPEG;
+}
+
+/* stream_rows: VIEW's rows (in O's type), each TIMES times, to O's
+ * streamed encoder: begun with the first rows, finished with the last.
+ * After a failure it takes nothing more. */
+static sp_status stream_rows(struct sp_output *o, const struct sp_image *view,
+                             unsigned times, char *why)
+{
+    struct sp_encode_opts opts = {o->quality, o->compression, o->subsample};
+    size_t n;
+    sp_status st = SP_OK;
+
+    if (view->width != o->type.width ||
+        __builtin_mul_overflow(view->height, (size_t)times, &n) ||
+        n > o->type.height - o->rows) {
+        snprintf(why, SP_WHY_MAX, "%zu rows of %zu pixels do not fit a "
+                 "%zux%zu image with %zu rows written", view->height,
+                 view->width, o->type.width, o->type.height, o->rows);
+        return SP_E_ENCODE;
+    }
+    if (o->broken)
+        return SP_E_ENCODE;
+    errno = 0;
+    if (o->enc == NULL)
+        st = o->stream->begin(o->f, &o->type, &opts, &o->enc, why);
+    if (st == SP_OK && n > 0)
+        st = o->stream->rows(o->enc, view, times, why);
+    if (st == SP_OK && o->rows + n == o->type.height)
+        st = o->stream->finish(o->enc, why);
+    o->rows += n;
+    o->broken = st != SP_OK;
+    return st;
+}
+
 sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
                         char *why)
 {
@@ -197,20 +238,24 @@ sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
     if (st != SP_OK)
         return st;
     errno = 0;
+    if (o->stream != NULL)
+        return stream_rows(o, &view, 1, why);
     if (o->fmt == SP_OUT_PNM)
         return sp_pnm_put_rows(&view, o->f);
-    return sp_stb_put(&view, o->f, o->fmt, o->quality, o->compression, why);
+    return sp_stb_put(&view, o->f, o->fmt, why);
 }
 
 sp_status sp_output_put_repeated(struct sp_output *o,
                                  const struct sp_image *img, unsigned times,
-                                 const struct iovec *pages)
+                                 const struct iovec *pages, char *why)
 {
     struct sp_image view;
     sp_status st = converted(o, img, &view);
 
     if (st != SP_OK)
         return st;
+    if (o->stream != NULL)
+        return stream_rows(o, &view, times, why);
     if (o->splice && pages != NULL && view.pixels == img->pixels)
         return sp_pnm_put_repeated(&view, times, o->f, pages);
     if (times == 1)
@@ -220,6 +265,11 @@ sp_status sp_output_put_repeated(struct sp_output *o,
 
 sp_status sp_output_close(struct sp_output *o, sp_status st)
 {
+    if (o->stream != NULL && o->f != NULL && st == SP_OK &&
+        (o->broken || o->rows != o->type.height))
+        st = SP_E_ENCODE;
+    if (o->stream != NULL)
+        o->stream->end(o->enc);
     if (o->f != NULL) {
         errno = 0;
         if (fflush(o->f) != 0 && st == SP_OK)

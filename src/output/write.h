@@ -1,6 +1,7 @@
 /* write.h: write an image as PNM (libnetpbm's header, our raster:
- * write_pnm.c) or as PNG, JPEG, BMP or TGA (stb_image_write, which enters
- * scaleppm in write_stb.c).
+ * write_pnm.c), PNG (libpng: write_png.c), JPEG (libjpeg-turbo:
+ * write_jpeg.c), or BMP or TGA (stb_image_write, which enters scaleppm in
+ * write_stb.c).
  *
  * A file appears whole or not at all (outfile.h): a failure leaves no
  * partial output and an existing target untouched, and the output may be
@@ -17,8 +18,9 @@
 #include "status.h"
 
 /* An output being written, from sp_output_open() to sp_output_close().
- * A PNM's rows go out as they come, so an image can be streamed band by
- * band; the stb formats take the whole image in one sp_output_put(). */
+ * A PNM's, a PNG's and a JPEG's rows go out as they come, so an image can
+ * be streamed band by band; BMP and TGA (stb) take the whole image in one
+ * sp_output_put(). */
 struct sp_output {
     FILE *f;
     struct sp_outfile file;  /* unused for standard output */
@@ -28,8 +30,16 @@ struct sp_output {
                                 one the name asks for (convert.h) */
     unsigned char *conv;     /* rows converted to TYPE, CONV_LEN bytes */
     size_t conv_len;
-    int quality;             /* JPEG's, 1..100; 0: 90 */
-    int compression;         /* PNG's zlib level, 0..9; -1: stb's (8) */
+    int quality;             /* JPEG's, 1..100; 0: SP_JPEG_QUALITY (90) */
+    int compression;         /* PNG's zlib level, 0..9; -1: SP_PNG_LEVEL
+                                (6) */
+    int subsample;           /* JPEG's chroma subsampling, 444, 422 or
+                                420; 0: SP_JPEG_SUBSAMPLE (420) */
+    const struct sp_stream_ops *stream;  /* PNG, JPEG: the encoder the
+                                            rows go to; else NULL */
+    void *enc;               /* its state, from the first rows on */
+    size_t rows;             /* the rows it has taken */
+    int broken;              /* it failed: it takes no more rows */
     int splice;              /* standard output is a pipe: rows handed
                                 with pages may go by vmsplice() */
 };
@@ -40,9 +50,10 @@ struct sp_output {
  * is the one PATH's name asks for (.pnm or none: LAYOUT's own; .pam PAM,
  * .pbm, .pgm, .ppm those types) made from LAYOUT's (convert.h); the
  * rows put are converted as they go.
- * For PNM the header is written here; for the other formats the type
- * must pass sp_outfmt_fits() first.  QUALITY and COMPRESSION may be set
- * once it is open.  WHY (SP_WHY_MAX) may get a detail.  Returns 0, or an
+ * For PNM the header is written here, for PNG and JPEG with the first
+ * rows put; for the other formats the type must pass sp_outfmt_fits()
+ * first.  QUALITY, COMPRESSION and SUBSAMPLE may be set once it is open,
+ * before the first put.  WHY (SP_WHY_MAX) may get a detail.  Returns 0, or an
  * errno value (EACCES, EISDIR, ...), SP_E_REFUSED, SP_E_CONVERT,
  * SP_E_TOOBIG, SP_E_BADHEADER or sp_outfmt_fits()'s status; on failure
  * nothing is left open or created. */
@@ -58,30 +69,39 @@ sp_status sp_output_open(struct sp_output *o, const char *path,
 sp_status sp_output_next(struct sp_output *o, const struct sp_image *layout,
                          char *why);
 
-/* sp_output_put: write IMG (of LAYOUT's type): for PNM, the next
- * IMG->height rows of the image; for the other formats, the whole image
- * (the stb formats take 8-bit samples, so other maxvals are rescaled to
- * 0..255, rounded).  Returns 0, an errno value
+/* sp_output_is_streamed: whether FMT takes the image's rows as they come
+ * (PNM, PNG, JPEG), or the whole image in one put (BMP, TGA). */
+int sp_output_is_streamed(enum sp_outfmt fmt);
+
+/* sp_output_put: write IMG (of LAYOUT's type): for PNM, PNG and JPEG,
+ * the next IMG->height rows of the image (PNG and JPEG: refused with
+ * SP_E_ENCODE if IMG's width is not the image's, or its rows go past the
+ * image's last); for BMP and TGA, the whole image.  Samples are rescaled
+ * where the format holds other depths (encode.h, each encoder: 8 bits for
+ * JPEG, BMP and TGA; 8 or 16 for PNG), rounded.  Returns 0, an errno value
  * (ENOSPC for /dev/full, ...), SP_E_TOOBIG or SP_E_ENCODE. */
 sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
                         char *why);
 
-/* sp_output_put_repeated: for a PNM output, the next IMG->height * TIMES
- * rows of the image: each of IMG's rows TIMES times (an enlarge's equal
- * rows, made once and copied only by the kernel as it writes them).
+/* sp_output_put_repeated: for a PNM, PNG or JPEG output, the next
+ * IMG->height * TIMES rows of the image: each of IMG's rows TIMES times
+ * (an enlarge's equal rows, made once and copied only by the kernel as it
+ * writes them, or handed to the encoder TIMES times).
  * PAGES, when not NULL, are the whole pages of private anonymous memory
  * IMG's rows lie in, which the caller lets go: an output that splices
  * (O->splice) hands them to its pipe without a copy and maps fresh zero
  * pages in their place, so the memory stays the caller's but not what it
- * held.  Returns 0, or an errno value. */
+ * held.  Returns 0, an errno value, or (PNG, JPEG) SP_E_ENCODE with a
+ * detail in WHY (SP_WHY_MAX). */
 sp_status sp_output_put_repeated(struct sp_output *o,
                                  const struct sp_image *img, unsigned times,
-                                 const struct iovec *pages);
+                                 const struct iovec *pages, char *why);
 
 /* sp_output_close: finish the output.  With ST 0 it is flushed and put in
- * place (sp_outfile_commit); with any other ST, or when that fails,
- * nothing of it is left and the target is as it was (an output written in
- * place keeps what it got).  Returns ST if non-zero, else 0 or the errno
+ * place (sp_outfile_commit; a PNG or JPEG not given all its rows, or whose
+ * encoder failed, is SP_E_ENCODE instead); with any other ST, or when that
+ * fails, nothing of it is left and the target is as it was (an output
+ * written in place keeps what it got).  Returns ST if non-zero, else 0 or the errno
  * value of the failure. */
 sp_status sp_output_close(struct sp_output *o, sp_status st);
 

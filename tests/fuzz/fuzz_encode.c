@@ -1,5 +1,5 @@
-/* fuzz_encode: the limits of the stb output formats (sp_outfmt_fits) and
- * the stb write path.
+/* fuzz_encode: the limits of the output formats (sp_outfmt_fits) and the
+ * write paths: stb's for BMP and TGA, libpng's and libjpeg's.
  *
  * The input is not an image: its bytes pick an output format (PNM, PNG,
  * JPEG, BMP, TGA), a channel count (1 or 3 mostly; 2, 4 and the invalid
@@ -8,17 +8,19 @@
  * format, or found here by a binary search for the largest accepted one,
  * then moved by a few pixels (see pick).  For each, the harness works
  * out on its own every int expression that stb_image_write 1.16 computes
- * for that image, in 128 bits, as stb writes it (below), and the fields of
- * the format that hold a size; sp_outfmt_fits must accept exactly the
- * sizes for which all of them are in range.  A refusal must be
+ * for a BMP or TGA, in 128 bits, as stb writes it (below), the fields of
+ * the format that hold a size, and libpng's and libjpeg's limits;
+ * sp_outfmt_fits must accept exactly the sizes for which all of them are
+ * in range.  A refusal must be
  * SP_E_TOOBIG with "WxH is too large for FMT (", and sp_output_open must
  * refuse the layout too, creating nothing; an accepted layout opens and
  * closes with nothing left behind.  An accepted image of up to
  * ENCODE_MAX pixels is made (samples from the input, 8 or 16 bits) and
  * written by sp_write; the file must be well formed (PNG signature, IHDR
- * and IEND; BMP and TGA headers and sizes; JPEG SOI, SOF0 and EOI, each
- * holding the size) and, but for JPEG, decode (stb_image) to the samples
- * written, rescaled to 8 bits.  SP_FUZZ_VERBOSE=1 prints each case. */
+ * and IEND, 8 or 16 bits; BMP and TGA headers and sizes; JPEG SOI, SOF0
+ * and EOI, each holding the size) and, but for JPEG, decode (stb_image) to
+ * the samples written, rescaled to 8 bits (a PNG above maxval 255: to 16,
+ * whose high byte stb_image gives).  SP_FUZZ_VERBOSE=1 prints each case. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -70,45 +72,22 @@ static void holds(struct verdict *v, const char *field, int cond)
     }
 }
 
-/* png: stbi_write_png_to_mem(pixels, x*n, x, y, n) with the default
- * filter choice (stbi_write_force_png_filter -1) and stbi_zlib_compress. */
-static void png(struct verdict *v, i128 x, i128 y, i128 n)
+/* png: libpng's write (png_check_IHDR): a side of 1 to 2^31-1, the
+ * format's own limit; its sizes are computed in size_t. */
+static void png(struct verdict *v, i128 x, i128 y)
 {
-    i128 len = y * (x * n + 1), need, m;
-
-    in_int(v, "stride_bytes = x*n", x * n);
-    in_int(v, "malloc((x*n+1)*y)", (x * n + 1) * y);
-    in_int(v, "est += abs(line_buffer[i]) (128 a byte)", 128 * x * n);
-    in_int(v, "stride_bytes*(y-1)", x * n * (y - 1));
-    in_int(v, "j*(x*n+1)+1", (y - 1) * (x * n + 1) + 1);
-    in_int(v, "data_len = y*(x*n+1)", len);
-    in_int(v, "data_len+32766", len + 32766);
-    in_int(v, "data_len+2+((data_len+32766)/32767)*5",
-           len + 2 + ((len + 32766) / 32767) * 5);
-    /* The deflate output: 2 bytes, 3 bits of block header, at most 9
-     * bits a byte (fixed Huffman literals; a match costs less a byte),
-     * a 7-bit end code, padding, then the 4-byte Adler-32.  Its buffer
-     * (stbiw__sbgrowf) starts at 2 and grows to 2m+1 whenever a push
-     * finds count+1 >= m. */
-    need = 2 + (3 + 9 * len + 7 + 7) / 8 + 4;
-    for (m = 2; v->ok && need + 1 > m; m = 2 * m + 1)
-        in_int(v, "stbiw__sbgrowf: m = 2*m+1", 2 * m + 1);
-    in_int(v, "malloc(8+12+13+12+zlen+12)", 57 + need);
     holds(v, "PNG width and height not 0", x >= 1 && y >= 1);
+    holds(v, "PNG width: 31 bits", x <= 0x7fffffff);
+    holds(v, "PNG height: 31 bits", y <= 0x7fffffff);
 }
 
-/* jpeg: stbi_write_jpg_core(s, x, y, n, data, 90): subsampled, 16x16. */
-static void jpeg(struct verdict *v, i128 x, i128 y, i128 n)
+/* jpeg: libjpeg's compressor: a side of 1 to JPEG_MAX_DIMENSION (65500,
+ * a little under SOF0's 16 bits). */
+static void jpeg(struct verdict *v, i128 x, i128 y)
 {
-    holds(v, "stb: width and height not 0", x >= 1 && y >= 1);
-    holds(v, "SOF0 height: 16 bits", y <= 65535);
-    holds(v, "SOF0 width: 16 bits", x <= 65535);
-    in_int(v, "y += 16", (y - 1) / 16 * 16 + 16);
-    in_int(v, "x += 16", (x - 1) / 16 * 16 + 16);
-    in_int(v, "clamped_row*width", (y - 1) * x);
-    in_int(v, "base_p = clamped_row*width*comp", (y - 1) * x * n);
-    in_int(v, "(width-1)*comp", (x - 1) * n);
-    in_int(v, "p = base_p + (width-1)*comp", (y - 1) * x * n + (x - 1) * n);
+    holds(v, "JPEG width and height not 0", x >= 1 && y >= 1);
+    holds(v, "libjpeg: width up to 65500", x <= 65500);
+    holds(v, "libjpeg: height up to 65500", y <= 65500);
 }
 
 /* write_pixels: stbiw__write_pixels, as BMP and an uncompressed TGA
@@ -151,8 +130,9 @@ static void tga(struct verdict *v, i128 x, i128 y, i128 n)
     write_pixels(v, x, y, n);
 }
 
-/* stb_verdict: whether stb can write a W x H image of C channels as FMT
- * with every expression and field in range. */
+/* stb_verdict: whether FMT's encoder (stb for BMP and TGA, libpng,
+ * libjpeg) can write a W x H image of C channels with every expression
+ * and field in range. */
 static struct verdict stb_verdict(enum sp_outfmt fmt, size_t w, size_t h,
                                   unsigned c)
 {
@@ -165,8 +145,8 @@ static struct verdict stb_verdict(enum sp_outfmt fmt, size_t w, size_t h,
     if (!v.ok)
         return v;  /* and the products below stay far inside 128 bits */
     switch (fmt) {
-    case SP_OUT_PNG: png(&v, (i128)w, (i128)h, c); break;
-    case SP_OUT_JPEG: jpeg(&v, (i128)w, (i128)h, c); break;
+    case SP_OUT_PNG: png(&v, (i128)w, (i128)h); break;
+    case SP_OUT_JPEG: jpeg(&v, (i128)w, (i128)h); break;
     case SP_OUT_BMP: bmp(&v, (i128)w, (i128)h, c); break;
     case SP_OUT_TGA: tga(&v, (i128)w, (i128)h, c); break;
     case SP_OUT_PNM: break;
@@ -255,8 +235,8 @@ static size_t notable(struct bytes *b, unsigned c)
 {
     size_t k = c ? c : 1;
     const size_t sides[] = {
-        1, 2, 3, 8, 16, 17, 255, 256, 4096, 21845, 23170, 26754,
-        65535, 65536, (INT_MAX / 128) / k, 715827864, INT_MAX / k,
+        1, 2, 3, 8, 16, 17, 255, 256, 4096, 21845, 23170, 26754, 65500,
+        65501, 65535, 65536, (INT_MAX / 128) / k, 715827864, INT_MAX / k,
         (size_t)INT_MAX / 3 + 1, INT_MAX, (size_t)INT_MAX + 1, UINT32_MAX,
         (size_t)1 << 32, SIZE_MAX / k, SIZE_MAX,
     };
@@ -390,20 +370,23 @@ static unsigned le16(const unsigned char *p)
     return (unsigned)p[1] << 8 | p[0];
 }
 
-/* check_png: signature, IHDR with the size, 8 bits, the colour type of C
- * channels, and IEND last. */
+/* check_png: signature, IHDR with the size, DEPTH bits, the colour type
+ * of C channels, then IDAT chunks only, and IEND last. */
 static void check_png(const unsigned char *f, size_t len, size_t w,
-                      size_t h, unsigned c)
+                      size_t h, unsigned c, unsigned depth)
 {
     static const unsigned char ctype[5] = {0, 0, 4, 2, 6};
+    size_t at = 33;
 
     SP_FUZZ_CHECK(len >= 8 + 25 + 12 + 12);
     SP_FUZZ_CHECK(memcmp(f, "\x89PNG\r\n\x1a\n", 8) == 0);
     SP_FUZZ_CHECK(be32(f + 8) == 13 && memcmp(f + 12, "IHDR", 4) == 0);
     SP_FUZZ_CHECK(be32(f + 16) == w && be32(f + 20) == h);
-    SP_FUZZ_CHECK(f[24] == 8 && f[25] == ctype[c]);
-    SP_FUZZ_CHECK(be32(f + 33) + 12 + 33 + 12 == len);
+    SP_FUZZ_CHECK(f[24] == depth && f[25] == ctype[c]);
     SP_FUZZ_CHECK(memcmp(f + 37, "IDAT", 4) == 0);
+    while (at + 12 <= len - 12 && memcmp(f + at + 4, "IDAT", 4) == 0)
+        at += 12 + be32(f + at);
+    SP_FUZZ_CHECK(at + 12 == len);
     SP_FUZZ_CHECK(be32(f + len - 12) == 0);
     SP_FUZZ_CHECK(memcmp(f + len - 8, "IEND", 4) == 0);
 }
@@ -477,12 +460,15 @@ static void make_image(struct sp_image *img, const struct pick *p,
     }
 }
 
-/* to8: sample V of maxval M as the stb formats get it (write.h). */
-static unsigned to8(unsigned v, unsigned m)
+/* to8: sample V of maxval M as the 8-bit formats get it (write.h); as a
+ * PNG gets it above 255 (16 bits), read back by stb_image (its high
+ * byte). */
+static unsigned to8(unsigned v, unsigned m, enum sp_outfmt fmt)
 {
-    unsigned long w = ((unsigned long)v * 255 + m / 2) / m;
+    unsigned long top = fmt == SP_OUT_PNG && m > 255 ? 65535 : 255;
+    unsigned long w = ((unsigned long)v * top + m / 2) / m;
 
-    return w > 255 ? 255 : (unsigned)w;
+    return top == 65535 ? (unsigned)(w >> 8) : (unsigned)w;
 }
 
 /* check_decoded: the file F (LEN bytes) decodes to IMG's samples in 8
@@ -506,7 +492,7 @@ static void check_decoded(const unsigned char *f, size_t len,
         const unsigned char *s = img->pixels + i * img->sample_size;
         unsigned v = img->sample_size == 2 ? (unsigned)s[0] << 8 | s[1] : s[0];
 
-        SP_FUZZ_CHECK(px[i] == to8(v, img->maxval));
+        SP_FUZZ_CHECK(px[i] == to8(v, img->maxval, fmt));
     }
     stbi_image_free(px);
 }
@@ -540,7 +526,9 @@ static void encode(const struct pick *p, struct bytes *b, const char *path)
         fprintf(stderr, "  written: %zu bytes, maxval %u\n", len,
                 img.maxval);
     switch (p->fmt) {
-    case SP_OUT_PNG: check_png(f, len, p->w, p->h, p->c); break;
+    case SP_OUT_PNG:
+        check_png(f, len, p->w, p->h, p->c, img.maxval > 255 ? 16 : 8);
+        break;
     case SP_OUT_BMP: check_bmp(f, len, p->w, p->h); break;
     case SP_OUT_TGA: check_tga(f, len, p->w, p->h, p->c); break;
     case SP_OUT_JPEG: check_jpeg(f, len, p->w, p->h); break;
