@@ -224,10 +224,13 @@ static void quiet_pipe_end(void)
 static void print_verbose(const struct sp_job *job, const struct sp_report *r)
 {
     const struct sp_load_info *li = &r->load;
+    const char *coded = li->codec == SP_CODEC_JPEG  ? "JPEG decoded to "
+                        : li->codec == SP_CODEC_PNG ? "PNG decoded to "
+                                                    : "";
 
-    sp_say("%s: P%c %zux%zu, %u channel%s, maxval %u, loaded with %s; %s: "
-           "%zux%zu, scale %d (%s), %u thread%s", job->in, li->magic,
-           r->in_width, r->in_height, r->channels,
+    sp_say("%s: %sP%c %zux%zu, %u channel%s, maxval %u, loaded with %s; "
+           "%s: %zux%zu, scale %d (%s), %u thread%s", job->in, coded,
+           li->magic, r->in_width, r->in_height, r->channels,
            r->channels == 1 ? "" : "s", r->maxval, sp_io_name(li->io_used),
            job->out, r->out_width, r->out_height, job->factor,
            sp_filter_name(job->filter), r->threads_used,
