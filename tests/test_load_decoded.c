@@ -12,6 +12,7 @@
 
 #include <jpeglib.h>
 #include <png.h>
+#include <zlib.h>
 
 #include "decode.h"
 
@@ -59,6 +60,78 @@ static void write_jpeg(const char *path, const unsigned char *raster,
     jpeg_finish_compress(&ci);
     jpeg_destroy_compress(&ci);
     ck_assert_int_eq(fclose(f), 0);
+}
+
+/* write_cmyk: PATH holds RASTER (W x H CMYK, as libjpeg takes it) as a
+ * JPEG, with the Adobe marker that says its inks are inverted or
+ * without. */
+static void write_cmyk(const char *path, const unsigned char *raster,
+                       size_t w, size_t h, int adobe)
+{
+    struct jpeg_compress_struct ci;
+    struct jpeg_error_mgr err;
+    FILE *f = fopen(path, "wb");
+
+    ck_assert_ptr_nonnull(f);
+    ci.err = jpeg_std_error(&err);
+    jpeg_create_compress(&ci);
+    jpeg_stdio_dest(&ci, f);
+    ci.image_width = (JDIMENSION)w;
+    ci.image_height = (JDIMENSION)h;
+    ci.input_components = 4;
+    ci.in_color_space = JCS_CMYK;
+    jpeg_set_defaults(&ci);
+    ci.write_Adobe_marker = adobe ? TRUE : FALSE;
+    jpeg_start_compress(&ci, TRUE);
+    while (ci.next_scanline < ci.image_height) {
+        JSAMPROW row = (JSAMPROW)raster + ci.next_scanline * w * 4;
+
+        jpeg_write_scanlines(&ci, &row, 1);
+    }
+    jpeg_finish_compress(&ci);
+    jpeg_destroy_compress(&ci);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* write_scans: PATH holds a W x H gray progressive JPEG of as many scans
+ * as a valid script has at most: every coefficient a band of its own,
+ * sent a bit at a time from bit 10 (libjpeg's highest) down: 704. */
+static size_t write_scans(const char *path, size_t w, size_t h)
+{
+    enum { TOP = 10, SCANS = 64 * (TOP + 1) };
+    static jpeg_scan_info scan[SCANS];
+    unsigned char *raster = make_raster(w, h, 1, 1);
+    struct jpeg_compress_struct ci;
+    struct jpeg_error_mgr err;
+    FILE *f = fopen(path, "wb");
+    size_t n = 0;
+
+    for (int k = 0; k < 64; k++)
+        for (int al = TOP; al >= 0; al--)
+            scan[n++] = (jpeg_scan_info){1, {0}, k, k,
+                                         al == TOP ? 0 : al + 1, al};
+    ck_assert_ptr_nonnull(f);
+    ci.err = jpeg_std_error(&err);
+    jpeg_create_compress(&ci);
+    jpeg_stdio_dest(&ci, f);
+    ci.image_width = (JDIMENSION)w;
+    ci.image_height = (JDIMENSION)h;
+    ci.input_components = 1;
+    ci.in_color_space = JCS_GRAYSCALE;
+    jpeg_set_defaults(&ci);
+    ci.scan_info = scan;
+    ci.num_scans = (int)n;
+    jpeg_start_compress(&ci, TRUE);
+    while (ci.next_scanline < ci.image_height) {
+        JSAMPROW row = raster + ci.next_scanline * w;
+
+        jpeg_write_scanlines(&ci, &row, 1);
+    }
+    jpeg_finish_compress(&ci);
+    jpeg_destroy_compress(&ci);
+    ck_assert_int_eq(fclose(f), 0);
+    free(raster);
+    return n;
 }
 
 /* jpeg_reference: libjpeg's own decode of the file at PATH, as djpeg
@@ -123,6 +196,47 @@ static void write_png(const char *path, const unsigned char *raster,
     png_destroy_write_struct(&png, &info);
     free(rows);
     ck_assert_int_eq(fclose(f), 0);
+}
+
+/* png_chunk: the chunk TYPE of LEN bytes at DATA at P (its length, type,
+ * data and CRC); returns the bytes written. */
+static size_t png_chunk(unsigned char *p, const char *type,
+                        const unsigned char *data, size_t len)
+{
+    uLong crc;
+
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(len >> (24 - 8 * i));
+    memcpy(p + 4, type, 4);
+    if (len > 0)
+        memcpy(p + 8, data, len);
+    crc = crc32(0, p + 4, (uInt)len + 4);
+    for (int i = 0; i < 4; i++)
+        p[8 + len + i] = (unsigned char)(crc >> (24 - 8 * i));
+    return len + 12;
+}
+
+/* write_claim: PATH holds a PNG that claims W x H gray pixels of 8 bits
+ * and holds IDAT bytes for a few rows of them. */
+static void write_claim(const char *path, png_uint_32 w, png_uint_32 h)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G',
+                                         '\r', '\n', 0x1a, '\n'};
+    unsigned char ihdr[13] = {0}, raw[64] = {0}, z[128], file[256];
+    uLongf zlen = sizeof z;
+    size_t n = sizeof sig;
+
+    for (int i = 0; i < 4; i++) {
+        ihdr[i] = (unsigned char)(w >> (24 - 8 * i));
+        ihdr[4 + i] = (unsigned char)(h >> (24 - 8 * i));
+    }
+    ihdr[8] = 8;
+    ck_assert_int_eq(compress(z, &zlen, raw, sizeof raw), Z_OK);
+    memcpy(file, sig, n);
+    n += png_chunk(file + n, "IHDR", ihdr, sizeof ihdr);
+    n += png_chunk(file + n, "IDAT", z, zlen);
+    n += png_chunk(file + n, "IEND", NULL, 0);
+    fx_write_file(path, file, n);
 }
 
 /* load_all: PATH by every path: an image of W x H, C channels, MAXVAL,
@@ -304,6 +418,190 @@ START_TEST(test_truncated_and_corrupt)
 }
 END_TEST
 
+/* A CMYK JPEG is made RGB as jpegtopnm makes it: inverted inks (the
+ * Adobe marker) R = C K / 255, plain ones (255 - C)(255 - K) / 255, from
+ * libjpeg's own decode of the inks. */
+START_TEST(test_jpeg_cmyk)
+{
+    const size_t w = 29, h = 13;
+    unsigned char *raster = make_raster(w, h, 4, 1);
+    unsigned char *rgb = malloc(w * h * 3);
+    const char *path = fx_path("cmyk.jpg");
+
+    ck_assert_ptr_nonnull(rgb);
+    for (int adobe = 0; adobe <= 1; adobe++) {
+        unsigned char *ink;
+
+        write_cmyk(path, raster, w, h, adobe);
+        ink = jpeg_reference(path, w, h, 4);
+        for (size_t i = 0; i < w * h; i++) {
+            const unsigned char *q = ink + 4 * i;
+            unsigned k = adobe ? q[3] : 255u - q[3];
+
+            for (int c = 0; c < 3; c++)
+                rgb[3 * i + c] = (unsigned char)(
+                    (adobe ? q[c] : 255u - q[c]) * k / 255u);
+        }
+        load_all(path, w, h, 3, 255, rgb);
+        free(ink);
+    }
+    free(rgb);
+    free(raster);
+}
+END_TEST
+
+/* A progressive JPEG of more than 500 scans is refused before its scans
+ * are all decoded, one status and a detail, nothing held. */
+START_TEST(test_jpeg_scan_limit)
+{
+    const char *path = fx_path("scans.jpg");
+
+    ck_assert_uint_gt(write_scans(path, 16, 16), 500);
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        struct sp_image img;
+        struct sp_load_info info;
+
+        ck_assert_int_eq(sp_load(path, fx_io[pi], &img, &info),
+                         SP_E_BADRASTER);
+        ck_assert_str_eq(info.why, "JPEG: more than 500 scans");
+        ck_assert_int_eq(info.codec, SP_CODEC_JPEG);
+        ck_assert_ptr_null(img.base);
+    }
+    ck_assert_int_eq(fx_count_maps(path), 0);
+}
+END_TEST
+
+/* A PNG or JPEG whose file is too short for the pixels its header claims
+ * is refused before its raster is allocated (the header asked first); a
+ * claim the bytes can hold goes on to the decode. */
+START_TEST(test_bomb)
+{
+    unsigned char *raster = make_raster(64, 48, 3, 1), *bytes;
+    const char *png = fx_path("claim.png"), *jpg = fx_path("claim.jpg");
+    size_t len, at;
+
+    write_claim(png, 40000, 40000);
+    write_jpeg(jpg, raster, 64, 48, 3);
+    /* the JPEG's SOF0 made to claim 60000 x 60000 */
+    bytes = fx_read_file(jpg, &len);
+    for (at = 2; at + 9 < len && !(bytes[at] == 0xff && bytes[at + 1] == 0xc0);
+         at++)
+        ;
+    ck_assert_uint_lt(at + 9, len);
+    bytes[at + 5] = bytes[at + 7] = 60000 >> 8;
+    bytes[at + 6] = bytes[at + 8] = 60000 & 0xff;
+    fx_write_file(jpg, bytes, len);
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        struct sp_image img;
+        struct sp_load_info info;
+
+        ck_assert_int_eq(sp_load(png, fx_io[pi], &img, &info),
+                         SP_E_TRUNCATED);
+        ck_assert_ptr_nonnull(strstr(info.why, "cannot hold 40000 x 40000"));
+        ck_assert_int_eq(sp_load(jpg, fx_io[pi], &img, &info),
+                         SP_E_TRUNCATED);
+        ck_assert_ptr_nonnull(strstr(info.why, "cannot hold 60000 x 60000"));
+    }
+    /* 64 x 64 pixels fit in the same bytes: the IDAT is then short */
+    write_claim(png, 64, 64);
+    {
+        struct sp_image img;
+        struct sp_load_info info;
+
+        ck_assert_int_eq(sp_load(png, SP_IO_READ, &img, &info),
+                         SP_E_BADRASTER);
+    }
+    free(bytes);
+    free(raster);
+}
+END_TEST
+
+/* Gray of 2 bits with a tRNS chunk: gray and alpha of maxval 3, alpha 0
+ * where the gray is the transparent value (pngtopam -alphapam's). */
+START_TEST(test_png_low_bit_trns)
+{
+    static const unsigned char packed[2] = {0x1b, 0xe4};  /* 0123, 3210 */
+    static const unsigned char expect[16] = {0, 3, 1, 0, 2, 3, 3, 3,
+                                             3, 3, 2, 3, 1, 0, 0, 3};
+    png_color_16 key = {.gray = 1};
+    png_structp png =
+        png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    png_bytep rows[2] = {(png_bytep)packed, (png_bytep)packed + 1};
+    const char *path = fx_path("trns.png");
+    FILE *f = fopen(path, "wb");
+
+    ck_assert_ptr_nonnull(f);
+    if (setjmp(png_jmpbuf(png)))
+        ck_abort_msg("libpng could not write %s", path);
+    png_init_io(png, f);
+    png_set_IHDR(png, info, 4, 2, 2, PNG_COLOR_TYPE_GRAY,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_set_tRNS(png, info, NULL, 0, &key);
+    png_write_info(png, info);
+    png_write_image(png, rows);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    ck_assert_int_eq(fclose(f), 0);
+    load_all(path, 4, 2, 2, 3, expect);
+}
+END_TEST
+
+/* What follows a PNG's IEND is the input's next image: whitespace is
+ * skipped, another image loaded (a PNM, a PNG), anything else refused as
+ * after a PNM image; by a file and by a pipe. */
+START_TEST(test_after_image)
+{
+    static const struct {
+        const char *tail;
+        sp_status next;  /* SP_OK: a 1 x 1 image of gray 7 */
+    } tails[] = {{"\n \n", -100}, {"junk", SP_E_NOTPNM},
+                 {"\nP5 1 1 255\n\007", SP_OK}, {"+png", SP_OK}};
+    unsigned char gray = 7, *bytes, *all;
+    const char *png = fx_path("one.png"), *path = fx_path("two");
+    size_t len;
+
+    write_png(png, &gray, 1, 1, 1, 8, 0);
+    bytes = fx_read_file(png, &len);
+    all = malloc(2 * len + 32);
+    ck_assert_ptr_nonnull(all);
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        size_t n = len, t = strlen(tails[i].tail);
+        struct sp_input in;
+        struct sp_load_info info;
+        int more;
+
+        memcpy(all, bytes, len);
+        if (strcmp(tails[i].tail, "+png") == 0) {
+            memcpy(all + n, bytes, len);
+            n += len;
+        } else {
+            memcpy(all + n, tails[i].tail, t);
+            n += t;
+        }
+        fx_write_file(path, all, n);
+        ck_assert_int_eq(sp_input_open(&in, path, 0, NULL), SP_OK);
+        ck_assert_int_eq(sp_input_next(&in, SP_IO_MMAP, NULL, NULL, &info),
+                         SP_OK);
+        ck_assert_int_eq(info.codec, SP_CODEC_PNG);
+        ck_assert_uint_eq(info.next, len);
+        ck_assert_int_eq(sp_input_more(&in, &more), SP_OK);
+        ck_assert_int_eq(more, tails[i].next != -100);
+        if (more) {
+            ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL,
+                                           &info),
+                             tails[i].next);
+            if (tails[i].next == SP_OK)
+                ck_assert_uint_eq(in.img.pixels[0], 7);
+        }
+        sp_input_close(&in);
+    }
+    free(all);
+    free(bytes);
+}
+END_TEST
+
 static Suite *load_decoded_suite(void)
 {
     Suite *s = suite_create("load_decoded");
@@ -314,6 +612,11 @@ static Suite *load_decoded_suite(void)
     tcase_add_test(tc, test_png_exact);
     tcase_add_test(tc, test_header_asked);
     tcase_add_test(tc, test_truncated_and_corrupt);
+    tcase_add_test(tc, test_jpeg_cmyk);
+    tcase_add_test(tc, test_jpeg_scan_limit);
+    tcase_add_test(tc, test_bomb);
+    tcase_add_test(tc, test_png_low_bit_trns);
+    tcase_add_test(tc, test_after_image);
     suite_add_tcase(s, tc);
     return s;
 }

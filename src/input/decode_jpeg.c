@@ -85,14 +85,15 @@ static sp_status begin(const unsigned char *p, size_t len, void **state)
     d->err.error_exit = fail;
     d->err.emit_message = emit;
     d->cinfo.client_data = d;
-    d->progress.progress_monitor = scans;
-    d->cinfo.progress = &d->progress;
     if (setjmp(d->jb)) {  /* out of memory creating it */
         jpeg_destroy_decompress(&d->cinfo);
         free(d);
         return ENOMEM;
     }
     jpeg_create_decompress(&d->cinfo);
+    /* after: jpeg_create_decompress zeroes all but err and client_data */
+    d->progress.progress_monitor = scans;
+    d->cinfo.progress = &d->progress;
     *state = d;
     return SP_OK;
 }
