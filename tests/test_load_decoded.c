@@ -33,9 +33,14 @@ static unsigned char *make_raster(size_t w, size_t h, unsigned c,
     return p;
 }
 
-/* write_jpeg: PATH holds RASTER (8-bit gray or RGB) as a baseline JPEG. */
-static void write_jpeg(const char *path, const unsigned char *raster,
-                       size_t w, size_t h, unsigned c)
+/* A change to libjpeg's defaults for a JPEG written here. */
+typedef void tune_fn(struct jpeg_compress_struct *ci, void *arg);
+
+/* encode_jpeg: PATH holds RASTER (W x H of C samples a pixel, SPACE) as a
+ * JPEG, libjpeg's defaults changed by TUNE (ARG its) if not NULL. */
+static void encode_jpeg(const char *path, const unsigned char *raster,
+                        size_t w, size_t h, unsigned c, J_COLOR_SPACE space,
+                        tune_fn *tune, void *arg)
 {
     struct jpeg_compress_struct ci;
     struct jpeg_error_mgr err;
@@ -48,9 +53,10 @@ static void write_jpeg(const char *path, const unsigned char *raster,
     ci.image_width = (JDIMENSION)w;
     ci.image_height = (JDIMENSION)h;
     ci.input_components = (int)c;
-    ci.in_color_space = c == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    ci.in_color_space = space;
     jpeg_set_defaults(&ci);
-    jpeg_set_quality(&ci, 90, TRUE);
+    if (tune != NULL)
+        tune(&ci, arg);
     jpeg_start_compress(&ci, TRUE);
     while (ci.next_scanline < ci.image_height) {
         JSAMPROW row = (JSAMPROW)raster + ci.next_scanline * w * c;
@@ -62,76 +68,60 @@ static void write_jpeg(const char *path, const unsigned char *raster,
     ck_assert_int_eq(fclose(f), 0);
 }
 
+static void quality_90(struct jpeg_compress_struct *ci, void *arg)
+{
+    (void)arg;
+    jpeg_set_quality(ci, 90, TRUE);
+}
+
+/* write_jpeg: PATH holds RASTER (8-bit gray or RGB) as a baseline JPEG. */
+static void write_jpeg(const char *path, const unsigned char *raster,
+                       size_t w, size_t h, unsigned c)
+{
+    encode_jpeg(path, raster, w, h, c, c == 1 ? JCS_GRAYSCALE : JCS_RGB,
+                quality_90, NULL);
+}
+
+static void adobe_marker(struct jpeg_compress_struct *ci, void *arg)
+{
+    ci->write_Adobe_marker = *(const int *)arg ? TRUE : FALSE;
+}
+
 /* write_cmyk: PATH holds RASTER (W x H CMYK, as libjpeg takes it) as a
  * JPEG, with the Adobe marker that says its inks are inverted or
  * without. */
 static void write_cmyk(const char *path, const unsigned char *raster,
                        size_t w, size_t h, int adobe)
 {
-    struct jpeg_compress_struct ci;
-    struct jpeg_error_mgr err;
-    FILE *f = fopen(path, "wb");
-
-    ck_assert_ptr_nonnull(f);
-    ci.err = jpeg_std_error(&err);
-    jpeg_create_compress(&ci);
-    jpeg_stdio_dest(&ci, f);
-    ci.image_width = (JDIMENSION)w;
-    ci.image_height = (JDIMENSION)h;
-    ci.input_components = 4;
-    ci.in_color_space = JCS_CMYK;
-    jpeg_set_defaults(&ci);
-    ci.write_Adobe_marker = adobe ? TRUE : FALSE;
-    jpeg_start_compress(&ci, TRUE);
-    while (ci.next_scanline < ci.image_height) {
-        JSAMPROW row = (JSAMPROW)raster + ci.next_scanline * w * 4;
-
-        jpeg_write_scanlines(&ci, &row, 1);
-    }
-    jpeg_finish_compress(&ci);
-    jpeg_destroy_compress(&ci);
-    ck_assert_int_eq(fclose(f), 0);
+    encode_jpeg(path, raster, w, h, 4, JCS_CMYK, adobe_marker, &adobe);
 }
 
-/* write_scans: PATH holds a W x H gray progressive JPEG of as many scans
- * as a valid script has at most: every coefficient a band of its own,
- * sent a bit at a time from bit 10 (libjpeg's highest) down: 704. */
-static size_t write_scans(const char *path, size_t w, size_t h)
+/* The most scans a valid script has: every coefficient a band of its own,
+ * sent a bit at a time from bit 10 (libjpeg's highest) down. */
+enum { TOP_BIT = 10, MOST_SCANS = 64 * (TOP_BIT + 1) };
+
+static void all_scans(struct jpeg_compress_struct *ci, void *arg)
 {
-    enum { TOP = 10, SCANS = 64 * (TOP + 1) };
-    static jpeg_scan_info scan[SCANS];
-    unsigned char *raster = make_raster(w, h, 1, 1);
-    struct jpeg_compress_struct ci;
-    struct jpeg_error_mgr err;
-    FILE *f = fopen(path, "wb");
-    size_t n = 0;
+    static jpeg_scan_info scan[MOST_SCANS];
+    int n = 0;
 
+    (void)arg;
     for (int k = 0; k < 64; k++)
-        for (int al = TOP; al >= 0; al--)
+        for (int al = TOP_BIT; al >= 0; al--)
             scan[n++] = (jpeg_scan_info){1, {0}, k, k,
-                                         al == TOP ? 0 : al + 1, al};
-    ck_assert_ptr_nonnull(f);
-    ci.err = jpeg_std_error(&err);
-    jpeg_create_compress(&ci);
-    jpeg_stdio_dest(&ci, f);
-    ci.image_width = (JDIMENSION)w;
-    ci.image_height = (JDIMENSION)h;
-    ci.input_components = 1;
-    ci.in_color_space = JCS_GRAYSCALE;
-    jpeg_set_defaults(&ci);
-    ci.scan_info = scan;
-    ci.num_scans = (int)n;
-    jpeg_start_compress(&ci, TRUE);
-    while (ci.next_scanline < ci.image_height) {
-        JSAMPROW row = raster + ci.next_scanline * w;
+                                         al == TOP_BIT ? 0 : al + 1, al};
+    ci->scan_info = scan;
+    ci->num_scans = n;
+}
 
-        jpeg_write_scanlines(&ci, &row, 1);
-    }
-    jpeg_finish_compress(&ci);
-    jpeg_destroy_compress(&ci);
-    ck_assert_int_eq(fclose(f), 0);
+/* write_scans: PATH holds a W x H gray progressive JPEG of MOST_SCANS
+ * scans. */
+static void write_scans(const char *path, size_t w, size_t h)
+{
+    unsigned char *raster = make_raster(w, h, 1, 1);
+
+    encode_jpeg(path, raster, w, h, 1, JCS_GRAYSCALE, all_scans, NULL);
     free(raster);
-    return n;
 }
 
 /* jpeg_reference: libjpeg's own decode of the file at PATH, as djpeg
@@ -456,7 +446,8 @@ START_TEST(test_jpeg_scan_limit)
 {
     const char *path = fx_path("scans.jpg");
 
-    ck_assert_uint_gt(write_scans(path, 16, 16), 500);
+    ck_assert_uint_gt(MOST_SCANS, 500);
+    write_scans(path, 16, 16);
     for (size_t pi = 0; pi < FX_NIO; pi++) {
         struct sp_image img;
         struct sp_load_info info;
