@@ -15,6 +15,7 @@
 
 #include "decode.h"
 #include "fuzz.h"
+#include "input_path.h"  /* sp_input_decode_header */
 
 /* Rasters decoded up to this many pixels (the harness allocates them;
  * --max-pixels stands here). */
@@ -48,20 +49,6 @@ static void check_header(const struct sp_header *h)
     SP_FUZZ_CHECK(h->raster_bytes / h->height / h->width ==
                       (size_t)h->channels * h->sample_size &&
                   h->raster_bytes % ((size_t)h->width * h->height) == 0);
-}
-
-/* header_of: the header of the LEN bytes at P, by CODEC. */
-static sp_status header_of(enum sp_codec codec, const uint8_t *p,
-                           size_t len, struct sp_header *hdr)
-{
-    char why[SP_WHY_MAX];
-    struct sp_decoder *dec;
-    sp_status st = sp_decode_begin(codec, p, len, &dec);
-
-    if (st == SP_OK)
-        st = sp_decode_header(dec, hdr, why);
-    sp_decode_end(dec);
-    return st;
 }
 
 /* decode: the raster of the LEN bytes at P into a fresh *OUT (HDR's size),
@@ -113,20 +100,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     enum sp_codec codec = sp_decode_sniff(data, size);
     struct sp_header hdr, part;
+    char why[SP_WHY_MAX];
     unsigned char *a, *b;
     sp_status st, st2, bound = SP_OK, bound2 = SP_OK;
     size_t used, used2, cut;
 
     if (codec == SP_CODEC_NONE)
         return 0;
-    st = header_of(codec, data, size, &hdr);
+    st = sp_input_decode_header(codec, data, size, &hdr, why);
     SP_FUZZ_CHECK(header_status(st));
     if (st != SP_OK)
         return 0;
     check_header(&hdr);
     /* a prefix: the same header, or "more bytes" (a stream reads on) */
     cut = size / 2 + (size > 0 ? data[size - 1] % (size / 2 + 1) : 0);
-    st = header_of(codec, data, cut, &part);
+    st = sp_input_decode_header(codec, data, cut, &part, why);
     SP_FUZZ_CHECK(st == SP_E_TRUNCATED ||
                   (st == SP_OK && memcmp(&part, &hdr, sizeof hdr) == 0));
     if ((size_t)hdr.width * hdr.height > PIXELS_MAX)
