@@ -19,8 +19,8 @@
  * libraries allocate hangs off the decoder, which sp_decode_end() frees
  * after a jump out as after a success.  A corrupt or truncated input is
  * one status with the library's words in WHY: SP_E_BADHEADER before the
- * raster, SP_E_BADRASTER in it, SP_E_TRUNCATED when the bytes end early;
- * SP_E_UNSUPPORTED for what is not decoded (a 12-bit JPEG). */
+ * raster, SP_E_BADRASTER in it, SP_E_TRUNCATED when the bytes end early
+ * (or are too few for the pixels claimed: sp_decode_bound). */
 #ifndef SP_DECODE_H
 #define SP_DECODE_H
 
