@@ -3,7 +3,9 @@
  * raster read (or a plain one decoded as it arrives) into one buffer whose
  * rows are used in place, and what was read past the image kept in the
  * input (REST) for the next image; the whitespace between images skipped
- * by reading on.  Released by freeing (or keeping) the buffer. */
+ * by reading on.  A JPEG or PNG image is read whole, within bounds
+ * (stream_decoded), and decoded from memory.  Released by freeing (or
+ * keeping) the buffer. */
 #include "input.h"
 #include "input_path.h"
 
