@@ -7,6 +7,7 @@
 
 #include <setjmp.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +228,67 @@ static void write_claim(const char *path, png_uint_32 w, png_uint_32 h)
     n += png_chunk(file + n, "IDAT", z, zlen);
     n += png_chunk(file + n, "IEND", NULL, 0);
     fx_write_file(path, file, n);
+}
+
+/* raw_deflate: LEN bytes at IN as raw deflate blocks at OUT (CAP bytes),
+ * flushed to a byte boundary, not final (FINISH: the final block), the
+ * stream fresh: blocks that may follow any others.  Returns their length. */
+static size_t raw_deflate(const unsigned char *in, size_t len,
+                          unsigned char *out, size_t cap, int finish)
+{
+    z_stream zs = {0};
+    size_t n;
+
+    ck_assert_int_eq(deflateInit2(&zs, 9, Z_DEFLATED, -15, 9,
+                                  Z_DEFAULT_STRATEGY),
+                     Z_OK);
+    zs.next_in = (unsigned char *)in;
+    zs.avail_in = (uInt)len;
+    zs.next_out = out;
+    zs.avail_out = (uInt)cap;
+    ck_assert_int_eq(deflate(&zs, finish ? Z_FINISH : Z_FULL_FLUSH),
+                     finish ? Z_STREAM_END : Z_OK);
+    n = zs.total_out;
+    deflateEnd(&zs);
+    return n;
+}
+
+/* write_long_idat: PATH holds a 1 x 1 gray PNG of sample 7 whose zlib
+ * stream goes on past the image for MIB mebibytes of zeros, in one IDAT:
+ * the blocks of a mebibyte of zeros, deflated once, repeated. */
+static void write_long_idat(const char *path, size_t mib)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G',
+                                         '\r', '\n', 0x1a, '\n'};
+    static unsigned char zeros[1 << 20], seg[8192];
+    unsigned char ihdr[13] = {0, 0, 0, 1, 0, 0, 0, 1, 8}, row[2] = {0, 7};
+    size_t seg_len = raw_deflate(zeros, sizeof zeros, seg, sizeof seg, 0);
+    size_t cap = mib * seg_len + 256, n = 2, len_png;
+    unsigned char *z = malloc(cap), *file = malloc(cap + 64);
+    uLong adler = adler32(adler32(0, NULL, 0), row, sizeof row);
+    uLong adler_zeros = adler32(adler32(0, NULL, 0), zeros, sizeof zeros);
+
+    ck_assert_ptr_nonnull(z);
+    ck_assert_ptr_nonnull(file);
+    z[0] = 0x78;  /* zlib's header: deflate, 32 KiB window, no dictionary */
+    z[1] = 0x01;
+    n += raw_deflate(row, sizeof row, z + n, cap - n, 0);
+    for (size_t i = 0; i < mib; i++) {
+        memcpy(z + n, seg, seg_len);
+        n += seg_len;
+        adler = adler32_combine(adler, adler_zeros, sizeof zeros);
+    }
+    n += raw_deflate(NULL, 0, z + n, cap - n, 1);
+    for (int i = 0; i < 4; i++)
+        z[n++] = (unsigned char)(adler >> (24 - 8 * i));
+    memcpy(file, sig, sizeof sig);
+    len_png = sizeof sig;
+    len_png += png_chunk(file + len_png, "IHDR", ihdr, sizeof ihdr);
+    len_png += png_chunk(file + len_png, "IDAT", z, n);
+    len_png += png_chunk(file + len_png, "IEND", NULL, 0);
+    fx_write_file(path, file, len_png);
+    free(z);
+    free(file);
 }
 
 /* load_all: PATH by every path: an image of W x H, C channels, MAXVAL,
@@ -593,6 +655,30 @@ START_TEST(test_after_image)
 }
 END_TEST
 
+/* IDAT data past the image is not inflated to its end: a 1 x 1 PNG whose
+ * zlib stream goes on for 4 GiB (seconds of inflate) loads, its pixel
+ * right, its end found, in well under a second of CPU time. */
+START_TEST(test_png_long_idat)
+{
+    const char *path = fx_path("long.png");
+    struct sp_input in;
+    struct sp_load_info info;
+    clock_t t0;
+    double cpu;
+
+    write_long_idat(path, 4096);
+    t0 = clock();
+    ck_assert_int_eq(sp_input_open(&in, path, 0, NULL), SP_OK);
+    ck_assert_int_eq(sp_input_next(&in, SP_IO_MMAP, NULL, NULL, &info),
+                     SP_OK);
+    cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    ck_assert_uint_eq(in.img.pixels[0], 7);
+    ck_assert_uint_eq((size_t)info.next, info.input_bytes);
+    sp_input_close(&in);
+    ck_assert_msg(cpu < 1.0, "%.2f s of CPU time", cpu);
+}
+END_TEST
+
 static Suite *load_decoded_suite(void)
 {
     Suite *s = suite_create("load_decoded");
@@ -608,6 +694,7 @@ static Suite *load_decoded_suite(void)
     tcase_add_test(tc, test_bomb);
     tcase_add_test(tc, test_png_low_bit_trns);
     tcase_add_test(tc, test_after_image);
+    tcase_add_test(tc, test_png_long_idat);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -22,6 +22,14 @@
 /* deflate's best ratio: a 258-byte match in two bits. */
 #define DEFLATE_RATIO 1032
 
+/* The most bytes libpng may read once the last row is decoded: the rest
+ * of the zlib stream and the last IDAT's CRC (libpng reads IDAT data 8 KiB
+ * at a time), then the chunks up to IEND.  libpng inflates whatever IDAT
+ * data follows the image, and 1 MB of it inflated for 5 s; past this the
+ * image is taken as complete (what follows is not checked) and IEND is
+ * found by walking the chunks (iend_end). */
+#define TAIL_MAX ((size_t)16 << 10)
+
 /* The chunks skipped: none is used, and the compressed ones would be
  * inflated (up to libpng's own limit of 8 MB each). */
 static const png_byte skipped[] = "iCCP" "\0" "iTXt" "\0" "tEXt" "\0"
@@ -33,6 +41,8 @@ struct pdec {
     const unsigned char *p;
     size_t len, off;
     int truncated;
+    int complete;        /* TAIL_MAX passed after the last row */
+    size_t tail;         /* bytes read since the last row was decoded */
     unsigned gray_key;   /* low-bit gray with tRNS: the transparent value,
                             alpha made here (0: none) */
     unsigned maxval;
@@ -55,10 +65,24 @@ static void warn(png_structp png, png_const_charp msg)
     (void)msg;  /* an ancillary chunk dropped: the pixels are whole */
 }
 
+/* rows_done: libpng has decoded the last row (of the last pass). */
+static int rows_done(png_structp png, png_infop info)
+{
+    return png_get_interlace_type(png, info) != PNG_INTERLACE_NONE
+               ? png_get_current_pass_number(png) >= 7
+               : png_get_current_row_number(png) >=
+                     png_get_image_height(png, info);
+}
+
 static void read_bytes(png_structp png, png_bytep out, size_t n)
 {
     struct pdec *d = png_get_io_ptr(png);
 
+    if (d->rows != NULL && rows_done(png, d->info) &&
+        (d->tail += n) > TAIL_MAX) {
+        d->complete = 1;
+        png_error(png, "the image is complete");
+    }
     if (n > d->len - d->off) {
         d->truncated = 1;
         png_error(png, "the file ends early");
@@ -179,6 +203,27 @@ static unsigned long long least(void *state)
     return ((struct pdec *)state)->least;
 }
 
+/* iend_end: the offset just past the IEND chunk, found by walking the
+ * chunks from the signature by their lengths (none read into libpng,
+ * none inflated), or 0 when the bytes end first. */
+static size_t iend_end(const struct pdec *d)
+{
+    const unsigned char *p = d->p;
+    size_t at = 8;
+
+    while (d->len - at >= 12) {
+        size_t n = (size_t)p[at] << 24 | (size_t)p[at + 1] << 16 |
+                   (size_t)p[at + 2] << 8 | p[at + 3];
+
+        if (n > d->len - at - 12)
+            return 0;
+        if (memcmp(p + at + 4, "IEND", 4) == 0)
+            return at + 12 + n;
+        at += 12 + n;
+    }
+    return 0;
+}
+
 static sp_status raster(void *state, unsigned char *out, char *why)
 {
     struct pdec *d = state;
@@ -193,10 +238,16 @@ static sp_status raster(void *state, unsigned char *out, char *why)
         return ENOMEM;
     for (png_uint_32 y = 0; y < h; y++)
         d->rows[y] = out + (size_t)y * stride;
-    if (setjmp(png_jmpbuf(png)))
+    if (setjmp(png_jmpbuf(png)) == 0) {
+        png_read_image(png, d->rows);
+        png_read_end(png, NULL);
+    } else if (!d->complete) {
         return status_of(d, SP_E_BADRASTER, why);
-    png_read_image(png, d->rows);
-    png_read_end(png, NULL);
+    } else if ((d->off = iend_end(d)) == 0) {
+        d->truncated = 1;
+        snprintf(d->msg, sizeof d->msg, "no IEND chunk");
+        return status_of(d, SP_E_BADRASTER, why);
+    }
     if (d->gray_key > 0)
         trns_alpha(d, out, w, h, stride);
     return SP_OK;
