@@ -5,16 +5,17 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build-fuzz
 FUZZ=$ROOT/tests/fuzz
-ALL=(header scale encode change)
+ALL=(header scale encode change decode)
 
 usage() {
     cat <<'USAGE'
 usage: fuzz.sh [-p] [SECONDS] [HARNESS...]
 
 Builds build-fuzz/ with clang (-DSP_FUZZ=ON: libFuzzer, ASan, UBSan), makes
-the seed corpus, and runs each HARNESS (header, scale, encode, change; default
-all) for SECONDS (default 60), one after the other.  Each keeps its corpus in
-build-fuzz/fuzz/corpus/HARNESS/ from run to run and its log in
+the seed corpus, and runs each HARNESS (header, scale, encode, change,
+decode; default all) for SECONDS (default 60), one after the other.  Each
+keeps its corpus in build-fuzz/fuzz/corpus/HARNESS/ from run to run and its
+log in
 build-fuzz/fuzz/HARNESS.log.  A crash, leak, timeout or out-of-memory input
 is written to tests/fuzz/crashes/HARNESS/; replay it with
 build-fuzz/tests/fuzz/fuzz_HARNESS FILE and keep it in
@@ -34,8 +35,8 @@ while (($#)); do
     [0-9]*)
         [[ $1 =~ ^[0-9]+$ && $1 -gt 0 ]] || { usage >&2; exit 2; }
         secs=$1 ;;
-    header | scale | encode | change) harnesses+=("$1") ;;
-    fuzz_header | fuzz_scale | fuzz_encode | fuzz_change)
+    header | scale | encode | change | decode) harnesses+=("$1") ;;
+    fuzz_header | fuzz_scale | fuzz_encode | fuzz_change | fuzz_decode)
         harnesses+=("${1#fuzz_}") ;;
     *) usage >&2; exit 2 ;;
     esac

@@ -9,7 +9,10 @@
 #   scaleppm on the decoded PNM: a reduce of the JPEG/PNG gives the bytes
 #                of the same reduce of its PNM.
 # Every input by file on --io read, mmap and pread, and by a pipe; a cut
-# or corrupt file is one line on stderr, exit 1 and no output file.
+# or corrupt file is one line on stderr, exit 1 and no output file.  Then
+# 2-bit gray with tRNS (pngtopam -alphapam), CMYK (jpegtopnm), images after
+# an image and junk after one, the codec in -v and --timings, and a
+# stream's bounds.
 #
 # usage: bash tests/decoded_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
 set -euo pipefail
@@ -94,4 +97,101 @@ rc=0
 "$SP" -s -2 --max-pixels 100 rgb.jpg out.pnm 2>err || rc=$?
 result "--max-pixels refuses a JPEG" \
     "$( ((rc == 1)) && grep -q max-pixels err || echo "exit $rc: $(cat err)")"
+
+# refused WHAT WORDS CMD...: CMD exits 1 with one line matching WORDS and
+# leaves no out.pnm.
+refused() {
+    local what=$1 words=$2 rc=0 why=
+    shift 2
+    rm -f out.pnm
+    "$@" 2>err || rc=$?
+    ((rc == 1)) || why="exit $rc"
+    [[ -e out.pnm ]] && why="an output was left"
+    [[ $(wc -l <err) == 1 ]] && grep -Eq -- "$words" err ||
+        why="stderr: $(tr '\n' '|' <err)"
+    result "$what: one line, no output" "$why"
+}
+
+# 2-bit gray with a tRNS chunk: the maxval kept, as pngtopam keeps it.
+printf 'P2\n4 2\n3\n0 1 2 3\n3 2 1 0\n' >g2.pgm
+pnmtopng -transparent=rgb:55/55/55 g2.pgm >trns.png
+pngtopam -alphapam trns.png >trns.png.ref
+for io in "${IO_PATHS[@]}"; do
+    check "2-bit gray with tRNS by $io is pngtopam -alphapam's" \
+        by_path trns.png "$io"
+done
+
+# A CMYK JPEG (ImageMagick writes Adobe's inverted inks): jpegtopnm's RGB.
+if have convert && have jpegtopnm; then
+    convert rgb.ppm -colorspace cmyk cmyk.jpg
+    jpegtopnm cmyk.jpg >cmyk.jpg.ref 2>/dev/null
+    for io in "${IO_PATHS[@]}"; do
+        check "CMYK JPEG by $io is jpegtopnm's" by_path cmyk.jpg "$io"
+    done
+    check "CMYK JPEG by a pipe is jpegtopnm's" by_pipe cmyk.jpg
+else
+    skip 'CMYK JPEG' 'convert (ImageMagick) or jpegtopnm not installed'
+fi
+
+# What follows an image's end: whitespace, another image (of any codec),
+# or junk, refused as after a PNM image.
+{ cat gray.png; printf '\n\n'; cat gray.jpg; cat gray.pgm; } >three
+cat gray.png.ref gray.jpg.ref gray.pgm >three.ref
+# from_pipe F: scaleppm -s 1 of F through a pipe (not a file as standard
+# input) into out.pnm.
+from_pipe() {
+    # shellcheck disable=SC2002  # the pipe is the point
+    cat "$1" | "$SP" -s 1 - out.pnm
+}
+all_images() {
+    "$SP" -s 1 --io "$1" three out.pnm && same out.pnm three.ref
+}
+for io in "${IO_PATHS[@]}"; do
+    check "PNG, JPEG, PGM in one file by $io: every image" all_images "$io"
+done
+check "PNG, JPEG, PGM through a pipe: every image" \
+    eval 'from_pipe three && same out.pnm three.ref'
+# After a JPEG or PNG, bytes that begin no image are ignored, as djpeg,
+# pngtopam and vips ignore them (a phone's motion photo appends its video
+# there); bytes that begin as a PNM would are the next image, or refused.
+{ cat rgb.jpg; printf '\0\0\0\030ftypmp42 and the rest'; } >motion.jpg
+"$SP" -s 1 rgb.jpg plain.pnm
+motion_file() { "$SP" -s 1 motion.jpg out.pnm && same out.pnm plain.pnm; }
+motion_pipe() { from_pipe motion.jpg && same out.pnm plain.pnm; }
+check "a video after a JPEG: ignored" motion_file
+check "a video after a JPEG, from a pipe: ignored" motion_pipe
+{ cat rgb.jpg; printf 'Pjunk'; } >junk.jpg
+refused "a bad PNM after a JPEG" 'not a PNM image.*image 2' "$SP" -s 1 junk.jpg out.pnm
+refused "a bad PNM after a JPEG, from a pipe" 'not a PNM image.*image 2' \
+    from_pipe junk.jpg
+
+# The codec in -v and in --timings records.
+"$SP" -v --timings=json -s 1 rgb.png out.pnm 2>err
+check "--timings=json names the codec (png)" grep -q '"codec":"png"' err
+check "-v names the codec" grep -q 'PNG decoded to P6 97x61' err
+"$SP" --timings -s 1 - out.pnm <prog.jpg 2>err
+check "--timings names the codec (jpeg, standard input)" grep -q ' codec=jpeg ' err
+
+# A stream's bounds: a PNG whose header never ends (a 20 MiB chunk before
+# IDAT) and one whose data runs past twice its raster and 16 MiB.
+"${PYTHON:-/usr/bin/python3}" - <<'BIG'
+import struct, zlib
+def chunk(kind, data):
+    crc = zlib.crc32(kind + data) & 0xffffffff
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+sig = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+idat = chunk(b"IDAT", zlib.compress(b"\0\7"))
+big = chunk(b"prVt", bytes(20 << 20))
+open("meta.png", "wb").write(sig + big + idat + chunk(b"IEND", b""))
+open("tail.png", "wb").write(sig + idat + big + chunk(b"IEND", b""))
+BIG
+refused "a stream's PNG header past 16 MiB" 'no image in the first 16 MiB' \
+    from_pipe meta.png
+refused "a stream's PNG past twice its raster and 16 MiB" \
+    'image too large: PNG: more than' \
+    from_pipe tail.png
+by_paths() {
+    "$SP" -s 1 meta.png out.pnm && "$SP" -s 1 tail.png out.pnm
+}
+check "the same PNGs by path: no limit" by_paths
 finish

@@ -132,9 +132,10 @@ ok_maxval_1.pgm   |0|all |-                 |P5\n3 1\n1\n\000\001\000
 ok_maxval_65535.pgm|0|all|-                 |P5\n1 1\n65535\n\377\376
 ok_plain_comment.pgm|0|all|-                |P2\n2 1\n255\n1 #c\n 2\n
 ok_long_comment.ppm|0|all|-                 |=
-# --- after an image: whitespace, then nothing or an image (netpbm's rule)
+# --- after an image: whitespace, then nothing or an image (netpbm's rule;
+# after a JPEG or PNG, bytes that begin no image are ignored: decoded_test)
 junk_after.ppm    |1|all |not a PNM image.*image 2|P6\n1 1\n255\n\001\002\003junk
-jpeg_after.ppm    |1|all |not a PNM image.*image 2|P6\n1 1\n255\n\001\002\003\377\330\377\340\0\020JFIF
+jpeg_after.ppm    |1|all |truncated: image 2.*JPEG|P6\n1 1\n255\n\001\002\003\377\330\377\340\0\020JFIF
 space_junk_after.pgm|1|all|not a PNM image.*image 2|P5\n1 1\n255\n\007 \r\n x
 lone_P_after.pgm  |1|all |not a PNM image.*image 2|P5\n1 1\n255\n\007\nP
 nul_after.pgm     |1|all |not a PNM image.*image 2|P5\n1 1\n255\n\007\n\0
@@ -147,6 +148,22 @@ adir              |1|redir|Is a directory   |=
 fifo_no_data      |1|all |empty file        |=
 /dev/zero         |1|all |not a PNM image   |=
 /dev/null         |1|all |empty file        |=
+# --- JPEG and PNG (made below from pnmtojpeg's and pnmtopng's files)
+png_cut_idat.png  |1|all |file is truncated: PNG|=
+png_claims_20000.png|1|all|file is truncated: PNG: .* cannot hold 20000 x 20000|=
+png_claims_50000.png|1|all|too large for --max-pixels|=
+png_crc_idat.png  |1|all |bad pixel data: PNG: IDAT: CRC error|=
+png_crc_ihdr.png  |1|all |bad PNM header: PNG: IHDR: CRC error|=
+png_no_plte.png   |1|all |bad PNM header: PNG: .*PLTE|=
+png_idat_short.png|1|all |bad pixel data: PNG: Not enough image data|=
+png_palette_interlaced_cut.png|1|all|file is truncated: PNG|=
+jpeg_cut.jpg      |1|all |file is truncated: JPEG|=
+jpeg_claims_20000.jpg|1|all|file is truncated: JPEG: .* cannot hold 20000 x 20000|=
+jpeg_bad_huffman.jpg|1|all|JPEG: Bogus Huffman table|=
+jpeg_no_image.jpg |1|all |bad PNM header: JPEG|\377\330\377\331
+jpeg_cmyk_cut.jpg |1|all |file is truncated: JPEG|=
+jpeg_progressive_cut.jpg|1|all|file is truncated: JPEG|=
+jpeg_pnm_junk_after.jpg|1|all|not a PNM image.*image 2|=
 symlink_loop.ppm  |1|file|Too many levels of symbolic links|=
 dangling.ppm      |1|file|No such file or directory|=
 unreadable.ppm    |1|user|Permission denied |=
@@ -193,6 +210,63 @@ printf 'P6\n1 1\n65535\n\001\002\003\004\005' >in/short_by_one_16bit.ppm
     head -c 204800 /dev/zero | tr '\0' 'c'
     printf '\n2 1\n255\n\001\002\003\004\005\006'
 } >in/ok_long_comment.ppm
+# JPEG and PNG: valid files of netpbm's encoders, then cut, claiming more
+# than they hold, with a CRC or a Huffman table broken (coded.py).
+noise 40 30 255 5 3 >in/coded.ppm
+pnmtojpeg in/coded.ppm >in/coded.jpg
+pnmtojpeg -progressive in/coded.ppm >in/coded_progressive.jpg
+pnmtopng in/coded.ppm >in/coded.png
+pnmtopng -interlace <(pnmquant 16 in/coded.ppm 2>/dev/null) >in/coded_palette.png
+"${PYTHON:-/usr/bin/python3}" - in <<'CODED'
+import struct, sys, zlib
+
+d = sys.argv[1] + "/"
+def read(name):
+    return open(d + name, "rb").read()
+def write(name, data):
+    open(d + name, "wb").write(data)
+def chunk(kind, data):
+    crc = zlib.crc32(kind + data) & 0xffffffff
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+def png(ihdr, *chunks):
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"".join(chunks) + chunk(b"IEND", b"")
+def gray(w, h, depth=8, kind=0):
+    return struct.pack(">IIBBBBB", w, h, depth, kind, 0, 0, 0)
+
+p = read("coded.png")
+idat = p.index(b"IDAT")
+write("png_cut_idat.png", p[: idat + 40])
+bad = bytearray(p)  # the IDAT's CRC, its data whole
+bad[idat + 4 + struct.unpack(">I", p[idat - 4 : idat])[0]] ^= 0x55
+write("png_crc_idat.png", bytes(bad))
+bad = bytearray(p)
+bad[20] ^= 0x01
+write("png_crc_ihdr.png", bytes(bad))
+write("png_claims_20000.png", png(gray(20000, 20000), chunk(b"IDAT", zlib.compress(bytes(64)))))
+write("png_claims_50000.png", png(gray(50000, 50000), chunk(b"IDAT", zlib.compress(bytes(64)))))
+write("png_no_plte.png", png(gray(4, 4, 8, 3), chunk(b"IDAT", zlib.compress(bytes(20)))))
+write("png_idat_short.png", png(gray(64, 64), chunk(b"IDAT", zlib.compress(bytes(100)))))
+q = read("coded_palette.png")
+write("png_palette_interlaced_cut.png", q[: q.index(b"IDAT") + 60])
+
+j = read("coded.jpg")
+write("jpeg_cut.jpg", j[: len(j) // 2])
+write("jpeg_pnm_junk_after.jpg", j + b" Pjunk")
+sof = j.index(b"\xff\xc0")
+write("jpeg_claims_20000.jpg", j[: sof + 5] + struct.pack(">HH", 20000, 20000) + j[sof + 9 :])
+dht = j.index(b"\xff\xc4")
+bad = bytearray(j)
+bad[dht + 5 : dht + 21] = bytes([255] * 16)  # 4080 codes: more than fit
+write("jpeg_bad_huffman.jpg", bytes(bad))
+g = read("coded_progressive.jpg")
+write("jpeg_progressive_cut.jpg", g[: len(g) * 2 // 3])
+CODED
+if have convert; then
+    convert in/coded.ppm -colorspace cmyk in/coded_cmyk.jpg
+    head -c 900 in/coded_cmyk.jpg >in/jpeg_cmyk_cut.jpg
+else  # cut in its header: still refused, if not for its inks
+    head -c 300 in/coded.jpg >in/jpeg_cmyk_cut.jpg
+fi
 mkdir in/adir
 mkfifo in/fifo_no_data
 ln -s symlink_loop.ppm in/symlink_loop.ppm
@@ -539,7 +613,7 @@ for name in junk_after.ppm jpeg_after.ppm space_junk_after.pgm; do
     if [[ -z $why ]] && ((rc != 1)); then
         why="exit $rc, want 1"
     elif [[ -z $why ]] && [[ $(wc -l <e) -ne 1 ]] ||
-        ! grep -q "^scaleppm: in/multi.fifo: not a PNM image.*image 2" e; then
+        ! grep -Eq "^scaleppm: in/multi.fifo: (not a PNM image|file is truncated).*image 2" e; then
         why=${why:-"stderr: $(tr '\n' '|' <e)"}
     elif [[ -e od/multi.pnm ]]; then
         why='an output file was created'

@@ -139,13 +139,13 @@ static void json_check(const char *line, const char *const *keys,
 START_TEST(test_report_print)
 {
     static const char *const kv_keys[] = {
-        "io", "threads", "load_ns", "load_minflt", "load_majflt", "scale_ns",
+        "io", "codec", "threads", "load_ns", "load_minflt", "load_majflt", "scale_ns",
         "scale_minflt", "scale_majflt", "release_ns", "release_minflt",
         "release_majflt", "write_ns", "write_minflt", "write_majflt", "in",
         "out", "input", "output", "factor", "filter", "status",
     };
     static const char *const json_keys[] = {
-        "$input", "$output", "factor", "$filter", "$io", "threads", "load_ns", "load_minflt", "load_majflt",
+        "$input", "$output", "factor", "$filter", "$io", "$codec", "threads", "load_ns", "load_minflt", "load_majflt",
         "scale_ns", "scale_minflt", "scale_majflt", "release_ns",
         "release_minflt", "release_majflt", "write_ns", "write_minflt",
         "write_majflt", "$in", "$out", "$status",
@@ -163,6 +163,7 @@ START_TEST(test_report_print)
 
     line = print_report(&r, 0);
     ck_assert_ptr_nonnull(strstr(line, "io=mmap "));
+    ck_assert_ptr_nonnull(strstr(line, " codec=pnm "));
     ck_assert_ptr_nonnull(strstr(line, "threads=3 "));
     ck_assert_ptr_nonnull(strstr(line, " in=37x23 "));
     ck_assert_ptr_nonnull(strstr(line, " out=74x46 status=ok\n"));

@@ -81,7 +81,7 @@ START_TEST(test_input_after_image)
     } tails[] = {
         {"", SP_OK, 0},
         {" \t\n\v\f\r", SP_OK, 0},
-        {"\n\377\330\377\340", SP_E_NOTPNM, 1},
+        {"\n\377\330\377\340", SP_E_TRUNCATED, 1},  /* a JPEG, cut */
         {"x", SP_E_NOTPNM, 1},
         {"\nP", SP_E_NOTPNM, 1},
         {" P9", SP_E_NOTPNM, 1},

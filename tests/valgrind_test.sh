@@ -3,8 +3,9 @@
 # sanitized) build: every load path (IO_PATHS, lib.sh), both filters, an
 # enlarge to PNG, stdin to stdout, a plain input, 16 bits to PNG and to
 # JPEG, a reduce to JPEG, and the error paths (a bad input, /dev/full for
-# PNM, PNG and JPEG, --max-pixels).  No invalid access, no use of undefined
-# memory, no definite or indirect leak.
+# PNM, PNG and JPEG, --max-pixels); JPEG and PNG inputs by every path
+# (progressive, CMYK, interlaced 16-bit, palette) and cut ones.  No invalid
+# access, no use of undefined memory, no definite or indirect leak.
 #
 # A sanitizer build cannot run under valgrind: then it exits 77 (a skip).
 #
@@ -85,5 +86,31 @@ vg 'output /dev/full' 1 -s 2 c.ppm /dev/full
 vg 'output .png to a missing directory' 1 -s 2 c.ppm od/no/x.png
 vg 'refused by --max-pixels' 1 --max-pixels 100 -s 2 c.ppm od/mp.ppm
 vg 'a usage error' 2 -s 0 c.ppm od/u.ppm
+
+# JPEG and PNG inputs (the decoders, by every path), and bad ones.
+if have pnmtojpeg && have pnmtopng; then
+    pnmtojpeg c.ppm >c.jpg
+    pnmtojpeg -progressive -greyscale c.ppm >p.jpg
+    pnmtopng -interlace g16.pgm >g16.png
+    pamdepth 255 c.ppm | pnmquant 16 2>/dev/null | pnmtopng >pal.png
+    head -c 700 c.jpg >cut.jpg
+    head -c 300 g16.png >cut.png
+    for io in "${IO_PATHS[@]}"; do
+        vg "$io, JPEG, box reduce by 3" 0 --io "$io" --filter box -s -3 \
+            c.jpg "od/$io-j.ppm"
+        vg "$io, interlaced 16-bit PNG" 0 --io "$io" -s -2 g16.png \
+            "od/$io-p.pgm"
+    done
+    vg 'progressive gray JPEG' 0 -s -2 p.jpg od/pj.pgm
+    vg 'palette PNG' 0 -s -2 pal.png od/pal.ppm
+    vg 'a truncated JPEG' 1 -s 2 cut.jpg od/cj.ppm
+    vg 'a truncated PNG, mmap' 1 --io mmap -s 2 cut.png od/cp.ppm
+    if have convert; then
+        convert c.ppm -colorspace cmyk cmyk.jpg
+        vg 'CMYK JPEG' 0 -s -2 cmyk.jpg od/cmyk.ppm
+    fi
+else
+    printf 'skip - pnmtojpeg or pnmtopng not installed: no JPEG or PNG runs\n'
+fi
 
 finish

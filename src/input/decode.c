@@ -13,6 +13,7 @@
 struct sp_decoder {
     const struct sp_codec_ops *ops;
     void *state;
+    size_t width, height;  /* the header's */
 };
 
 enum sp_codec sp_decode_sniff(const unsigned char *p, size_t n)
@@ -31,7 +32,7 @@ const char *sp_decode_name(enum sp_codec codec)
 {
     return codec == SP_CODEC_JPEG  ? "JPEG"
            : codec == SP_CODEC_PNG ? "PNG"
-                                   : "PNM";
+                                   : "PNM";  /* NONE: what is tried then */
 }
 
 sp_status sp_decode_begin(enum sp_codec codec, const unsigned char *p,
@@ -59,9 +60,24 @@ sp_status sp_decode_begin(enum sp_codec codec, const unsigned char *p,
 sp_status sp_decode_header(struct sp_decoder *dec, struct sp_header *hdr,
                            char *why)
 {
+    sp_status st;
+
     memset(hdr, 0, sizeof *hdr);
     why[0] = '\0';
-    return dec->ops->header(dec->state, hdr, why);
+    st = dec->ops->header(dec->state, hdr, why);
+    dec->width = hdr->width;
+    dec->height = hdr->height;
+    return st;
+}
+
+sp_status sp_decode_bound(struct sp_decoder *dec, size_t len, char *why)
+{
+    if (len >= dec->ops->least(dec->state))
+        return SP_OK;
+    snprintf(why, SP_WHY_MAX, "%s: %zu bytes cannot hold %zu x %zu pixels "
+             "(%s)", dec->ops->name, len, dec->width, dec->height,
+             dec->ops->best);
+    return SP_E_TRUNCATED;
 }
 
 sp_status sp_decode_shrink(struct sp_decoder *dec, struct sp_header *hdr,
@@ -83,6 +99,11 @@ sp_status sp_decode_raster(struct sp_decoder *dec, unsigned char *raster,
 {
     why[0] = '\0';
     return dec->ops->raster(dec->state, raster, why);
+}
+
+size_t sp_decode_used(struct sp_decoder *dec)
+{
+    return dec->ops->used(dec->state);
 }
 
 void sp_decode_end(struct sp_decoder *dec)

@@ -9,25 +9,28 @@
  *                       (--max-pixels) before a raster byte is decoded
  *   sp_decode_shrink()  the raster to be decoded shrunk, as the caller
  *                       asked in hdr->shrink (shrink-on-load, header.h)
+ *   sp_decode_bound()   whether the input's bytes, all of them, are enough
+ *                       for the pixels the header claims: a decompression
+ *                       bomb refused before its raster is allocated
  *   sp_decode_raster()  the whole raster, in the binary layout (8-bit
  *                       samples, or 16-bit big-endian from a 16-bit PNG)
+ *   sp_decode_used()    the bytes the image took, up to its end marker
  *   sp_decode_end()     everything the libraries hold given back
  *
  * Header and raster may run under the SIGBUS guard (guard.h): what the
  * libraries allocate hangs off the decoder, which sp_decode_end() frees
  * after a jump out as after a success.  A corrupt or truncated input is
  * one status with the library's words in WHY: SP_E_BADHEADER before the
- * raster, SP_E_BADRASTER in it, SP_E_TRUNCATED when the bytes end early;
- * SP_E_UNSUPPORTED for what is not decoded yet (a CMYK JPEG). */
+ * raster, SP_E_BADRASTER in it, SP_E_TRUNCATED when the bytes end early
+ * (or are too few for the pixels claimed: sp_decode_bound). */
 #ifndef SP_DECODE_H
 #define SP_DECODE_H
 
 #include <stddef.h>
 
 #include "header.h"
+#include "input_types.h"
 #include "status.h"
-
-enum sp_codec { SP_CODEC_NONE, SP_CODEC_JPEG, SP_CODEC_PNG };
 
 /* The bytes sp_decode_sniff() needs to tell every codec. */
 #define SP_DECODE_MAGIC_LEN 8
@@ -36,7 +39,7 @@ enum sp_codec { SP_CODEC_NONE, SP_CODEC_JPEG, SP_CODEC_PNG };
  * SP_CODEC_NONE. */
 enum sp_codec sp_decode_sniff(const unsigned char *p, size_t n);
 
-/* sp_decode_name: "JPEG", "PNG" or "PNM". */
+/* sp_decode_name: "JPEG", "PNG" or "PNM" (SP_CODEC_NONE too). */
 const char *sp_decode_name(enum sp_codec codec);
 
 struct sp_decoder;
@@ -56,11 +59,19 @@ sp_status sp_decode_header(struct sp_decoder *dec, struct sp_header *hdr,
  * HDR's size and raster_bytes then the decoded raster's. */
 sp_status sp_decode_shrink(struct sp_decoder *dec, struct sp_header *hdr,
                            char *why);
+/* sp_decode_bound: after the header, SP_E_TRUNCATED (WHY saying so) when
+ * LEN bytes, the whole input from the image's start, are too few for the
+ * pixels the header claims at the codec's best compression; else 0. */
+sp_status sp_decode_bound(struct sp_decoder *dec, size_t len, char *why);
 
 /* sp_decode_raster: DEC's raster (after its header) into RASTER,
  * hdr->raster_bytes bytes. */
 sp_status sp_decode_raster(struct sp_decoder *dec, unsigned char *raster,
                            char *why);
+
+/* sp_decode_used: after the raster, the bytes from the image's start to
+ * just past its end (JPEG's EOI marker, PNG's IEND chunk). */
+size_t sp_decode_used(struct sp_decoder *dec);
 
 /* sp_decode_end: DEC given back (NULL: nothing). */
 void sp_decode_end(struct sp_decoder *dec);

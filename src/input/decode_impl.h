@@ -9,14 +9,18 @@
 #include "status.h"
 
 /* A codec's operations on its own decoder (decode.h says what each
- * does). */
+ * does; least: after the header, the fewest bytes its pixels can be coded
+ * in, for sp_decode_bound(), whose words for why are BEST's). */
 struct sp_codec_ops {
+    const char *name, *best;
     sp_status (*begin)(const unsigned char *p, size_t len, void **state);
     sp_status (*header)(void *state, struct sp_header *hdr, char *why);
+    unsigned long long (*least)(void *state);
     sp_status (*raster)(void *state, unsigned char *raster, char *why);
     /* shrink: decode the raster at 1/hdr->shrink, HDR then saying the
      * size decoded; NULL for a codec whose shrink_max is 1. */
     sp_status (*shrink)(void *state, struct sp_header *hdr, char *why);
+    size_t (*used)(void *state);
     void (*end)(void *state);
 };
 

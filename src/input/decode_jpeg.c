@@ -2,8 +2,9 @@
  * (jpeg_mem_src: a mapping or a buffer), at full scale or, when the
  * caller asks (shrink-on-load, header.h), at a DCT scale of 1/2, 1/4 or
  * 1/8, with the library's defaults otherwise (djpeg's: islow DCT, fancy
- * upsampling), into 8-bit gray (a
- * grayscale JPEG) or RGB.  Its errors and its warnings (corrupt data, a
+ * upsampling), into 8-bit gray (a grayscale JPEG) or RGB; a CMYK or YCCK
+ * JPEG is converted to RGB as jpegtopnm converts it (cmyk_rgb()).  Its
+ * errors and its warnings (corrupt data, a
  * premature end) jump back as one status with the library's words: a
  * JPEG that libjpeg had to patch up is refused, not scaled.  EXIF
  * orientation is not applied: kept as djpeg and pamscale keep it. */
@@ -33,6 +34,8 @@ struct jdec {
     const unsigned char *p;
     size_t len;
     int started;    /* jpeg_start_decompress was called */
+    unsigned long long least;  /* the fewest bytes the pixels fit in */
+    JSAMPROW cmyk;  /* a CMYK row, converted from: here, so a jump frees it */
 };
 
 static void fail(j_common_ptr c)
@@ -84,16 +87,39 @@ static sp_status begin(const unsigned char *p, size_t len, void **state)
     d->err.error_exit = fail;
     d->err.emit_message = emit;
     d->cinfo.client_data = d;
-    d->progress.progress_monitor = scans;
-    d->cinfo.progress = &d->progress;
     if (setjmp(d->jb)) {  /* out of memory creating it */
         jpeg_destroy_decompress(&d->cinfo);
         free(d);
         return ENOMEM;
     }
     jpeg_create_decompress(&d->cinfo);
+    /* after: jpeg_create_decompress zeroes all but err and client_data */
+    d->progress.progress_monitor = scans;
+    d->cinfo.progress = &d->progress;
     *state = d;
     return SP_OK;
+}
+
+/* least_bytes: the fewest bytes C's pixels can be Huffman coded in: the
+ * first scan codes every block of a component (a progressive JPEG's must
+ * be a DC scan: libjpeg warns otherwise, a failure here), in a bit a block
+ * at least, and a libjpeg that runs out of bits warns too.  Arithmetic
+ * coding has no such floor: 0. */
+static unsigned long long least_bytes(const struct jpeg_decompress_struct *c)
+{
+    unsigned long long least = 0;
+
+    if (c->arith_code)
+        return 0;
+    for (int i = 0; i < c->num_components; i++) {
+        const jpeg_component_info *comp = &c->comp_info[i];
+        unsigned long long blocks =
+            (unsigned long long)comp->width_in_blocks * comp->height_in_blocks;
+
+        if (i == 0 || blocks < least)
+            least = blocks;
+    }
+    return least / 8;
 }
 
 static sp_status header(void *state, struct sp_header *hdr, char *why)
@@ -111,13 +137,14 @@ static sp_status header(void *state, struct sp_header *hdr, char *why)
         break;
     case JCS_CMYK:
     case JCS_YCCK:
-        snprintf(why, SP_WHY_MAX, "JPEG: CMYK is not decoded yet");
-        return SP_E_UNSUPPORTED;
+        c->out_color_space = JCS_CMYK;  /* then made RGB: cmyk_rgb() */
+        break;
     default:
         c->out_color_space = JCS_RGB;
         break;
     }
     hdr->shrink_max = 8;
+    d->least = least_bytes(c);
     return sp_decode_layout(hdr, c->image_width, c->image_height,
                             c->out_color_space == JCS_GRAYSCALE ? 1 : 3, 255,
                             why);
@@ -140,10 +167,33 @@ static sp_status shrink(void *state, struct sp_header *hdr, char *why)
     c->scale_denom = asked;
     jpeg_calc_output_dimensions(c);
     st = sp_decode_layout(hdr, c->output_width, c->output_height,
-                          (unsigned)c->out_color_components, 255, why);
+                          c->out_color_space == JCS_GRAYSCALE ? 1 : 3, 255, why);
     hdr->shrink = asked;
     hdr->shrink_max = most;
     return st;
+}
+
+/* cmyk_rgb: the W CMYK pixels at IN as RGB at OUT, as jpegtopnm converts
+ * them: an Adobe JPEG (one with an APP14 marker: Photoshop's, and every
+ * CMYK JPEG libjpeg writes) stores its inks inverted, so that R = C K /
+ * 255; any other, R = (255 - C) (255 - K) / 255; rounded down. */
+static void cmyk_rgb(const struct jdec *d, const JSAMPLE *in,
+                     unsigned char *out, size_t w)
+{
+    int adobe = d->cinfo.saw_Adobe_marker;
+
+    for (size_t x = 0; x < w; x++, in += 4, out += 3) {
+        unsigned k = adobe ? in[3] : 255u - in[3];
+
+        for (int i = 0; i < 3; i++)
+            out[i] = (unsigned char)((adobe ? in[i] : 255u - in[i]) * k /
+                                     255u);
+    }
+}
+
+static unsigned long long least(void *state)
+{
+    return ((struct jdec *)state)->least;
 }
 
 static sp_status raster(void *state, unsigned char *out, char *why)
@@ -156,14 +206,27 @@ static sp_status raster(void *state, unsigned char *out, char *why)
         return status_of(d, SP_E_BADRASTER, why);
     d->started = 1;
     (void)jpeg_start_decompress(c);
-    stride = (size_t)c->output_width * (size_t)c->output_components;
+    stride = (size_t)c->output_width * (c->output_components == 1 ? 1 : 3);
+    if (c->out_color_space == JCS_CMYK &&
+        (d->cmyk = malloc((size_t)c->output_width * 4)) == NULL)
+        return ENOMEM;
     while (c->output_scanline < c->output_height) {
         JSAMPROW row = out + (size_t)c->output_scanline * stride;
 
-        (void)jpeg_read_scanlines(c, &row, 1);
+        if (d->cmyk == NULL)
+            (void)jpeg_read_scanlines(c, &row, 1);
+        else if (jpeg_read_scanlines(c, &d->cmyk, 1) == 1)
+            cmyk_rgb(d, d->cmyk, row, c->output_width);
     }
     (void)jpeg_finish_decompress(c);
     return SP_OK;
+}
+
+static size_t used(void *state)
+{
+    struct jdec *d = state;
+
+    return d->len - d->cinfo.src->bytes_in_buffer;
 }
 
 static void end(void *state)
@@ -171,7 +234,10 @@ static void end(void *state)
     struct jdec *d = state;
 
     jpeg_destroy_decompress(&d->cinfo);
+    free(d->cmyk);
     free(d);
 }
 
-const struct sp_codec_ops sp_codec_jpeg = {begin, header, raster, shrink, end};
+const struct sp_codec_ops sp_codec_jpeg = {
+    "JPEG", "Huffman coding takes a bit an 8 x 8 block at least",
+    begin, header, least, raster, shrink, used, end};

@@ -3,10 +3,12 @@
  * they are, as pngtopam gives them: 8-bit stay 8-bit, 16-bit stay 16-bit
  * (big-endian, the PNM layout), gray of 1, 2 or 4 bits one byte a sample
  * with maxval 2^bits - 1; a palette is expanded to RGB, a tRNS chunk to an
- * alpha channel (then low-bit gray is scaled to 8 bits, as libpng does);
+ * alpha channel (of low-bit gray here, keeping its maxval: pngtopam's);
  * no gamma is applied.  libpng's own limits on width and height
  * (1,000,000) are lifted: the caller's --max-pixels, checked from the
- * header, is the limit. */
+ * header, is the limit, and a file too short for the pixels it claims is
+ * refused before they are allocated (sp_codec_ops.bound).  The ancillary
+ * chunks that cost inflating (text, ICC profiles) are skipped unread. */
 #include "decode_impl.h"
 
 #include <errno.h>
@@ -17,12 +19,34 @@
 
 #include <png.h>
 
+/* deflate's best ratio: a 258-byte match in two bits. */
+#define DEFLATE_RATIO 1032
+
+/* The most bytes libpng may read once the last row is decoded: the rest
+ * of the zlib stream and the last IDAT's CRC (libpng reads IDAT data 8 KiB
+ * at a time), then the chunks up to IEND.  libpng inflates whatever IDAT
+ * data follows the image, and 1 MB of it inflated for 5 s; past this the
+ * image is taken as complete (what follows is not checked) and IEND is
+ * found by walking the chunks (iend_end). */
+#define TAIL_MAX ((size_t)16 << 10)
+
+/* The chunks skipped: none is used, and the compressed ones would be
+ * inflated (up to libpng's own limit of 8 MB each). */
+static const png_byte skipped[] = "iCCP" "\0" "iTXt" "\0" "tEXt" "\0"
+                                  "zTXt" "\0" "eXIf";
+
 struct pdec {
     png_structp png;
     png_infop info;
     const unsigned char *p;
     size_t len, off;
     int truncated;
+    int complete;        /* TAIL_MAX passed after the last row */
+    size_t tail;         /* bytes read since the last row was decoded */
+    unsigned gray_key;   /* low-bit gray with tRNS: the transparent value,
+                            alpha made here (0: none) */
+    unsigned maxval;
+    unsigned long long least;  /* the fewest bytes the pixels fit in */
     png_bytep *rows;  /* the raster's rows: here, so that a jump frees them */
     char msg[SP_WHY_MAX - 8];
 };
@@ -41,10 +65,24 @@ static void warn(png_structp png, png_const_charp msg)
     (void)msg;  /* an ancillary chunk dropped: the pixels are whole */
 }
 
+/* rows_done: libpng has decoded the last row (of the last pass). */
+static int rows_done(png_structp png, png_infop info)
+{
+    return png_get_interlace_type(png, info) != PNG_INTERLACE_NONE
+               ? png_get_current_pass_number(png) >= 7
+               : png_get_current_row_number(png) >=
+                     png_get_image_height(png, info);
+}
+
 static void read_bytes(png_structp png, png_bytep out, size_t n)
 {
     struct pdec *d = png_get_io_ptr(png);
 
+    if (d->rows != NULL && rows_done(png, d->info) &&
+        (d->tail += n) > TAIL_MAX) {
+        d->complete = 1;
+        png_error(png, "the image is complete");
+    }
     if (n > d->len - d->off) {
         d->truncated = 1;
         png_error(png, "the file ends early");
@@ -78,8 +116,35 @@ static sp_status begin(const unsigned char *p, size_t len, void **state)
     }
     png_set_read_fn(d->png, d, read_bytes);
     png_set_user_limits(d->png, 0x7fffffff, 0x7fffffff);
+    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, skipped,
+                                (int)(sizeof skipped / 5));
     *state = d;
     return SP_OK;
+}
+
+/* least_bytes: the fewest bytes W x H pixels of DEPTH bits, CHANNELS a
+ * pixel, can be compressed to: a lower bound of the IDAT data. */
+static unsigned long long least_bytes(png_uint_32 w, png_uint_32 h,
+                                      int depth, int channels)
+{
+    unsigned long long pixels = (unsigned long long)w * h;
+
+    /* divided first: 2^62 pixels of 64 bits would overflow */
+    return pixels / (8 * DEFLATE_RATIO) * (unsigned)(depth * channels);
+}
+
+/* gray_key: low-bit gray with a tRNS chunk: its transparent value + 1, its
+ * alpha then made by trns_alpha() as pngtopam makes it (0 or the maxval),
+ * so that the samples keep their maxval; 0 for any other image. */
+static unsigned gray_key(png_structp png, png_infop info, int depth,
+                         int type)
+{
+    png_color_16p c;
+
+    if (depth >= 8 || type != PNG_COLOR_TYPE_GRAY ||
+        !png_get_tRNS(png, info, NULL, NULL, &c))
+        return 0;
+    return (c->gray & ((1u << depth) - 1)) + 1u;
 }
 
 static sp_status header(void *state, struct sp_header *hdr, char *why)
@@ -89,35 +154,83 @@ static sp_status header(void *state, struct sp_header *hdr, char *why)
     png_infop info = d->info;
     png_uint_32 w, h;
     int depth, type, interlace;
-    volatile unsigned maxval = 0;
 
     if (setjmp(png_jmpbuf(png)))
         return status_of(d, SP_E_BADHEADER, why);
     png_read_info(png, info);
     png_get_IHDR(png, info, &w, &h, &depth, &type, &interlace, NULL, NULL);
+    d->least = least_bytes(w, h, depth, png_get_channels(png, info));
+    d->gray_key = gray_key(png, info, depth, type);
+    d->maxval = 0;
     if (type == PNG_COLOR_TYPE_PALETTE)
         png_set_palette_to_rgb(png);
-    if (png_get_valid(png, info, PNG_INFO_tRNS))
+    if (png_get_valid(png, info, PNG_INFO_tRNS) && d->gray_key == 0)
         png_set_tRNS_to_alpha(png);
     else if (depth < 8 && type == PNG_COLOR_TYPE_GRAY) {
         png_set_packing(png);  /* a byte a sample, the values kept */
-        maxval = (1u << depth) - 1;
+        d->maxval = (1u << depth) - 1;
     }
     if (interlace != PNG_INTERLACE_NONE)
         (void)png_set_interlace_handling(png);
     png_read_update_info(png, info);
-    if (maxval == 0)
-        maxval = png_get_bit_depth(png, info) == 16 ? 65535 : 255;
-    return sp_decode_layout(hdr, w, h, png_get_channels(png, info), maxval,
-                            why);
+    if (d->maxval == 0)
+        d->maxval = png_get_bit_depth(png, info) == 16 ? 65535 : 255;
+    return sp_decode_layout(hdr, w, h,
+                            png_get_channels(png, info) + (d->gray_key > 0),
+                            d->maxval, why);
+}
+
+/* trns_alpha: each of the H rows at OUT, STRIDE bytes apart, holds W gray
+ * samples a byte each at its start: spread in place (from the end) into
+ * gray and alpha pairs, alpha 0 where the gray is the tRNS value. */
+static void trns_alpha(const struct pdec *d, unsigned char *out,
+                       size_t w, size_t h, size_t stride)
+{
+    for (size_t y = 0; y < h; y++) {
+        unsigned char *row = out + y * stride;
+
+        for (size_t x = w; x-- > 0;) {
+            unsigned char g = row[x];
+
+            row[2 * x] = g;
+            row[2 * x + 1] = g + 1u == d->gray_key ? 0 : (unsigned char)d->maxval;
+        }
+    }
+}
+
+static unsigned long long least(void *state)
+{
+    return ((struct pdec *)state)->least;
+}
+
+/* iend_end: the offset just past the IEND chunk, found by walking the
+ * chunks from the signature by their lengths (none read into libpng,
+ * none inflated), or 0 when the bytes end first. */
+static size_t iend_end(const struct pdec *d)
+{
+    const unsigned char *p = d->p;
+    size_t at = 8;
+
+    while (d->len - at >= 12) {
+        size_t n = (size_t)p[at] << 24 | (size_t)p[at + 1] << 16 |
+                   (size_t)p[at + 2] << 8 | p[at + 3];
+
+        if (n > d->len - at - 12)
+            return 0;
+        if (memcmp(p + at + 4, "IEND", 4) == 0)
+            return at + 12 + n;
+        at += 12 + n;
+    }
+    return 0;
 }
 
 static sp_status raster(void *state, unsigned char *out, char *why)
 {
     struct pdec *d = state;
     png_structp png = d->png;
+    png_uint_32 w = png_get_image_width(png, d->info);
     png_uint_32 h = png_get_image_height(png, d->info);
-    size_t stride = png_get_rowbytes(png, d->info);
+    size_t stride = png_get_rowbytes(png, d->info) * (d->gray_key ? 2 : 1);
 
     free(d->rows);
     d->rows = malloc((size_t)h * sizeof *d->rows);
@@ -125,11 +238,24 @@ static sp_status raster(void *state, unsigned char *out, char *why)
         return ENOMEM;
     for (png_uint_32 y = 0; y < h; y++)
         d->rows[y] = out + (size_t)y * stride;
-    if (setjmp(png_jmpbuf(png)))
+    if (setjmp(png_jmpbuf(png)) == 0) {
+        png_read_image(png, d->rows);
+        png_read_end(png, NULL);
+    } else if (!d->complete) {
         return status_of(d, SP_E_BADRASTER, why);
-    png_read_image(png, d->rows);
-    png_read_end(png, NULL);
+    } else if ((d->off = iend_end(d)) == 0) {
+        d->truncated = 1;
+        snprintf(d->msg, sizeof d->msg, "no IEND chunk");
+        return status_of(d, SP_E_BADRASTER, why);
+    }
+    if (d->gray_key > 0)
+        trns_alpha(d, out, w, h, stride);
     return SP_OK;
+}
+
+static size_t used(void *state)
+{
+    return ((struct pdec *)state)->off;
 }
 
 static void end(void *state)
@@ -141,4 +267,6 @@ static void end(void *state)
     free(d);
 }
 
-const struct sp_codec_ops sp_codec_png = {begin, header, raster, NULL, end};
+const struct sp_codec_ops sp_codec_png = {
+    "PNG", "deflate packs 1032 bytes in one at best",
+    begin, header, least, raster, NULL, used, end};

@@ -56,7 +56,7 @@ static sp_status decode_plain(struct sp_input *in, FILE *f,
 
 /* parse_file: the header at IN->pos of IN's regular file, parsed from a
  * source that ends at the size taken at open, checked against that size
- * and accepted; a plain raster is decoded too, *END set past it.  A first
+ * and accepted; a plain raster is decoded too, *END set past it.  An
  * image that is not PNM has its codec (decode.h) in *CODEC, told from the
  * block the parser read: a compressed input costs no read more. */
 static sp_status parse_file(struct sp_input *in, const struct sp_accept *acc,
@@ -72,8 +72,7 @@ static sp_status parse_file(struct sp_input *in, const struct sp_accept *acc,
     if (f == NULL)
         return errno;
     st = sp_header_parse(f, hdr, why);
-    if (st == SP_E_NOTPNM && in->images == 0 && rd.kept &&
-        rd.block_at == in->pos)
+    if (st == SP_E_NOTPNM && rd.kept && rd.block_at == in->pos)
         *codec = sp_decode_sniff(rd.block, rd.block_len);
     if (st == SP_OK)
         st = sp_input_check_length(hdr, (size_t)in->stamp.size, why);
@@ -108,6 +107,7 @@ static sp_status next_file(struct sp_input *in,
         info->why[0] = '\0';
         return sp_input_decoded(in, path, codec, acc, info);
     }
+    info->codec = st == SP_E_NOTPNM ? SP_CODEC_NONE : SP_CODEC_PNM;
     if (st == SP_OK && !hdr.plain) {
         end = hdr.raster_offset + (off_t)hdr.raster_bytes;
         st = path->load(in, &hdr);
@@ -207,9 +207,17 @@ sp_status sp_input_next(struct sp_input *in, enum sp_io io,
                        &acc, info);
     else if ((st = sp_input_stream.next(in, &acc, info)) == SP_OK)
         in->path = &sp_input_stream;
-    if (st == SP_OK)
+    if (st == SP_OK) {
         in->images++;
+        in->codec = info->codec;
+    }
     return st;
+}
+
+int sp_input_ends_here(const struct sp_input *in, unsigned char next)
+{
+    return (in->codec == SP_CODEC_JPEG || in->codec == SP_CODEC_PNG) &&
+           next != 'P' && next != 0xff && next != 0x89;
 }
 
 sp_status sp_input_release(struct sp_input *in)
@@ -242,6 +250,11 @@ static sp_status file_more(struct sp_input *in, int *more)
         if (n == 0)
             return SP_E_CHANGED;  /* shorter than when it was opened */
         sp = sp_input_space(buf, (size_t)n);
+        if (sp < (size_t)n && sp_input_ends_here(in, buf[sp])) {
+            in->skipped += (size_t)(size - in->pos);
+            in->pos = size;
+            break;
+        }
         in->pos += (off_t)sp;
         in->skipped += sp;
         if (sp < (size_t)n) {

@@ -63,6 +63,7 @@ struct sp_input {
                                in the file; else the bytes the images
                                before it took from the stream */
     unsigned images;        /* images loaded so far */
+    enum sp_codec codec;    /* the last one's */
     size_t skipped;         /* whitespace bytes skipped after the last image
                                by sp_input_more() */
     struct sp_reuse *reuse;  /* the caller's buffer to reuse, or NULL */
@@ -126,6 +127,14 @@ sp_status sp_input_release(struct sp_input *in);
  * bytes skipped.  Returns 0, an errno value, or SP_E_CHANGED (a regular
  * file that changed since it was opened). */
 sp_status sp_input_more(struct sp_input *in, int *more);
+
+/* sp_input_ends_here: whether IN's images end before a byte NEXT that
+ * follows its last image: after a JPEG or PNG, a byte that begins no
+ * image (not 'P', 0xff or 0x89) starts data that djpeg, pngtopam and
+ * vips ignore too, such as a phone's motion photo's video, and is
+ * skipped to the end, counted in IN->skipped.  After a PNM image
+ * anything but whitespace is the next image or an error. */
+int sp_input_ends_here(const struct sp_input *in, unsigned char next);
 
 /* sp_input_close: release IN's image and close what sp_input_open()
  * opened; a regular file as standard input is left just past what was

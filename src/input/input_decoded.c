@@ -4,7 +4,8 @@
  * its header decoded and offered to the caller before a raster byte is
  * decoded or its raster allocated, then its raster decoded into a buffer
  * that the read path holds from then on; the bytes given back at once.
- * One image a file: what follows the image's end is not read. */
+ * The image ends at its end marker: what follows is the input's next
+ * image, or whitespace, as after a PNM image. */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -20,6 +21,7 @@ struct step {
     struct sp_decoder *dec;
     struct sp_header *hdr;
     unsigned char *raster;
+    size_t len;
     char *why;
 };
 
@@ -35,6 +37,13 @@ static sp_status shrink_step(void *arg)
     struct step *s = arg;
 
     return sp_decode_shrink(s->dec, s->hdr, s->why);
+}
+
+static sp_status bound_step(void *arg)
+{
+    struct step *s = arg;
+
+    return sp_decode_bound(s->dec, s->len, s->why);
 }
 
 static sp_status raster_step(void *arg)
@@ -64,9 +73,9 @@ sp_status sp_input_decode_header(enum sp_codec codec, const unsigned char *p,
 sp_status sp_input_decode(struct sp_input *in, enum sp_codec codec,
                         const unsigned char *p, size_t len, int mapped,
                         const struct sp_accept *acc, struct sp_header *hdr,
-                        char *why)
+                        size_t *used, char *why)
 {
-    struct step s = {NULL, hdr, NULL, why};
+    struct step s = {NULL, hdr, NULL, len, why};
     /* a stream's header was asked about already: its shrink stands */
     unsigned asked = acc->fn == NULL ? hdr->shrink : 0;
     sp_status st;
@@ -77,12 +86,15 @@ sp_status sp_input_decode(struct sp_input *in, enum sp_codec codec,
     hdr->shrink = asked;
     if (st == SP_OK)
         st = sp_input_ask(acc, hdr, why);
+    if (st == SP_OK)  /* a bomb refused before its raster is allocated */
+        st = run(mapped, bound_step, &s);
     if (st == SP_OK)
         st = run(mapped, shrink_step, &s);
     if (st == SP_OK) {
         s.raster = sp_reuse_take(in->reuse, hdr->raster_bytes);
         st = s.raster == NULL ? ENOMEM : run(mapped, raster_step, &s);
     }
+    *used = st == SP_OK ? sp_decode_used(s.dec) : 0;
     sp_decode_end(s.dec);
     if (st == SP_OK) {
         sp_input_hold(in, hdr, s.raster, hdr->raster_bytes, s.raster);
@@ -98,6 +110,7 @@ sp_status sp_input_decoded(struct sp_input *in,
                            struct sp_load_info *info)
 {
     size_t size = (size_t)in->stamp.size, len = size - (size_t)in->pos, got;
+    size_t used = 0;
     int mapped = path == &sp_input_mmap;
     unsigned char *buf = NULL;
     void *map = MAP_FAILED;
@@ -105,6 +118,7 @@ sp_status sp_input_decoded(struct sp_input *in,
     sp_status st = SP_OK, now;
 
     info->input_bytes = size;
+    info->codec = codec;
     if (mapped) {
         map = sp_sys.mmap(NULL, size, PROT_READ, MAP_PRIVATE, in->fd, 0);
         mapped = map != MAP_FAILED;
@@ -124,7 +138,7 @@ sp_status sp_input_decoded(struct sp_input *in,
     if (st == SP_OK)
         st = sp_input_decode(in, codec,
                     mapped ? (const unsigned char *)map + in->pos : buf, len,
-                    mapped, acc, &hdr, info->why);
+                    mapped, acc, &hdr, &used, info->why);
     if (mapped) {
         (void)sp_sys.madvise(map, size, MADV_DONTNEED);
         (void)sp_sys.munmap(map, size);
@@ -144,7 +158,8 @@ sp_status sp_input_decoded(struct sp_input *in,
         return st;
     info->magic = hdr.magic;
     info->raster_offset = 0;
-    info->next = (off_t)size;
-    in->pos = (off_t)size;
+    in->pos += (off_t)used;
+    info->next = in->pos;
+    info->trailing_bytes = size - (size_t)in->pos;
     return SP_OK;
 }

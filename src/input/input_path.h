@@ -77,9 +77,8 @@ extern const struct sp_input_path sp_input_read, sp_input_mmap,
  * at IN->pos of IN's regular file, its bytes held as PATH holds a raster
  * (mmap: mapped and decoded under the guard; any other: read into a
  * buffer), its header asked about (ACC) before its raster is decoded into
- * a buffer that the read path then holds; IN->pos goes to the file's end
- * (input_decoded.c). */
-enum sp_codec;
+ * a buffer that the read path then holds; IN->pos goes just past the
+ * image's end marker, where another image may follow (input_decoded.c). */
 sp_status sp_input_decoded(struct sp_input *in,
                            const struct sp_input_path *path,
                            enum sp_codec codec, const struct sp_accept *acc,
@@ -87,14 +86,16 @@ sp_status sp_input_decoded(struct sp_input *in,
 
 /* sp_input_decode: the image of the LEN bytes at P, by CODEC, for
  * sp_input_decoded() and the stream: its header asked about (ACC), then
+ * too few bytes for the pixels it claims refused (sp_decode_bound), then
  * its raster decoded, at the shrink ACC picked (header.h), into a buffer
- * that the read path holds (IN->img, IN->path); with no ACC->fn, the
- * shrink HDR holds (a stream's, asked already).  MAPPED: P is a mapping,
+ * that the read path holds (IN->img, IN->path), *USED set to the bytes it
+ * took; with no ACC->fn, the shrink HDR holds (a stream's, asked
+ * already).  MAPPED: P is a mapping,
  * decoded under the SIGBUS guard. */
 sp_status sp_input_decode(struct sp_input *in, enum sp_codec codec,
                           const unsigned char *p, size_t len, int mapped,
                           const struct sp_accept *acc, struct sp_header *hdr,
-                          char *why);
+                          size_t *used, char *why);
 
 /* sp_input_decode_header: the header of the LEN bytes at P by CODEC
  * (SP_E_TRUNCATED: more bytes are needed to tell). */

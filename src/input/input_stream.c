@@ -3,7 +3,9 @@
  * raster read (or a plain one decoded as it arrives) into one buffer whose
  * rows are used in place, and what was read past the image kept in the
  * input (REST) for the next image; the whitespace between images skipped
- * by reading on.  Released by freeing (or keeping) the buffer. */
+ * by reading on.  A JPEG or PNG image is read whole, within bounds
+ * (stream_decoded), and decoded from memory.  Released by freeing (or
+ * keeping) the buffer. */
 #include "input.h"
 #include "input_path.h"
 
@@ -272,7 +274,7 @@ static sp_status stream_binary(struct sp_input *in, struct sp_inbuf *s,
     return SP_OK;
 }
 
-/* stream_sniff: the codec of a stream's first image: bytes read into S
+/* stream_sniff: the codec of a stream's next image: bytes read into S
  * until there are enough to tell (or the stream ends). */
 static sp_status stream_sniff(int fd, struct sp_inbuf *s,
                               enum sp_codec *codec)
@@ -285,11 +287,44 @@ static sp_status stream_sniff(int fd, struct sp_inbuf *s,
     return st;
 }
 
-/* stream_decoded: a compressed image (decode.h), the stream's only one:
- * read until its header decodes (a header cut short is tried again with
- * more), asked about, then the stream read to its end and decoded.  The
- * compressed bytes are all held at once (a stream's bytes are bounded by
- * what is sent; a file's are mapped or read whole alike). */
+/* The most bytes a compressed image's header (JPEG's markers before its
+ * first scan, PNG's chunks before its first IDAT: metadata, ICC profiles)
+ * may take from a stream, and the most its data may take past what its
+ * raster would take twice over: stored PNG rows and JPEG at its best
+ * quality take less. */
+#define STREAM_CODED_META ((size_t)16 << 20)
+
+/* coded_header: read from FD into S until CODEC's header decodes into HDR
+ * (a header cut short by what has arrived is tried again once S's buffer
+ * is full: a retry for each doubling) or STREAM_CODED_META is passed. */
+static sp_status coded_header(int fd, struct sp_inbuf *s, enum sp_codec codec,
+                              struct sp_header *hdr, char *why)
+{
+    for (;;) {
+        size_t want = s->cap > s->len ? s->cap : 2 * s->len;
+        sp_status st = sp_input_decode_header(codec, s->buf, s->len, hdr,
+                                              why);
+
+        if (st != SP_E_TRUNCATED || s->eof)
+            return st;
+        if (s->len >= STREAM_CODED_META) {
+            snprintf(why, SP_WHY_MAX, "%s: no image in the first %zu MiB: "
+                     "a header from a stream (its metadata too) is read "
+                     "that far at most; a file by its path has no such "
+                     "limit", sp_decode_name(codec), STREAM_CODED_META >> 20);
+            return SP_E_BADHEADER;
+        }
+        st = fill(fd, s, want < STREAM_CODED_META ? want : STREAM_CODED_META);
+        if (st != SP_OK)
+            return st;
+    }
+}
+
+/* stream_decoded: a compressed image (decode.h): its header decoded from
+ * what arrives, asked about, then the stream read to its end or to the
+ * bound (twice the raster and STREAM_CODED_META), the image decoded from
+ * memory and what followed its end kept for the next image.  A stream's
+ * compressed bytes are held whole, as a file's are (mapped or read). */
 static sp_status stream_decoded(struct sp_input *in, struct sp_inbuf *s,
                                 enum sp_codec codec,
                                 const struct sp_accept *acc,
@@ -297,26 +332,34 @@ static sp_status stream_decoded(struct sp_input *in, struct sp_inbuf *s,
                                 struct sp_load_info *info)
 {
     const struct sp_accept asked = {NULL, NULL};  /* asked already */
-    sp_status st;
+    size_t used = 0, bound;
+    sp_status st = coded_header(in->fd, s, codec, hdr, info->why);
 
-    for (;;) {
-        st = sp_input_decode_header(codec, s->buf, s->len, hdr, info->why);
-        if (st != SP_E_TRUNCATED || s->eof)
-            break;
-        st = fill_some(in->fd, s, SIZE_MAX);
-        if (st != SP_OK)
-            return st;
-    }
     if (st == SP_OK)
         st = sp_input_ask(acc, hdr, info->why);
-    while (st == SP_OK && !s->eof)
-        st = fill_some(in->fd, s, SIZE_MAX);
+    if (st != SP_OK)
+        return st;
+    bound = hdr->raster_bytes > (SIZE_MAX - STREAM_CODED_META) / 2
+                ? SIZE_MAX
+                : 2 * hdr->raster_bytes + STREAM_CODED_META;
+    st = fill(in->fd, s, bound);
     if (st == SP_OK)
         st = sp_input_decode(in, codec, s->buf, s->len, 0, &asked, hdr,
-                             info->why);
+                             &used, info->why);
+    if (st == SP_E_TRUNCATED && !s->eof) {
+        snprintf(info->why, SP_WHY_MAX, "%s: more than %zu bytes for %zu x "
+                 "%zu pixels: an image from a stream is read to twice its "
+                 "raster's size and %zu MiB more at most; a file by its "
+                 "path has no such limit", sp_decode_name(codec), bound,
+                 hdr->width, hdr->height, STREAM_CODED_META >> 20);
+        st = SP_E_TOOBIG;
+    }
+    if (st == SP_OK)  /* the next image's start, if any, for the next load */
+        st = keep_rest(in->fd, &in->rest, s->buf + used, s->len - used,
+                       s->eof);
     info->input_bytes = s->len;
-    info->next = (off_t)s->len;
-    info->trailing_bytes = 0;
+    info->next = (off_t)used;
+    info->trailing_bytes = s->len - used;
     return st;
 }
 
@@ -332,11 +375,13 @@ static sp_status next(struct sp_input *in, const struct sp_accept *acc,
     sp_status st;
 
     in->rest = (struct sp_inbuf){NULL, 0, 0, 0};
-    st = in->images == 0 ? stream_sniff(in->fd, &s, &codec) : SP_OK;
+    st = stream_sniff(in->fd, &s, &codec);
+    info->codec = codec;
     if (st == SP_OK && codec != SP_CODEC_NONE)
         st = stream_decoded(in, &s, codec, acc, &hdr, info);
     else if (st == SP_OK) {
         st = stream_header(in->fd, &s, &hdr, info->why);
+        info->codec = st == SP_E_NOTPNM ? SP_CODEC_NONE : SP_CODEC_PNM;
         if (st == SP_OK)
             st = sp_input_ask(acc, &hdr, info->why);
         if (st == SP_OK && hdr.plain)
@@ -374,6 +419,11 @@ static sp_status more(struct sp_input *in, int *more)
     while (st == SP_OK) {
         size_t n = sp_input_space(rest->buf, rest->len);
 
+        if (n < rest->len && sp_input_ends_here(in, rest->buf[n])) {
+            *skipped += rest->len;  /* what follows is not read */
+            rest->len = 0;
+            break;
+        }
         *skipped += n;
         if (n < rest->len) {
             memmove(rest->buf, rest->buf + n, rest->len - n);

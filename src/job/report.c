@@ -32,12 +32,24 @@ static void put_string(const char *s, FILE *f)
     putc('"', f);
 }
 
+/* codec_name: how a record names the input's codec. */
+static const char *codec_name(enum sp_codec codec)
+{
+    static const char *const names[] = {
+        [SP_CODEC_NONE] = "unknown", [SP_CODEC_JPEG] = "jpeg",
+        [SP_CODEC_PNG] = "png", [SP_CODEC_PNM] = "pnm"};
+
+    return codec >= SP_CODEC_NONE && codec <= SP_CODEC_PNM ? names[codec]
+                                                           : "unknown";
+}
+
 void sp_report_print(const struct sp_report *r, sp_status st, int json,
                      FILE *f)
 {
     static const char *names[SP_NPHASES] = {"load", "scale", "release",
                                             "write"};
     const char *io = sp_io_name(r->load.io_used);
+    const char *codec = codec_name(r->load.codec);
     const char *key = json ? ",\"" : " ", *eq = json ? "\":" : "=";
 
     fputs(json ? "{\"input\":" : "input=", f);
@@ -46,11 +58,12 @@ void sp_report_print(const struct sp_report *r, sp_status st, int json,
     put_string(r->output != NULL ? r->output : "", f);
     if (json)
         fprintf(f, ",\"factor\":%d,\"filter\":\"%s\",\"io\":\"%s\","
-                "\"threads\":%u", r->factor, r->filter ? r->filter : "",
-                io, r->threads_used);
+                "\"codec\":\"%s\",\"threads\":%u", r->factor,
+                r->filter ? r->filter : "", io, codec, r->threads_used);
     else
-        fprintf(f, " factor=%d filter=%s io=%s threads=%u", r->factor,
-                r->filter ? r->filter : "", io, r->threads_used);
+        fprintf(f, " factor=%d filter=%s io=%s codec=%s threads=%u",
+                r->factor, r->filter ? r->filter : "", io, codec,
+                r->threads_used);
     for (int i = 0; i < SP_NPHASES; i++)
         fprintf(f, "%s%s_ns%s%" PRIu64 "%s%s_minflt%s%ld%s%s_majflt%s%ld",
                 key, names[i], eq, r->phase[i].ns, key, names[i], eq,

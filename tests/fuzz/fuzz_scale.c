@@ -432,9 +432,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st[0] == SP_OK) {
         for (int i = 0; i < FX_NIO; i++) {
             /* a memfd maps and preads, so only a plain raster takes the
-             * read path whatever was asked */
+             * read path whatever was asked; a JPEG or PNG is mapped or
+             * read whole (the last image's report) */
+            int coded = r[i].load.codec == SP_CODEC_JPEG ||
+                        r[i].load.codec == SP_CODEC_PNG;
+
             SP_FUZZ_CHECK(r[i].load.io_used ==
-                          (r[i].load.magic >= '1' && r[i].load.magic <= '3'
+                          ((r[i].load.magic >= '1' && r[i].load.magic <= '3') ||
+                                   (coded && fx_io[i] != SP_IO_MMAP)
                                ? SP_IO_READ
                                : fx_io[i]));
             SP_FUZZ_CHECK(r[i].out_width == r[0].out_width &&

@@ -6,9 +6,10 @@ set -euo pipefail
 usage() {
     cat <<'USAGE'
 usage: regress_test.sh REPLAY_HEADER REPLAY_SCALE REPLAY_ENCODE REPLAY_CHANGE
-                       GENIMAGE
+                       REPLAY_DECODE GENIMAGE
 
-Runs replay_header, replay_scale, replay_encode and replay_change over
+Runs replay_header, replay_scale, replay_encode, replay_change and
+replay_decode over
 tests/fuzz/regress/<harness>/ and over a seed corpus made afresh by seeds.sh
 with GENIMAGE.  The seeds always run, so the test never passes on no inputs.
 USAGE
@@ -18,7 +19,7 @@ if [[ ${1:-} == -h || ${1:-} == --help ]]; then
     usage
     exit 0
 fi
-if (($# != 5)); then
+if (($# != 6)); then
     usage >&2
     exit 2
 fi
@@ -26,9 +27,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-bash "$here/seeds.sh" "$tmp/seeds" "$5"
+bash "$here/seeds.sh" "$tmp/seeds" "$6"
 status=0
-for pair in "header:$1" "scale:$2" "encode:$3" "change:$4"; do
+for pair in "header:$1" "scale:$2" "encode:$3" "change:$4" "decode:$5"; do
     harness=${pair%%:*} replay=${pair#*:}
     paths=("$tmp/seeds")
     [[ -d $here/regress/$harness ]] && paths+=("$here/regress/$harness")

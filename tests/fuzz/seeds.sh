@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# seeds.sh: write the fuzzers' seed corpus (good and bad PNM files) into a
+# seeds.sh: write the fuzzers' seed corpus (good and bad PNM files, and
+# JPEG and PNG made from them by netpbm's and libjpeg's tools) into a
 # directory, so that no binary seed is kept in git.
 set -euo pipefail
 
@@ -12,7 +13,9 @@ already there are replaced): valid P2, P3, P5 and P6 files of 8 and 16
 bits from GENIMAGE (build/images/genimage) and printf, with comments, odd
 sizes and 1x1, PBM and PAM of every tuple type, a multi-image stream,
 and the known-bad cases (junk, truncated, zero
-and huge dimensions, maxval 0 and 65536, bad plain samples).
+and huge dimensions, maxval 0 and 65536, bad plain samples); JPEG and PNG
+of every kind the decoders take, where netpbm's and libjpeg's tools are
+installed (pnmtojpeg, pnmtopng, pnmquant, cjpeg; convert for CMYK).
 USAGE
 }
 
@@ -122,6 +125,42 @@ put bad-plain-negative.ppm 'P3 1 1 255\n1 -2 3\n'
 put bad-plain-huge-sample.pgm 'P2 1 1 65535\n99999999999\n'
 put bad-comment-unterminated.pgm 'P5 # no end'
 put bad-nul-in-header.pgm 'P5 1\0001 255\n\000'
+
+# JPEG and PNG (fuzz_decode, fuzz_scale): gray, RGB, progressive,
+# arithmetic, restart markers, 4:4:4, CMYK; 1 to 16 bits, palette,
+# interlaced, alpha, tRNS; and cut ones.
+have() {
+    command -v "$1" >/dev/null 2>&1
+}
+if have pnmtojpeg && have pnmtopng && have pnmquant && have cjpeg; then
+    gen src.ppm 16 12
+    gen src.pgm -g 13 9
+    gen src16.ppm -m 65535 7 5
+    gen src-bw.pgm -g -m 1 9 3
+    gen src-4.pgm -g -m 3 6 2
+    pnmtojpeg "$out/src.ppm" >"$out/jpeg-rgb.jpg"
+    pnmtojpeg "$out/src.pgm" >"$out/jpeg-gray.jpg"
+    pnmtojpeg -progressive "$out/src.ppm" >"$out/jpeg-progressive.jpg"
+    pnmtojpeg -sample=1x1,1x1,1x1 -quality=100 "$out/src.ppm" \
+        >"$out/jpeg-444.jpg"
+    cjpeg -arithmetic "$out/src.ppm" >"$out/jpeg-arithmetic.jpg"
+    cjpeg -restart 1B -optimize "$out/src.ppm" >"$out/jpeg-restart.jpg"
+    pnmtopng "$out/src.ppm" >"$out/png-rgb.png"
+    pnmtopng "$out/src.pgm" >"$out/png-gray.png"
+    pnmtopng "$out/src16.ppm" >"$out/png-rgb16.png"
+    pnmtopng "$out/src-bw.pgm" >"$out/png-1bit.png"
+    pnmtopng -transparent=rgb:1/1/1 "$out/src-4.pgm" >"$out/png-2bit-trns.png"
+    pnmtopng -interlace "$out/src.ppm" >"$out/png-interlaced.png"
+    pnmquant 8 "$out/src.ppm" 2>/dev/null | pnmtopng >"$out/png-palette.png"
+    pnmtopng -alpha="$out/src-4.pgm" <(pamcut -width 6 -height 2 \
+        "$out/src.ppm") >"$out/png-alpha.png" 2>/dev/null || true
+    if have convert; then
+        convert "$out/src.ppm" -colorspace cmyk "$out/jpeg-cmyk.jpg"
+    fi
+    head -c 300 "$out/jpeg-rgb.jpg" >"$out/bad-jpeg-cut.jpg"
+    head -c 90 "$out/png-rgb.png" >"$out/bad-png-cut.png"
+    rm "$out"/src*
+fi
 
 # The encode harness's inputs (fuzz_encode.c: a format, channels, a mode
 # and its bytes): each stb format and channel count (1, 3) at its limits,
