@@ -12,6 +12,13 @@
 static const enum sp_outfmt streamed[] = {SP_OUT_PNG, SP_OUT_JPEG};
 static const char *const exts[] = {"png", "jpg"};
 
+/* The layouts the tests write: channels, bytes a sample, maxval (some
+ * rescaled). */
+static const unsigned layouts[][3] = {
+    {1, 1, 255}, {2, 1, 255}, {3, 1, 255}, {4, 1, 255},
+    {1, 2, 65535}, {3, 2, 65535}, {4, 2, 1000}, {3, 1, 100},
+};
+
 /* put_cut: IMG written to PATH as FMT in puts of STEP rows (the last may
  * have fewer); the file's bytes, their count in *LEN. */
 static unsigned char *put_cut(const struct sp_image *img, const char *path,
@@ -35,10 +42,6 @@ static unsigned char *put_cut(const struct sp_image *img, const char *path,
  * and 16 rows: for gray, gray+alpha, RGB and RGBA, 8 and 16 bits. */
 START_TEST(test_stream_cuts)
 {
-    static const unsigned layouts[][3] = {
-        {1, 1, 255}, {2, 1, 255}, {3, 1, 255}, {4, 1, 255},
-        {1, 2, 65535}, {3, 2, 65535}, {4, 2, 1000}, {3, 1, 100},
-    };
     static const size_t steps[] = {1, 2, 7, 16};
 
     for (size_t f = 0; f < 2; f++)
@@ -185,10 +188,6 @@ static unsigned char *put_segments(const struct sp_image *img,
  * maxvals rescaled. */
 START_TEST(test_stream_segments)
 {
-    static const unsigned layouts[][3] = {
-        {1, 1, 255}, {2, 1, 255}, {3, 1, 255}, {4, 1, 255},
-        {1, 2, 65535}, {3, 2, 65535}, {4, 2, 1000}, {3, 1, 100},
-    };
     static const size_t cuts[][4] = {{37}, {1, 2, 20, 37}, {36, 37},
                                      {5, 6, 30, 37}};
     static const size_t counts[] = {1, 4, 2, 4};
