@@ -18,6 +18,8 @@ struct slot {
     struct sp_image before;
     struct sp_segment *seg;
     struct sp_deflater *def;  /* the thread's (its first slot's) */
+    int encode_failed;        /* the segment's encode failed: the
+                                 output's failure, not the input's */
 };
 
 /* The job's work: the plan's items, each scaled by one thread into its
@@ -56,12 +58,14 @@ static sp_status encode_item(struct work *w, struct slot *l, unsigned slot,
 
     l->before.height = n;
     l->chunk.height = (y1 - y0) / w->plan.times;
-    if (st == SP_OK)
+    if (st == SP_OK) {
         st = sp_segment_encode(w->out,
                                &w->slot[slot / SP_RUN_DEPTH * SP_RUN_DEPTH]
                                     .def,
                                &l->seg, &l->chunk, w->plan.times, y0,
                                &l->before);
+        l->encode_failed = st != SP_OK;
+    }
     return st;
 }
 
@@ -217,6 +221,9 @@ sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
                             write_item, &w, &r->threads_used);
         if (st == SP_OK)
             gather(&w, r);
+        for (unsigned i = 0; st != SP_OK && i < w.plan.slots; i++)
+            if (w.slot[i].encode_failed && r->failed_path == NULL)
+                r->failed_path = job->out;
     }
     if (st == SP_OK && !chunked) {
         sp_meter_start(&m);

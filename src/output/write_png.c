@@ -16,7 +16,10 @@
  * above the first all zeros; a one-row image without the filters that
  * look up, a one-column image without those that look left), so the
  * bytes are the ones libpng's heuristic makes: stream_out_test.sh
- * compares them with pamtopng's. */
+ * compares them with pamtopng's.  A job's PNG is instead deflated in
+ * segments on its threads (write_png_seg.c), with the same filters
+ * (sp_png_filter, which also applies the filter) and zlib settings; this
+ * serial encoder is sp_output_put's. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdint.h>
