@@ -94,11 +94,12 @@ START_TEST(test_out_is_in)
 }
 END_TEST
 
-/* The report: sizes, layout, io path, threads clamped to output rows,
- * the whitespace after the last image. */
+/* The report: sizes, layout, io path, threads clamped to output rows
+ * (a PNM's items; a PNG's do not depend on the threads), the whitespace
+ * after the last image. */
 START_TEST(test_report_fields)
 {
-    const char *in = fx_path("in.ppm"), *out = fx_path("out.png");
+    const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
     struct sp_image src;
     struct sp_report r;
     unsigned char *data;
@@ -149,6 +150,12 @@ START_TEST(test_report_fields)
     ck_assert_int_eq(r.load.magic, '2');
     ck_assert_uint_eq(r.threads_used, 2);
     ck_assert_uint_eq(r.maxval, 9);
+
+    /* A PNG's items are its deflate's segments, sized by the image alone
+     * (plan.h): so small a one is one item, on one thread. */
+    ck_assert_int_eq(run(in, fx_path("out.png"), SP_IO_READ, 3,
+                         SP_FILTER_SAMPLE, 10, &r), SP_OK);
+    ck_assert_uint_eq(r.threads_used, 1);
     free(data);
     sp_image_release(&src);
 }

@@ -3,11 +3,21 @@
  * cut into puts, each row repeated or not; a write that fails at any byte
  * of the file is that write's errno, with nothing leaked (the sanitizer
  * build's leak check) and nothing left; rows that do not fit the image
- * refused, and an image not given all its rows not committed. */
+ * refused, and an image not given all its rows not committed; a PNG in
+ * segments (write_png_seg.c) inflates to the serial encoder's rows. */
+#include <zlib.h>
+
 #include "write_lib.h"
 
 static const enum sp_outfmt streamed[] = {SP_OUT_PNG, SP_OUT_JPEG};
 static const char *const exts[] = {"png", "jpg"};
+
+/* The layouts the tests write: channels, bytes a sample, maxval (some
+ * rescaled). */
+static const unsigned layouts[][3] = {
+    {1, 1, 255}, {2, 1, 255}, {3, 1, 255}, {4, 1, 255},
+    {1, 2, 65535}, {3, 2, 65535}, {4, 2, 1000}, {3, 1, 100},
+};
 
 /* put_cut: IMG written to PATH as FMT in puts of STEP rows (the last may
  * have fewer); the file's bytes, their count in *LEN. */
@@ -32,10 +42,6 @@ static unsigned char *put_cut(const struct sp_image *img, const char *path,
  * and 16 rows: for gray, gray+alpha, RGB and RGBA, 8 and 16 bits. */
 START_TEST(test_stream_cuts)
 {
-    static const unsigned layouts[][3] = {
-        {1, 1, 255}, {2, 1, 255}, {3, 1, 255}, {4, 1, 255},
-        {1, 2, 65535}, {3, 2, 65535}, {4, 2, 1000}, {3, 1, 100},
-    };
     static const size_t steps[] = {1, 2, 7, 16};
 
     for (size_t f = 0; f < 2; f++)
@@ -99,6 +105,126 @@ START_TEST(test_stream_repeated)
             sp_image_release(&tall);
             sp_image_release(&img);
         }
+}
+END_TEST
+
+/* inflated: the filtered rows in the PNG of LEN bytes at PNG (its IDAT
+ * chunks' data, inflated; the zlib stream's Adler-32 checked), their
+ * count in *N. */
+static unsigned char *inflated(const unsigned char *png, size_t len,
+                               size_t *n)
+{
+    unsigned char *z = malloc(len), *out = malloc(1 << 20);
+    size_t zlen = 0;
+    z_stream st = {0};
+
+    ck_assert_ptr_nonnull(z);
+    ck_assert_ptr_nonnull(out);
+    for (size_t i = 8; i + 12 <= len;) {
+        size_t c = (size_t)png[i] << 24 | (size_t)png[i + 1] << 16 |
+                   (size_t)png[i + 2] << 8 | png[i + 3];
+
+        if (memcmp(png + i + 4, "IDAT", 4) == 0) {
+            memcpy(z + zlen, png + i + 8, c);
+            zlen += c;
+        }
+        i += 12 + c;
+    }
+    ck_assert_int_eq(inflateInit(&st), Z_OK);
+    st.next_in = z;
+    st.avail_in = (uInt)zlen;
+    st.next_out = out;
+    st.avail_out = 1 << 20;
+    ck_assert_int_eq(inflate(&st, Z_FINISH), Z_STREAM_END);
+    *n = st.total_out;
+    inflateEnd(&st);
+    free(z);
+    return out;
+}
+
+/* put_segments: IMG written to PATH as a PNG in segments that end at the
+ * rows in ENDS (N of them, the last IMG's height), each encoded with the
+ * rows above it it asks for, the last segment first and with deflaters
+ * taken in turn from two (as threads would); the file's bytes, their
+ * count in *LEN. */
+static unsigned char *put_segments(const struct sp_image *img,
+                                   const char *path, const size_t *ends,
+                                   size_t n, size_t *len)
+{
+    struct sp_output o;
+    struct sp_deflater *def[2] = {NULL, NULL};
+    struct sp_segment *seg[8] = {NULL};
+    char why[SP_WHY_MAX];
+    size_t lookback;
+
+    ck_assert_uint_le(n, 8);
+    ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNG, img, why), SP_OK);
+    ck_assert(sp_output_segmented(&o, &lookback));
+    for (size_t k = n; k-- > 0;) {
+        size_t y0 = k ? ends[k - 1] : 0, back = y0 < lookback ? y0 : lookback;
+        struct sp_image rows = *img, before = *img;
+
+        rows.pixels = img->pixels + y0 * img->stride;
+        rows.height = ends[k] - y0;
+        before.pixels = img->pixels + (y0 - back) * img->stride;
+        before.height = back;
+        ck_assert_int_eq(sp_segment_encode(&o, &def[k % 2], &seg[k], &rows,
+                                           1, y0, &before), SP_OK);
+    }
+    for (size_t k = 0; k < n; k++) {
+        ck_assert_int_eq(sp_output_put_segment(&o, seg[k], why), SP_OK);
+        sp_segment_free(seg[k]);
+    }
+    sp_deflater_free(def[0]);
+    sp_deflater_free(def[1]);
+    ck_assert_int_eq(sp_output_close(&o, SP_OK), SP_OK);
+    return fx_read_file(path, len);
+}
+
+/* A PNG in segments inflates to the serial encoder's filtered rows, for
+ * any cut into segments (of one row, or many; a cut where the rows above
+ * do not hold the whole dictionary); the same cut gives the same bytes
+ * whichever deflater made each segment; gray to RGBA, 8 and 16 bits, and
+ * maxvals rescaled. */
+START_TEST(test_stream_segments)
+{
+    static const size_t cuts[][4] = {{37}, {1, 2, 20, 37}, {36, 37},
+                                     {5, 6, 30, 37}};
+    static const size_t counts[] = {1, 4, 2, 4};
+
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+        struct sp_image img;
+        unsigned char *serial, *want, *got, *again, *rows;
+        size_t serial_len, want_len, len, again_len, n;
+
+        fx_make_image(&img, 400, 37, layouts[l][0], layouts[l][1],
+                      layouts[l][2], (unsigned)l);
+        /* Rows that repeat every third, so that deflate matches reach
+         * into the dictionary, and a wrong one shows. */
+        for (size_t y = 3; y < img.height; y += 3)
+            memcpy(img.pixels + y * img.stride, img.pixels,
+                   img.stride * (img.height - y < 3 ? img.height - y : 3));
+        serial = put_cut(&img, fx_path("s.png"), SP_OUT_PNG, 37, &serial_len);
+        want = inflated(serial, serial_len, &want_len);
+        for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+            got = put_segments(&img, fx_path("g.png"), cuts[c], counts[c],
+                               &len);
+            again = put_segments(&img, fx_path("a.png"), cuts[c], counts[c],
+                                 &again_len);
+            rows = inflated(got, len, &n);
+            ck_assert_msg(n == want_len && memcmp(rows, want, n) == 0,
+                          "%u channels, maxval %u, cut %zu: other rows",
+                          layouts[l][0], layouts[l][2], c);
+            ck_assert_msg(again_len == len && memcmp(again, got, len) == 0,
+                          "cut %zu: other bytes from other deflaters", c);
+            free(rows);
+            free(again);
+            free(got);
+        }
+        free(want);
+        free(serial);
+        sp_image_release(&img);
+    }
 }
 END_TEST
 
@@ -209,6 +335,7 @@ static Suite *write_stream_suite(void)
     TCase *tc = fx_tcase("stream");
     tcase_add_test(tc, test_stream_cuts);
     tcase_add_test(tc, test_stream_repeated);
+    tcase_add_test(tc, test_stream_segments);
     tcase_add_test(tc, test_stream_write_fails);
     tcase_add_test(tc, test_stream_rows_checked);
     suite_add_tcase(s, tc);

@@ -49,17 +49,24 @@ static size_t band_rows(const struct sp_job *job, size_t rows, size_t h)
 }
 
 void sp_plan_make(struct sp_plan *p, const struct sp_job *job, int chunked,
-                  size_t orow, size_t out_height, size_t in_height)
+                  size_t orow, size_t out_height, size_t in_height,
+                  size_t segments)
 {
     size_t budget = job->chunk_bytes ? job->chunk_bytes : SP_CHUNK;
 
     if (!chunked)
         budget = (size_t)-1;
+    if (segments)
+        budget = SP_SEGMENT;
     memset(p, 0, sizeof *p);
     p->geom = job->geom;
     p->out_height = out_height;
-    p->rows = item_rows(budget, orow, out_height, job->threads,
-                        job->geom.factor);
+    /* A segmented output's items: one share of all the rows, whatever
+     * the threads. */
+    p->rows = item_rows(budget, orow, out_height,
+                        segments ? 1 : job->threads, job->geom.factor);
+    if (segments && p->rows < segments)
+        p->rows = segments < out_height ? segments : out_height;
     p->times = chunked && job->geom.factor > 1 &&
                        p->rows % (size_t)job->geom.factor == 0
                    ? (unsigned)job->geom.factor

@@ -41,9 +41,17 @@ struct sp_plan {
 /* sp_plan_make: the plan of JOB for its image (JOB->geom) for an output
  * of OUT_HEIGHT rows of OROW bytes from IN_HEIGHT source rows; CHUNKED
  * for a streamed output (made and written item by item), 0 for one
- * scaled whole and written at the end. */
+ * scaled whole and written at the end.  SEGMENTS (a segmented PNG,
+ * write.h) makes items whose rows depend on the image alone, never on the
+ * threads or JOB's chunk size: about SP_SEGMENT bytes each, and no fewer
+ * than SEGMENTS rows (the lookback an item's encode scales again, so that
+ * its band fits what a thread's scratch holds); 0: none. */
 void sp_plan_make(struct sp_plan *p, const struct sp_job *job, int chunked,
-                  size_t orow, size_t out_height, size_t in_height);
+                  size_t orow, size_t out_height, size_t in_height,
+                  size_t segments);
+
+/* SP_SEGMENT: the output bytes of a segmented PNG's item. */
+#define SP_SEGMENT ((size_t)1 << 19)
 
 /* sp_plan_item: item ITEM's output rows, [*Y0, *Y1). */
 void sp_plan_item(const struct sp_plan *p, size_t item, size_t *y0,

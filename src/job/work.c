@@ -10,10 +10,16 @@
 #include "plan.h"
 
 /* A slot's own: the chunk an item is scaled into (a streamed output),
- * and the scale phase its thread measured. */
+ * the scale phase its thread measured, and for a segmented PNG the rows
+ * above the item (scaled again) and the item's segment. */
 struct slot {
     struct sp_image chunk;
     struct sp_phase scale;
+    struct sp_image before;
+    struct sp_segment *seg;
+    struct sp_deflater *def;  /* the thread's (its first slot's) */
+    int encode_failed;        /* the segment's encode failed: the
+                                 output's failure, not the input's */
 };
 
 /* The job's work: the plan's items, each scaled by one thread into its
@@ -31,13 +37,40 @@ struct work {
     size_t orow;
     size_t gift;               /* a chunk's whole pages, for a pipe
                                   output to take; 0: none */
+    size_t lookback;           /* a segmented PNG's (write.h); 0: not
+                                  one */
     struct sp_buffers mem;       /* the chunks and the scratch */
     struct slot *slot;         /* [plan.slots] */
     struct sp_interval *intervals;     /* [items]: when each was scaled */
     struct sp_phase release, write;  /* summed over the items' finishes */
 };
 
-/* scale_item: item ITEM into SLOT's chunk, or its place in the whole. */
+/* encode_item: item ITEM's segment (scaled into L's chunk, rows [Y0,
+ * Y1)) encoded, with the rows above it scaled again into L's BEFORE. */
+static sp_status encode_item(struct work *w, struct slot *l, unsigned slot,
+                             size_t y0, size_t y1)
+{
+    size_t n = y0 < w->lookback ? y0 : w->lookback;
+    struct sp_item it = {w->src, &w->job->geom, w->job->filter, y0 - n, y0,
+                         1, w->orow, l->before.pixels,
+                         sp_buffers_scratch(&w->mem, slot)};
+    sp_status st = n > 0 ? sp_item_scale(&it) : SP_OK;
+
+    l->before.height = n;
+    l->chunk.height = (y1 - y0) / w->plan.times;
+    if (st == SP_OK) {
+        st = sp_segment_encode(w->out,
+                               &w->slot[slot / SP_RUN_DEPTH * SP_RUN_DEPTH]
+                                    .def,
+                               &l->seg, &l->chunk, w->plan.times, y0,
+                               &l->before);
+        l->encode_failed = st != SP_OK;
+    }
+    return st;
+}
+
+/* scale_item: item ITEM into SLOT's chunk, or its place in the whole;
+ * a segmented PNG's encoded as well. */
 static sp_status scale_item(void *arg, unsigned slot, size_t item)
 {
     struct work *w = arg;
@@ -53,6 +86,8 @@ static sp_status scale_item(void *arg, unsigned slot, size_t item)
     sp_meter_start(&m);
     w->intervals[item].t0 = sp_now_ns();
     st = sp_item_scale(&it);
+    if (st == SP_OK && w->lookback)
+        st = encode_item(w, &w->slot[slot], slot, it.y0, it.y1);
     w->intervals[item].t1 = sp_now_ns();
     sp_meter_stop(&m, &w->slot[slot].scale);
     return st;
@@ -74,11 +109,20 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
     }
     sp_plan_item(&w->plan, item, &y0, &y1);
     if (y1 < w->plan.out_height) {
+        size_t keep = w->lookback < y1 ? w->lookback : y1;
+
         sp_meter_start(&m);
-        sp_source_done_before(w->src, sp_plan_first_row(&w->plan, y1));
+        sp_source_done_before(w->src,
+                              sp_plan_first_row(&w->plan, y1 - keep));
         sp_meter_stop(&m, &w->release);
     }
-    if (w->whole.pixels == NULL) {
+    if (w->lookback) {
+        sp_meter_start(&m);
+        st = sp_output_put_segment(w->out, l->seg, w->report->why);
+        sp_meter_stop(&m, &w->write);
+        if (st != SP_OK)
+            w->report->failed_path = w->job->out;
+    } else if (w->whole.pixels == NULL) {
         struct iovec pages = {l->chunk.pixels, w->gift};
 
         sp_meter_start(&m);
@@ -136,6 +180,11 @@ static sp_status prepare(struct work *w, int chunked)
     for (unsigned i = 0; st == SP_OK && chunked && i < p->slots; i++) {
         struct sp_image *c = &w->slot[i].chunk;
 
+        if (w->lookback)
+            st = sp_image_alloc_like(&w->slot[i].before,
+                                     w->report->out_width, w->lookback,
+                                     &w->type);
+
         *c = w->type;
         c->backing = SP_BACKING_NONE;
         c->base = NULL;
@@ -159,8 +208,10 @@ sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
 
     sp_plan_type(&job->geom, job->filter, &src->img, &w.type);
     w.orow = sp_image_row_bytes(&w.type, r->out_width);
+    if (!chunked || !sp_output_segmented(out, &w.lookback))
+        w.lookback = 0;
     sp_plan_make(&w.plan, job, chunked, w.orow, r->out_height,
-                 src->img.height);
+                 src->img.height, w.lookback);
     r->threads_used = w.plan.threads;
     sp_meter_start(&m);
     st = prepare(&w, chunked);
@@ -170,6 +221,9 @@ sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
                             write_item, &w, &r->threads_used);
         if (st == SP_OK)
             gather(&w, r);
+        for (unsigned i = 0; st != SP_OK && i < w.plan.slots; i++)
+            if (w.slot[i].encode_failed && r->failed_path == NULL)
+                r->failed_path = job->out;
     }
     if (st == SP_OK && !chunked) {
         sp_meter_start(&m);
@@ -179,6 +233,11 @@ sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
             r->failed_path = job->out;
     }
     sp_buffers_unmap(&w.mem);
+    for (unsigned i = 0; w.slot != NULL && i < w.plan.slots; i++) {
+        sp_image_release(&w.slot[i].before);
+        sp_segment_free(w.slot[i].seg);
+        sp_deflater_free(w.slot[i].def);
+    }
     free(w.slot);
     free(w.intervals);
     sp_image_release(&w.whole);

@@ -64,6 +64,19 @@ struct sp_stream_ops {
 
 extern const struct sp_stream_ops sp_stream_png, sp_stream_jpeg;
 
+/* sp_png_allowed: the filters (PNG_FILTER_* bits) a PNG of LAYOUT's
+ * size at zlib level LEVEL lets its rows take: 0 (none) at level 0;
+ * else all five, less those that look up in a one-row image and those
+ * that look left in a one-column one. */
+unsigned sp_png_allowed(const struct sp_image *layout, int level);
+
+/* sp_png_filter: ROW (N bytes, BPP a pixel) under UP (the row above;
+ * zeros above the first) filtered as libpng's heuristic chooses among
+ * ALLOWED (0: none), into OUT: the filter's type byte, then N bytes. */
+void sp_png_filter(unsigned char *out, const unsigned char *row,
+                   const unsigned char *up, size_t n, unsigned bpp,
+                   unsigned allowed);
+
 /* sp_samples_rescale: N pixels of SRC, of IN_CH channels of samples of
  * SIZE bytes up to MAXVAL, into DST as the first OUT_CH channels of each
  * pixel (the rest, an alpha, dropped) in samples of OUT_BYTES bytes, 1

@@ -42,6 +42,8 @@ struct sp_output {
     int broken;              /* it failed: it takes no more rows */
     int splice;              /* standard output is a pipe: rows handed
                                 with pages may go by vmsplice() */
+    unsigned long adler;     /* a segmented PNG's: the Adler-32 of the
+                                rows' filtered bytes so far */
 };
 
 /* sp_output_open: start writing an image laid out as LAYOUT (its width,
@@ -96,6 +98,42 @@ sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
 sp_status sp_output_put_repeated(struct sp_output *o,
                                  const struct sp_image *img, unsigned times,
                                  const struct iovec *pages, char *why);
+
+/* A PNG's rows may instead be encoded in segments (write_png_seg.c),
+ * each on the thread that scaled it, side by side, and written in order:
+ * the bytes are the same however many threads there are.
+ *
+ * sp_output_segmented: whether O takes segments (a PNG); if so,
+ * *LOOKBACK is how many output rows just above a segment its encode
+ * reads as well (for the filter of its first row and the dictionary). */
+int sp_output_segmented(const struct sp_output *o, size_t *lookback);
+
+struct sp_segment;
+struct sp_deflater;
+
+/* sp_segment_encode: output rows [Y0, Y0 + ROWS->height * TIMES) of O,
+ * each of ROWS's rows TIMES times (of the layout's type, as put takes
+ * them), filtered and deflated by *DEF (a thread's: made at the first
+ * call, kept for the next; sp_deflater_free frees it) into *SEG (the
+ * same: sp_segment_free); BEFORE holds the output rows just above Y0, as
+ * many as *LOOKBACK or Y0 if fewer, each once.  Reads O only: safe on
+ * several threads at once, each with its own deflater and segment.
+ * Returns 0 or ENOMEM. */
+sp_status sp_segment_encode(const struct sp_output *o,
+                            struct sp_deflater **def,
+                            struct sp_segment **seg,
+                            const struct sp_image *rows, unsigned times,
+                            size_t y0, const struct sp_image *before);
+
+/* sp_output_put_segment: SEG, the next rows of O's image, written (the
+ * PNG's header before the first, its end after the last).  Returns 0, an
+ * errno value, or SP_E_ENCODE (rows out of order) with WHY. */
+sp_status sp_output_put_segment(struct sp_output *o,
+                                const struct sp_segment *seg, char *why);
+
+/* sp_segment_free, sp_deflater_free: free SEG, DEF (NULL is safe). */
+void sp_segment_free(struct sp_segment *seg);
+void sp_deflater_free(struct sp_deflater *def);
 
 /* sp_output_close: finish the output.  With ST 0 it is flushed and put in
  * place (sp_outfile_commit; a PNG or JPEG not given all its rows, or whose

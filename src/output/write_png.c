@@ -16,7 +16,10 @@
  * above the first all zeros; a one-row image without the filters that
  * look up, a one-column image without those that look left), so the
  * bytes are the ones libpng's heuristic makes: stream_out_test.sh
- * compares them with pamtopng's. */
+ * compares them with pamtopng's.  A job's PNG is instead deflated in
+ * segments on its threads (write_png_seg.c), with the same filters
+ * (sp_png_filter, which also applies the filter) and zlib settings; this
+ * serial encoder is sp_output_put's. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -195,6 +198,65 @@ static int choose(const struct penc *e, const unsigned char *row,
     return flags[best];
 }
 
+/* apply: ROW filtered by FLAG (PNG_FILTER_*) under UP into OUT: the
+ * filter's type byte, then N bytes. */
+static void apply(unsigned char *out, const unsigned char *row,
+                  const unsigned char *up, size_t n, unsigned bpp, int flag)
+{
+    unsigned char *d = out + 1;
+    size_t lead = bpp < n ? bpp : n;
+
+    out[0] = flag == PNG_FILTER_SUB     ? 1
+             : flag == PNG_FILTER_UP    ? 2
+             : flag == PNG_FILTER_AVG   ? 3
+             : flag == PNG_FILTER_PAETH ? 4
+                                        : 0;
+    for (size_t i = 0; i < lead; i++)
+        d[i] = (unsigned char)(out[0] == 0 || out[0] == 1 ? row[i]
+                               : out[0] == 3 ? row[i] - (up[i] >> 1)
+                                             : row[i] - up[i]);
+    if (out[0] == 0)
+        memcpy(d + lead, row + lead, n - lead);
+    else if (out[0] == 1)
+        for (size_t i = lead; i < n; i++)
+            d[i] = (unsigned char)(row[i] - row[i - bpp]);
+    else if (out[0] == 2)
+        for (size_t i = lead; i < n; i++)
+            d[i] = (unsigned char)(row[i] - up[i]);
+    else if (out[0] == 3)
+        for (size_t i = lead; i < n; i++)
+            d[i] = (unsigned char)(row[i] - ((row[i - bpp] + up[i]) >> 1));
+    else
+        for (size_t i = lead; i < n; i++)
+            d[i] = (unsigned char)(row[i] - paeth(row[i - bpp], up[i],
+                                                  up[i - bpp]));
+}
+
+void sp_png_filter(unsigned char *out, const unsigned char *row,
+                   const unsigned char *up, size_t n, unsigned bpp,
+                   unsigned allowed)
+{
+    struct penc e = {.row_bytes = n, .bpp = bpp, .allowed = allowed};
+
+    apply(out, row, up, n, bpp,
+          allowed != 0 ? choose(&e, row, up) : PNG_FILTER_NONE);
+}
+
+unsigned sp_png_allowed(const struct sp_image *layout, int level)
+{
+    unsigned allowed = PNG_ALL_FILTERS;
+
+    if (level == 0)
+        return 0;
+    if (layout->height == 1)
+        allowed &= ~(unsigned)(PNG_FILTER_UP | PNG_FILTER_AVG |
+                               PNG_FILTER_PAETH);
+    if (layout->width == 1)
+        allowed &= ~(unsigned)(PNG_FILTER_SUB | PNG_FILTER_AVG |
+                               PNG_FILTER_PAETH);
+    return allowed;
+}
+
 static const int color_types[] = {PNG_COLOR_TYPE_GRAY,
                                   PNG_COLOR_TYPE_GRAY_ALPHA,
                                   PNG_COLOR_TYPE_RGB,
@@ -239,17 +301,9 @@ static sp_status begin(FILE *f, const struct sp_image *layout,
     e->rescale = layout->maxval != (e->bytes == 2 ? 65535u : 255u);
     e->bpp = layout->channels * e->bytes;
     e->row_bytes = layout->width * e->bpp;
-    if (level != 0) {
-        e->allowed = PNG_ALL_FILTERS;
-        if (layout->height == 1)
-            e->allowed &= ~(unsigned)(PNG_FILTER_UP | PNG_FILTER_AVG |
-                                      PNG_FILTER_PAETH);
-        if (layout->width == 1)
-            e->allowed &= ~(unsigned)(PNG_FILTER_SUB | PNG_FILTER_AVG |
-                                      PNG_FILTER_PAETH);
-        if ((e->prev = calloc(1, e->row_bytes)) == NULL)
-            return ENOMEM;
-    }
+    e->allowed = sp_png_allowed(layout, level);
+    if (level != 0 && (e->prev = calloc(1, e->row_bytes)) == NULL)
+        return ENOMEM;
     if (e->rescale && (e->row = malloc(e->row_bytes)) == NULL)
         return ENOMEM;
     e->png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, e, fail, warn,
