@@ -52,7 +52,10 @@ struct sp_job {
     uint64_t max_pixels;   /* input or output pixels beyond this are
                               refused (SP_E_LIMIT); 0: SP_MAX_PIXELS */
     size_t chunk_bytes;    /* output bytes an item (a streamed output:
-                              PNM, PNG, JPEG); 0: SP_CHUNK */
+                              PNM, JPEG); 0: SP_CHUNK.  A PNG's items are
+                              its deflate segments, sized by the row
+                              alone (plan.h), so that its bytes never
+                              depend on the threads */
     size_t drop_grain;     /* a mapped input is given back in blocks ending
                               on multiples of this (sp_source_open's GRAIN);
                               0: the mmap backend's default */
