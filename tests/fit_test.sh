@@ -213,6 +213,9 @@ psnr_at_least a.ppm b.ppm "$VIPS_FLOOR" 2>>err || why+="fit; "
 result "shrink-on-load: PSNR >= $SHRINK_FLOOR dB (box), $VIPS_FLOOR (fit)" \
     "$why$(head -n 1 err 2>/dev/null)"
 rm -f err
+"$SP" --fit 320x320 --timings p.jpg a.ppm 2>rec
+check '--timings: a fit is factor 0, filter area' \
+    grep -q ' factor=0 filter=area ' rec
 "$SP" -s -8 p.jpg a.ppm
 "$SP" -s -8 --no-shrink-on-load p.jpg b.ppm
 check '--filter sample: never shrunk on load' cmp a.ppm b.ppm

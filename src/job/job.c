@@ -109,7 +109,11 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     r->input = job->in;
     r->output = job->out;
     r->factor = job->factor;
-    r->filter = sp_filter_name(job->filter);
+    /* A fit is an area average, whatever --filter says, and has no
+     * factor (0). */
+    r->filter = job->fit.width != 0 || job->fit.height != 0
+                    ? "area"
+                    : sp_filter_name(job->filter);
     if (job->threads < 1 || job->threads > SP_THREADS_MAX)
         return fail(r, job->in, SP_E_USAGE);
     st = sp_outfmt_for(job->out, &fmt);
