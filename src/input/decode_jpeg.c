@@ -1,8 +1,9 @@
 /* The JPEG decoder: libjpeg-turbo on the input's bytes in memory
  * (jpeg_mem_src: a mapping or a buffer), at full scale or, when the
  * caller asks (shrink-on-load, header.h), at a DCT scale of 1/2, 1/4 or
- * 1/8, with the library's defaults otherwise (djpeg's: islow DCT, fancy
- * upsampling), into 8-bit gray (a grayscale JPEG) or RGB; a CMYK or YCCK
+ * 1/8 (a progressive JPEG's decoding stopped after the last scan that
+ * scale needs: plan_of()), with the library's defaults otherwise
+ * (djpeg's: islow DCT, fancy upsampling), into 8-bit gray (a grayscale JPEG) or RGB; a CMYK or YCCK
  * JPEG is converted to RGB as jpegtopnm converts it (cmyk_rgb()).  Its
  * errors and its warnings (corrupt data, a
  * premature end) jump back as one status with the library's words: a
