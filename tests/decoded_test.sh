@@ -133,6 +133,66 @@ else
     skip 'CMYK JPEG' 'convert (ImageMagick) or jpegtopnm not installed'
 fi
 
+# A progressive JPEG decoded at 1/8 stops after the last scan its output
+# needs (the DC's, and every scan of a component whose inverse DCT is
+# larger than 1 x 1: 4:2:0 chroma's is 2 x 2): libjpeg's full 1/8 decode
+# (djpeg -scale 1/8), byte for byte, for cjpeg's scans at 4:2:0 and
+# 4:4:4, gray, DC refinement last (no scan skipped), every coefficient in
+# the first scans (all but one skipped, where smoothing would change the
+# DC), and a CMYK one (a baseline copy's by jpegtran, same coefficients).
+# A box reduce by 8 of sides that are multiples of 8 is the 1/8 decode.
+if have cjpeg && have jpegtran; then
+    noise 104 72 255 21 3 >p8.ppm
+    printf '%s\n' '0 1 2: 0 0 0 1;' '0: 1 5 0 2;' '2: 1 63 0 1;' \
+        '1: 1 63 0 1;' '0: 6 63 0 2;' '0: 1 63 2 1;' '2: 1 63 1 0;' \
+        '1: 1 63 1 0;' '0: 1 63 1 0;' '0 1 2: 0 0 1 0;' >dclast.txt
+    printf '%s\n' '0 1 2: 0 0 0 0;' '0: 1 9 0 0;' '1: 1 63 0 0;' \
+        '2: 1 63 0 0;' '0: 10 63 0 1;' >whole.txt
+    cjpeg -progressive p8.ppm >p420.jpg
+    cjpeg -progressive -sample 1x1 p8.ppm >p444.jpg
+    cjpeg -progressive -grayscale p8.ppm >pgray.jpg
+    cjpeg -scans dclast.txt -sample 1x1 p8.ppm >pdclast.jpg
+    cjpeg -scans whole.txt -sample 1x1 p8.ppm >pwhole.jpg
+    eighths=(p420.jpg p444.jpg pgray.jpg pdclast.jpg pwhole.jpg)
+    for f in "${eighths[@]}"; do
+        djpeg -scale 1/8 -pnm "$f" >"$f.8"
+    done
+    if have convert; then
+        convert p8.ppm -colorspace cmyk -interlace JPEG pcmyk.jpg
+        jpegtran pcmyk.jpg >bcmyk.jpg
+        "$SP" -s -8 --filter box bcmyk.jpg pcmyk.jpg.8.pnm
+        mv pcmyk.jpg.8.pnm pcmyk.jpg.8
+        eighths+=(pcmyk.jpg)
+    else
+        skip 'progressive CMYK JPEG at 1/8' \
+            'convert (ImageMagick) not installed'
+    fi
+    eighth_path() {
+        "$SP" -s -8 --filter box --io "$2" "$1" out.pnm && same out.pnm "$1.8"
+    }
+    eighth_pipe() {
+        "$SP" -s -8 --filter box <"$1" | cat >out.pnm && same out.pnm "$1.8"
+    }
+    for f in "${eighths[@]}"; do
+        for io in "${IO_PATHS[@]}"; do
+            check "progressive $f at 1/8 by $io is libjpeg's" \
+                eighth_path "$f" "$io"
+        done
+        check "progressive $f at 1/8 by a pipe is libjpeg's" eighth_pipe "$f"
+    done
+    # The scans not decoded are still read past: the next image is found.
+    cat p444.jpg pgray.jpg p420.jpg >eighths.jpg
+    cat p444.jpg.8 pgray.jpg.8 p420.jpg.8 >eighths.jpg.8
+    for io in "${IO_PATHS[@]}"; do
+        check "three progressive JPEGs in one file at 1/8 by $io" \
+            eighth_path eighths.jpg "$io"
+    done
+    check "three progressive JPEGs through a pipe at 1/8" \
+        eighth_pipe eighths.jpg
+else
+    skip 'progressive JPEGs at 1/8' 'cjpeg or jpegtran not installed'
+fi
+
 # What follows an image's end: whitespace, another image (of any codec),
 # or junk, refused as after a PNM image.
 { cat gray.png; printf '\n\n'; cat gray.jpg; cat gray.pgm; } >three

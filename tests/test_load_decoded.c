@@ -125,10 +125,11 @@ static void write_scans(const char *path, size_t w, size_t h)
     free(raster);
 }
 
-/* jpeg_reference: libjpeg's own decode of the file at PATH, as djpeg
- * makes it (the library's defaults), W x H x C bytes. */
-static unsigned char *jpeg_reference(const char *path, size_t w, size_t h,
-                                     unsigned c)
+/* jpeg_scaled: libjpeg's own decode of the file at PATH at a DCT scale
+ * of 1/DENOM, as djpeg -scale makes it (the library's defaults), W x H x
+ * C bytes. */
+static unsigned char *jpeg_scaled(const char *path, unsigned denom,
+                                  size_t w, size_t h, unsigned c)
 {
     struct jpeg_decompress_struct ci;
     struct jpeg_error_mgr err;
@@ -141,8 +142,11 @@ static unsigned char *jpeg_reference(const char *path, size_t w, size_t h,
     jpeg_create_decompress(&ci);
     jpeg_stdio_src(&ci, f);
     jpeg_read_header(&ci, TRUE);
+    ci.scale_num = 1;
+    ci.scale_denom = denom;
     jpeg_start_decompress(&ci);
     ck_assert_uint_eq(ci.output_width, w);
+    ck_assert_uint_eq(ci.output_height, h);
     ck_assert_int_eq(ci.output_components, (int)c);
     while (ci.output_scanline < ci.output_height) {
         JSAMPROW row = out + ci.output_scanline * w * c;
@@ -153,6 +157,13 @@ static unsigned char *jpeg_reference(const char *path, size_t w, size_t h,
     jpeg_destroy_decompress(&ci);
     fclose(f);
     return out;
+}
+
+/* jpeg_reference: libjpeg's own full-scale decode of the file at PATH. */
+static unsigned char *jpeg_reference(const char *path, size_t w, size_t h,
+                                     unsigned c)
+{
+    return jpeg_scaled(path, 1, w, h, c);
 }
 
 /* write_png: PATH holds RASTER (C channels of DEPTH bits, 16-bit
@@ -524,6 +535,76 @@ START_TEST(test_jpeg_scan_limit)
 }
 END_TEST
 
+static void progressive(struct jpeg_compress_struct *ci, void *arg)
+{
+    (void)arg;
+    jpeg_simple_progression(ci);
+}
+
+/* shrink_by: the accept hook that asks for a decode at 1/(*ARG). */
+static sp_status shrink_by(struct sp_header *hdr, void *arg, char *why)
+{
+    (void)why;
+    hdr->shrink = *(const unsigned *)arg;
+    return SP_OK;
+}
+
+/* load_shrunk: PATH loaded at 1/DENOM by every path: the status, and the
+ * pixels (W x H x C) EXPECT's when it is SP_OK. */
+static sp_status load_shrunk(const char *path, unsigned denom, size_t w,
+                             size_t h, unsigned c, const unsigned char *expect)
+{
+    sp_status st = SP_OK;
+
+    for (size_t pi = 0; pi < FX_NIO; pi++) {
+        struct sp_image img;
+        struct sp_load_info info;
+
+        st = sp_load_checked(path, fx_io[pi], shrink_by, &denom, &img, &info);
+        if (st != SP_OK)
+            continue;
+        ck_assert_uint_eq(img.width, w);
+        ck_assert_uint_eq(img.height, h);
+        for (size_t y = 0; y < h; y++)
+            ck_assert_msg(memcmp(img.pixels + y * img.stride,
+                                 expect + y * w * c, w * c) == 0,
+                          "%s at 1/%u by %s: row %zu differs", path, denom,
+                          sp_io_name(fx_io[pi]), y);
+        ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    }
+    ck_assert_int_eq(fx_count_maps(path), 0);
+    return st;
+}
+
+/* A progressive JPEG at 1/8 stops after the scans its output needs, with
+ * libjpeg's full 1/8 decode: RGB at 4:2:0 (its chroma's inverse DCT reads
+ * AC coefficients) and gray; a gray file of more than 500 scans whose DC
+ * comes whole in its first ones loads at 1/8 (its other scans never
+ * decoded), and is refused at 1/4, which needs them all. */
+START_TEST(test_jpeg_progressive_eighth)
+{
+    const char *path = fx_path("prog.jpg");
+    size_t w = 203, h = 131, w8 = (w + 7) / 8, h8 = (h + 7) / 8;
+    unsigned char *ref;
+
+    for (unsigned c = 1; c <= 3; c += 2) {
+        unsigned char *raster = make_raster(w, h, c, 1);
+
+        encode_jpeg(path, raster, w, h, c, c == 1 ? JCS_GRAYSCALE : JCS_RGB,
+                    progressive, NULL);
+        ref = jpeg_scaled(path, 8, w8, h8, c);
+        ck_assert_int_eq(load_shrunk(path, 8, w8, h8, c, ref), SP_OK);
+        free(ref);
+        free(raster);
+    }
+    write_scans(path, 64, 48);
+    ref = jpeg_scaled(path, 8, 8, 6, 1);
+    ck_assert_int_eq(load_shrunk(path, 8, 8, 6, 1, ref), SP_OK);
+    ck_assert_int_eq(load_shrunk(path, 4, 16, 12, 1, NULL), SP_E_BADRASTER);
+    free(ref);
+}
+END_TEST
+
 /* A PNG or JPEG whose file is too short for the pixels its header claims
  * is refused before its raster is allocated (the header asked first); a
  * claim the bytes can hold goes on to the decode. */
@@ -694,6 +775,7 @@ static Suite *load_decoded_suite(void)
     tcase_add_test(tc, test_truncated_and_corrupt);
     tcase_add_test(tc, test_jpeg_cmyk);
     tcase_add_test(tc, test_jpeg_scan_limit);
+    tcase_add_test(tc, test_jpeg_progressive_eighth);
     tcase_add_test(tc, test_bomb);
     tcase_add_test(tc, test_png_low_bit_trns);
     tcase_add_test(tc, test_after_image);

@@ -1,8 +1,9 @@
 /* The JPEG decoder: libjpeg-turbo on the input's bytes in memory
  * (jpeg_mem_src: a mapping or a buffer), at full scale or, when the
  * caller asks (shrink-on-load, header.h), at a DCT scale of 1/2, 1/4 or
- * 1/8, with the library's defaults otherwise (djpeg's: islow DCT, fancy
- * upsampling), into 8-bit gray (a grayscale JPEG) or RGB; a CMYK or YCCK
+ * 1/8 (a progressive JPEG's decoding stopped after the last scan that
+ * scale needs: plan_of()), with the library's defaults otherwise
+ * (djpeg's: islow DCT, fancy upsampling), into 8-bit gray (a grayscale JPEG) or RGB; a CMYK or YCCK
  * JPEG is converted to RGB as jpegtopnm converts it (cmyk_rgb()).  Its
  * errors and its warnings (corrupt data, a
  * premature end) jump back as one status with the library's words: a
@@ -36,6 +37,22 @@ struct jdec {
     int started;    /* jpeg_start_decompress was called */
     unsigned long long least;  /* the fewest bytes the pixels fit in */
     JSAMPROW cmyk;  /* a CMYK row, converted from: here, so a jump frees it */
+    size_t eoi;     /* the bytes to EOI's end, when decoding stopped early */
+};
+
+/* The most components a frame may have (the JPEG standard's) and the
+ * coefficients that block smoothing reads (jdcoefct.c's SAVED_COEFS). */
+#define MAX_COMPS 4
+#define SMOOTHED 10
+
+/* A progressive JPEG's scans as a walk over its markers finds them. */
+struct plan {
+    int ncomp;                 /* the frame's components */
+    int id[MAX_COMPS];         /* their identifiers, in frame order */
+    int al[MAX_COMPS][SMOOTHED]; /* the finest Al seen, -1 for none yet */
+    int last;                  /* the last scan the output needs, from 1 */
+    int nscans;                /* the scans so far */
+    size_t eoi;                /* the offset just past EOI */
 };
 
 static void fail(j_common_ptr c)
@@ -191,23 +208,161 @@ static void cmyk_rgb(const struct jdec *d, const JSAMPLE *in,
     }
 }
 
+/* be16: the big-endian 16 bits at P. */
+static size_t be16(const unsigned char *p)
+{
+    return (size_t)p[0] << 8 | p[1];
+}
+
+/* entropy_end: the offset of the first marker at or after I in P's LEN
+ * bytes that ends a scan's entropy-coded data: an 0xFF followed by
+ * neither a stuffed 0x00, a fill 0xFF nor a restart marker; LEN if none. */
+static size_t entropy_end(const unsigned char *p, size_t len, size_t i)
+{
+    for (; i + 1 < len; i++) {
+        if (p[i] != 0xFF || p[i + 1] == 0xFF)
+            continue;
+        if (p[i + 1] == 0x00 || (p[i + 1] >= 0xD0 && p[i + 1] <= 0xD7)) {
+            i++;
+            continue;
+        }
+        return i;
+    }
+    return len;
+}
+
+/* plan_sof: the frame's components from a progressive SOF's payload SEG
+ * of N bytes; 0 if it is odd (two components of one identifier too). */
+static int plan_sof(struct plan *pl, const unsigned char *seg, size_t n)
+{
+    if (pl->ncomp != 0 || n < 6 || seg[5] < 1 || seg[5] > MAX_COMPS ||
+        n != 6 + 3 * (size_t)seg[5])
+        return 0;
+    pl->ncomp = seg[5];
+    for (int k = 0; k < pl->ncomp; k++) {
+        pl->id[k] = seg[6 + 3 * k];
+        for (int i = 0; i < k; i++)
+            if (pl->id[i] == pl->id[k])
+                return 0;
+        for (int j = 0; j < SMOOTHED; j++)
+            pl->al[k][j] = -1;
+    }
+    return 1;
+}
+
+/* plan_sos: one scan from its SOS payload SEG of N bytes: the output
+ * needs it if it carries DC bits or codes a component whose inverse DCT
+ * is larger than 1 x 1 (C's DCT_scaled_size: at 1/8, a subsampled
+ * chroma's is 2 x 2, which reads AC coefficients); 0 if it is odd. */
+static int plan_sos(struct plan *pl, const unsigned char *seg, size_t n,
+                    const struct jpeg_decompress_struct *c)
+{
+    size_t ns = n != 0 ? seg[0] : 0;
+    int ss, se, al;
+
+    if (ns < 1 || ns > MAX_COMPS || n != 4 + 2 * ns)
+        return 0;
+    ss = seg[1 + 2 * ns];
+    se = seg[2 + 2 * ns];
+    al = seg[3 + 2 * ns] & 15;
+    pl->nscans++;
+    for (size_t i = 0; i < ns; i++) {
+        int k = 0;
+
+        while (k < pl->ncomp && pl->id[k] != seg[1 + 2 * i])
+            k++;
+        if (k == pl->ncomp)
+            return 0;
+        if (ss == 0 || c->comp_info[k].DCT_scaled_size != 1)
+            pl->last = pl->nscans;
+        for (int j = ss < 1 ? 1 : ss; j <= se && j < SMOOTHED; j++)
+            if (pl->al[k][j] < 0 || al < pl->al[k][j])
+                pl->al[k][j] = al;
+    }
+    return 1;
+}
+
+/* plan_segment: the marker segment M with payload SEG of N bytes; 0 if
+ * it is one a plain progressive JPEG does not have. */
+static int plan_segment(struct plan *pl, int m, const unsigned char *seg,
+                        size_t n, const struct jpeg_decompress_struct *c)
+{
+    if (m == 0xC2 || m == 0xCA)  /* SOF: progressive, Huffman or arithmetic */
+        return plan_sof(pl, seg, n);
+    if (m == 0xDA)
+        return pl->ncomp != 0 && plan_sos(pl, seg, n, c);
+    return m == 0xC4 || m == 0xCC || m == 0xDB || m == 0xDD ||
+           (m >= 0xE0 && m <= 0xEF) || m == 0xFE;
+}
+
+/* plan_walk: PL from the markers of P's LEN bytes, SOI to EOI; 0 if
+ * anything is odd. */
+static int plan_walk(struct plan *pl, const unsigned char *p, size_t len,
+                     const struct jpeg_decompress_struct *c)
+{
+    size_t i = 2;
+
+    if (len < 4 || p[0] != 0xFF || p[1] != 0xD8)
+        return 0;
+    while (i + 2 <= len && p[i] == 0xFF) {
+        int m = p[i + 1];
+        size_t n;
+
+        if (m == 0xFF) {  /* a fill byte before a marker */
+            i++;
+            continue;
+        }
+        if (m == 0xD9) {
+            pl->eoi = i + 2;
+            return 1;
+        }
+        if (i + 4 > len || (n = be16(p + i + 2)) < 2 || n > len - i - 2 ||
+            !plan_segment(pl, m, p + i + 4, n - 2, c))
+            return 0;
+        i += 2 + n;
+        if (m == 0xDA)
+            i = entropy_end(p, len, i);
+    }
+    return 0;
+}
+
+/* plan_of: whether D's progressive JPEG can stop decoding before its
+ * last scan with output the same as a full decode's, and where (PL):
+ * the scans after PL->last carry only AC coefficients of components
+ * whose inverse DCT is 1 x 1 (jpeg_idct_1x1 reads only the DC), and a
+ * full decode would not smooth blocks (libjpeg's block smoothing
+ * estimates missing low AC coefficients, and with no AC at all the DC
+ * too): that is, the first SMOOTHED coefficients of every component end
+ * at full precision (Al 0). */
+static int plan_of(struct plan *pl, const struct jdec *d)
+{
+    const struct jpeg_decompress_struct *c = &d->cinfo;
+
+    memset(pl, 0, sizeof *pl);
+    if (!c->progressive_mode || !plan_walk(pl, d->p, d->len, c) ||
+        pl->ncomp != c->num_components || pl->last >= pl->nscans ||
+        pl->last > SCAN_LIMIT)
+        return 0;
+    for (int k = 0; k < pl->ncomp; k++)
+        for (int j = 1; j < SMOOTHED; j++)
+            if (pl->al[k][j] != 0)
+                return 0;
+    return 1;
+}
+
 static unsigned long long least(void *state)
 {
     return ((struct jdec *)state)->least;
 }
 
-static sp_status raster(void *state, unsigned char *out, char *why)
+/* rows: the output's scanlines into OUT, CMYK made RGB. */
+static sp_status rows(struct jdec *d, unsigned char *out)
 {
-    struct jdec *d = state;
     struct jpeg_decompress_struct *c = &d->cinfo;
-    size_t stride;
+    size_t stride =
+        (size_t)c->output_width * (c->output_components == 1 ? 1 : 3);
 
-    if (setjmp(d->jb))
-        return status_of(d, SP_E_BADRASTER, why);
-    d->started = 1;
-    (void)jpeg_start_decompress(c);
-    stride = (size_t)c->output_width * (c->output_components == 1 ? 1 : 3);
-    if (c->out_color_space == JCS_CMYK &&
+    if (c->out_color_space == JCS_CMYK && d->cmyk == NULL &&
         (d->cmyk = malloc((size_t)c->output_width * 4)) == NULL)
         return ENOMEM;
     while (c->output_scanline < c->output_height) {
@@ -218,6 +373,47 @@ static sp_status raster(void *state, unsigned char *out, char *why)
         else if (jpeg_read_scanlines(c, &d->cmyk, 1) == 1)
             cmyk_rgb(d, d->cmyk, row, c->output_width);
     }
+    return SP_OK;
+}
+
+/* early: PL's scans decoded in buffered-image mode (libjpeg's), up to
+ * PL->last, and the output made from them; the rest is not read. */
+static sp_status early(struct jdec *d, const struct plan *pl,
+                       unsigned char *out)
+{
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    int got = JPEG_SUSPENDED;
+
+    c->buffered_image = TRUE;
+    c->do_block_smoothing = FALSE;
+    (void)jpeg_start_decompress(c);
+    while (!(got == JPEG_SCAN_COMPLETED && c->input_scan_number >= pl->last)) {
+        got = jpeg_consume_input(c);
+        scans((j_common_ptr)c);
+        if (got == JPEG_REACHED_EOI || got == JPEG_SUSPENDED)
+            break;
+    }
+    (void)jpeg_start_output(c, pl->last);
+    d->eoi = pl->eoi;
+    return rows(d, out);
+}
+
+static sp_status raster(void *state, unsigned char *out, char *why)
+{
+    struct jdec *d = state;
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    struct plan pl;
+    sp_status st;
+
+    if (setjmp(d->jb))
+        return status_of(d, SP_E_BADRASTER, why);
+    d->started = 1;
+    jpeg_calc_output_dimensions(c);
+    if (plan_of(&pl, d))
+        return early(d, &pl, out);
+    (void)jpeg_start_decompress(c);
+    if ((st = rows(d, out)) != SP_OK)
+        return st;
     (void)jpeg_finish_decompress(c);
     return SP_OK;
 }
@@ -226,6 +422,8 @@ static size_t used(void *state)
 {
     struct jdec *d = state;
 
+    if (d->eoi != 0)
+        return d->eoi;
     return d->len - d->cinfo.src->bytes_in_buffer;
 }
 
