@@ -99,7 +99,7 @@ static sp_status next_file(struct sp_input *in,
     unsigned char next[2];
     off_t end = 0;
     enum sp_codec codec = SP_CODEC_NONE;
-    sp_status st, now;
+    sp_status st;
 
     info->input_bytes = size;
     st = parse_file(in, acc, &hdr, &end, &codec, info->why);
@@ -128,14 +128,7 @@ static sp_status next_file(struct sp_input *in,
     /* The bytes read (or mapped, before any is touched) must be those of
      * the file whose size was taken; a load that failed on a file that
      * changed says so, not what its new bytes look like. */
-    now = sp_stamp_check(in->fd, &in->stamp);
-    if (st == SP_OK && now != SP_OK) {
-        sp_input_release(in);
-        st = now;
-    } else if (st != SP_OK && now == SP_E_CHANGED) {
-        info->why[0] = '\0';
-        st = now;
-    }
+    st = sp_input_restamp(in, st, info);
     if (st != SP_OK)
         return st;
     info->magic = hdr.magic;
@@ -186,6 +179,22 @@ sp_status sp_input_open(struct sp_input *in, const char *path, int nowait,
             sp_sys.close(in->fd);
         in->fd = -1;
         in->own = 0;
+    }
+    return st;
+}
+
+sp_status sp_input_restamp(struct sp_input *in, sp_status st,
+                           struct sp_load_info *info)
+{
+    sp_status now = sp_stamp_check(in->fd, &in->stamp);
+
+    if (st == SP_OK && now != SP_OK) {
+        sp_input_release(in);
+        return now;
+    }
+    if (st != SP_OK && now == SP_E_CHANGED) {
+        info->why[0] = '\0';
+        return now;
     }
     return st;
 }

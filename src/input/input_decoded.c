@@ -115,7 +115,7 @@ sp_status sp_input_decoded(struct sp_input *in,
     unsigned char *buf = NULL;
     void *map = MAP_FAILED;
     struct sp_header hdr = {.shrink = 0};
-    sp_status st = SP_OK, now;
+    sp_status st = SP_OK;
 
     info->input_bytes = size;
     info->codec = codec;
@@ -146,14 +146,7 @@ sp_status sp_input_decoded(struct sp_input *in,
     free(buf);
     info->io_used = mapped ? SP_IO_MMAP : SP_IO_READ;
     /* the bytes decoded must be those of the file opened */
-    now = sp_stamp_check(in->fd, &in->stamp);
-    if (st == SP_OK && now != SP_OK) {
-        sp_input_release(in);
-        st = now;
-    } else if (st != SP_OK && now == SP_E_CHANGED) {
-        info->why[0] = '\0';
-        st = now;
-    }
+    st = sp_input_restamp(in, st, info);
     if (st != SP_OK)
         return st;
     info->magic = hdr.magic;

@@ -84,6 +84,14 @@ sp_status sp_input_decoded(struct sp_input *in,
                            enum sp_codec codec, const struct sp_accept *acc,
                            struct sp_load_info *info);
 
+/* sp_input_restamp: after a load that ended with ST, IN's file checked
+ * against the stamp taken at open: a load that succeeded on a file
+ * changed since is released and SP_E_CHANGED (or the check's error); a
+ * failure on a changed file is SP_E_CHANGED, INFO's detail dropped (it
+ * described bytes of another version); else ST. */
+sp_status sp_input_restamp(struct sp_input *in, sp_status st,
+                           struct sp_load_info *info);
+
 /* sp_input_decode: the image of the LEN bytes at P, by CODEC, for
  * sp_input_decoded() and the stream: its header asked about (ACC), then
  * too few bytes for the pixels it claims refused (sp_decode_bound), then
