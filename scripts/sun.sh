@@ -85,7 +85,7 @@ sun_folio_kib() {
 sun_ready() {
     retries=0
     if [[ $cache == cold ]]; then
-        "$spcache" evict "$input"
+        "$spcache" evict "$input" || die "cannot evict $input"
         read -r cached total < <("$spcache" resident "$input")
         ((cached * 100 <= total)) ||
             die "eviction failed: $cached of $total pages still cached"

@@ -127,18 +127,7 @@ int bench_file_sum(const char *path, uint64_t *sum)
 
 int bench_evict(const char *path)
 {
-    size_t resident, total;
-
-    /* a few tries: pages that are locked or being reclaimed at the moment
-     * (under a cgroup's memory limit, say) stay cached through one */
-    for (int tries = 0; tries < 3; tries++) {
-        if (sp_cache_evict(path) != 0 ||
-            sp_cache_resident(path, &resident, &total) != 0)
-            return -1;
-        if (resident * 100 <= total)
-            return 0;
-    }
-    return -1;
+    return sp_cache_evict(path) == SP_OK ? 0 : -1;
 }
 
 static uint64_t tv_ns(struct timeval tv)

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
 
-sp_status sp_cache_evict(const char *path)
+/* One pass: write back, then drop what is not mapped or locked. */
+static sp_status evict_once(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     sp_status st = SP_OK;
@@ -22,6 +24,26 @@ sp_status sp_cache_evict(const char *path)
         st = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     close(fd);
     return st;
+}
+
+sp_status sp_cache_evict(const char *path)
+{
+    const struct timespec pause = {0, 50 * 1000 * 1000};
+    size_t resident, total;
+    sp_status st;
+
+    for (int tries = 0;; tries++) {
+        st = evict_once(path);
+        if (st == SP_OK)
+            st = sp_cache_resident(path, &resident, &total);
+        if (st != SP_OK)
+            return st;
+        if (resident * 100 <= total)
+            return SP_OK;
+        if (tries == 19)
+            return EBUSY;
+        nanosleep(&pause, NULL);
+    }
 }
 
 sp_status sp_cache_resident(const char *path, size_t *resident,

@@ -1,5 +1,6 @@
 /* spcache: the page-cache helper of the experiment driver.
  *   spcache evict FILE          drop FILE's pages from the page cache
+ *                               (fails when more than 1% stay)
  *   spcache resident FILE       print "RESIDENT TOTAL" pages of FILE cached
  *   spcache copy BLOCK SRC DST  copy SRC to DST in write()s of BLOCK bytes
  *   spcache folios FILE         print the folios holding FILE's cached
