@@ -150,7 +150,7 @@ sp_status sp_input_decoded(struct sp_input *in,
     if (st != SP_OK)
         return st;
     info->magic = hdr.magic;
-    info->raster_offset = 0;
+    info->raster_offset = in->pos;  /* no raster in the file: its start */
     in->pos += (off_t)used;
     info->next = in->pos;
     info->trailing_bytes = size - (size_t)in->pos;

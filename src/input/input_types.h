@@ -31,7 +31,9 @@ struct sp_load_info {
     enum sp_codec codec;    /* what the input's bytes are */
     char magic;             /* '1' to '7' (P1 to P7); of a JPEG or PNG, the
                                PNM type it is decoded to */
-    off_t raster_offset;
+    off_t raster_offset;    /* where the raster starts, as NEXT is
+                               counted; a JPEG's or PNG's, whose raster is
+                               not in the input: where the image starts */
     off_t next;             /* just past this image: a regular file's
                                offset; a stream's count of bytes from
                                where this image started */
