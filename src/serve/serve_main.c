@@ -236,6 +236,11 @@ int main(int argc, char **argv)
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    /* An ignored signal is discarded, never waited for: a shell starts a
+     * background job with SIGINT ignored. */
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     signal(SIGPIPE, SIG_IGN);
     st = sp_server_start(&cfg, &srv, &port, why);
     if (st != SP_OK) {

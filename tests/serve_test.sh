@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# serve_test.sh: `scaleppm serve` (docs/serve.md) driven by curl: every
+# answer compared with the command line's bytes for the same options,
+# every status code it gives, 304s, HEAD, traversal attempts over HTTP,
+# 503 with Retry-After from a full queue, and a SIGTERM that lets the
+# request in flight finish.  Each server listens on a free loopback port
+# and is stopped at the end; nothing is left behind (its private
+# directory, under $WORK/tmp, checked gone).
+#
+# usage: bash tests/serve_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+setup "usage: serve_test.sh PATH/TO/scaleppm [PATH/TO/genimage]" "$@"
+cd "$WORK"
+
+if ! have curl; then
+    skip 'serve' 'curl not installed'
+    finish
+    exit
+fi
+
+server_pid=
+# stop_server: SIGTERM to the server started last, and its exit waited
+# for (SIGKILL after a few seconds, and a failure: it must drain sooner).
+stop_server() {
+    local i
+    [[ -n $server_pid ]] || return 0
+    kill -TERM "$server_pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    if kill -0 "$server_pid" 2>/dev/null; then
+        kill -KILL "$server_pid" 2>/dev/null || true
+        fail 'the server stops at SIGTERM' 'killed'
+    fi
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=
+}
+# shellcheck disable=SC2064  # expand WORK now, while it is set
+trap "stop_server; rm -rf -- '$WORK'" EXIT
+
+# start_server ARGS...: scaleppm serve ARGS on a free port, its log in
+# server.log; sets URL once it listens.
+start_server() {
+    local i port=
+    mkdir -p tmp
+    rm -f server.log  # the last server's, which names its port
+    TMPDIR=$WORK/tmp "$SP" serve --listen 127.0.0.1:0 "$@" 2>server.log &
+    server_pid=$!
+    for ((i = 0; i < 100; i++)); do
+        port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/$|\1|p' \
+            server.log 2>/dev/null || true)
+        [[ -n $port ]] && break
+        sleep 0.05
+    done
+    if [[ -z $port ]]; then
+        printf 'the server did not start: %s\n' "$(head -n 1 server.log)" >&2
+        exit 1
+    fi
+    URL=http://127.0.0.1:$port
+}
+
+# status PATH [CURL_ARGS...]: the status code of GET PATH, as sent.
+status() {
+    local path=$1
+    shift
+    curl -s --path-as-is -o body -w '%{http_code}' "$@" "$URL$path"
+}
+
+# expect_status WHAT CODE PATH [CURL_ARGS...]: PATH answers CODE with a
+# one-line body.
+expect_status() {
+    local what=$1 code=$2 path=$3 got why=
+    shift 3
+    got=$(status "$path" "$@")
+    if [[ $got != "$code" ]]; then
+        why="$path: $got, not $code ($(head -c 100 body))"
+    elif [[ $code != 200 && $code != 304 && -s body ]] &&
+        [[ $(wc -l <body) != 1 ]]; then
+        why="$path: the body is not one line"
+    fi
+    result "$what" "$why"
+}
+
+mkdir root
+noise 61 47 255 3 3 >root/rgb.ppm
+noise 40 33 255 5 1 >root/gray.pgm
+noise 30 20 65535 7 3 >root/deep.ppm
+printf 'not an image\n' >root/text.ppm
+head -c 500 root/rgb.ppm >root/cut.ppm
+printf 'P6\n100000 100000\n255\n' >root/huge.ppm
+# sparse: as long as its header says, so that only the pixel limit
+# refuses it
+truncate -s $((21 + 3 * 100000 * 100000)) root/huge.ppm
+mkdir root/sub
+cp root/gray.pgm 'root/sub/a b+c.pgm'
+mkfifo root/fifo
+printf 'secret\n' >outside.ppm
+ln -s ../outside.ppm root/out
+ln -s "$WORK/outside.ppm" root/out_abs
+
+start_server --root root --workers 2 --queue 4
+
+expect_status 'healthz' 200 /healthz
+expect_status 'readyz' 200 /readyz
+
+# The command line's bytes, for every output format and a few options.
+same_as_cli() {
+    local what=$1 query=$2 in=$3 ext=$4
+    shift 4
+    "$SP" "$@" "root/$in" "cli.$ext" 2>/dev/null
+    if [[ $(status "/$in?$query") != 200 ]]; then
+        fail "$what" "status $(cat body)"
+    else
+        check "$what" same body "cli.$ext"
+    fi
+}
+for ext in pnm ppm pgm pam png jpg jpeg bmp tga; do
+    same_as_cli "GET rgb.ppm s=-2 as $ext" "s=-2&format=$ext" rgb.ppm "$ext" \
+        -s -2
+done
+same_as_cli 'GET with no format: PNM of the input type' 's=3' gray.pgm pnm -s 3
+same_as_cli 'box reduce' 's=-3&filter=box' rgb.ppm ppm -s -3 --filter box
+same_as_cli 'JPEG quality' 's=-2&format=jpeg&quality=40' rgb.ppm jpg -s -2 \
+    --quality 40
+same_as_cli '16-bit input' 's=2&format=png' deep.ppm png -s 2
+"$SP" -s 2 'root/sub/a b+c.pgm' cli.pgm
+status '/sub/a%20b+c.pgm?s=2' >/dev/null
+check 'an escaped name (a space; + is a +)' same body cli.pgm
+
+# Content types, HEAD, validators.
+ctype=$(curl -s -o /dev/null -w '%{content_type}' "$URL/rgb.ppm?s=-2&format=png")
+result 'Content-Type image/png' "$([[ $ctype == image/png ]] || echo "$ctype")"
+curl -s -D get.h -o get.body "$URL/rgb.ppm?s=-2&format=png"
+curl -s -I -o head.h "$URL/rgb.ppm?s=-2&format=png"
+len=$(sed -n 's/^Content-Length: \([0-9]*\)\r$/\1/p' head.h)
+result 'HEAD: the length of the GET body' \
+    "$([[ $len == "$(wc -c <get.body)" ]] || echo "$len")"
+etag=$(sed -n 's/^ETag: \(.*\)\r$/\1/p' get.h)
+result 'a strong ETag' "$([[ $etag =~ ^\"[0-9a-f]+\"$ ]] || echo "$etag")"
+expect_status '304 on If-None-Match' 304 '/rgb.ppm?s=-2&format=png' \
+    -H "If-None-Match: $etag"
+expect_status '304 on a weak match in a list' 304 '/rgb.ppm?s=-2&format=png' \
+    -H "If-None-Match: \"x\", W/$etag"
+expect_status '304 on If-None-Match: *' 304 '/rgb.ppm?s=-2&format=png' \
+    -H 'If-None-Match: *'
+expect_status '200 on another tag' 200 '/rgb.ppm?s=-2&format=png' \
+    -H 'If-None-Match: "0000"'
+expect_status '304 on If-Modified-Since' 304 '/rgb.ppm?s=-2&format=png' \
+    -H 'If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT'
+other=$(curl -s -o /dev/null -D - "$URL/rgb.ppm?s=-3&format=png" |
+    sed -n 's/^ETag: \(.*\)\r$/\1/p')
+result 'another scale, another tag' "$([[ $other != "$etag" ]] || echo same)"
+touch -d '2001-01-01' root/rgb.ppm
+expect_status 'the file changed: 200 again' 200 '/rgb.ppm?s=-2&format=png' \
+    -H "If-None-Match: $etag"
+
+# Every refusal.
+expect_status '400 missing s' 400 '/rgb.ppm'
+expect_status '400 s=0' 400 '/rgb.ppm?s=0'
+expect_status '400 an unknown key' 400 '/rgb.ppm?s=2&x=1'
+expect_status '400 a key twice' 400 '/rgb.ppm?s=2&s=3'
+expect_status '400 io= without --allow-io' 400 '/rgb.ppm?s=2&io=mmap'
+expect_status '400 box on an enlarge' 400 '/rgb.ppm?s=2&filter=box'
+expect_status '400 quality for PNG' 400 '/rgb.ppm?s=2&format=png&quality=5'
+expect_status '400 an unknown format' 400 '/rgb.ppm?s=2&format=gif'
+expect_status '400 PBM from colour' 400 '/rgb.ppm?s=2&format=pbm'
+expect_status '403 a directory' 403 '/sub?s=2'
+expect_status '403 a FIFO' 403 '/fifo?s=2'
+expect_status '404 not there' 404 '/missing.ppm?s=2'
+expect_status '405 POST' 405 '/rgb.ppm?s=2' -X POST
+expect_status '405 DELETE' 405 '/rgb.ppm?s=2' -X DELETE
+expect_status '413 a header of 10 gigapixels' 413 '/huge.ppm?s=-2'
+long=$(printf 'a%.0s' {1..300})
+expect_status '414 a name too long' 414 "/$long.ppm?s=2"
+expect_status '500 not an image' 500 '/text.ppm?s=2'
+expect_status '500 a cut file' 500 '/cut.ppm?s=2'
+
+# Traversal over HTTP: refused, and the secret never in a body.
+n=0
+for path in /../outside.ppm /%2e%2e/outside.ppm /%2E%2E/outside.ppm \
+    /.%2e/outside.ppm /sub/../../outside.ppm /sub%2f..%2f..%2foutside.ppm \
+    /..%5coutside.ppm '/..\outside.ppm' /%c0%ae%c0%ae/outside.ppm \
+    /rgb.ppm%00.png //outside.ppm /%252e%252e/outside.ppm /out /out_abs; do
+    code=$(status "$path?s=2")
+    if [[ $code == 200 ]] || grep -q secret body; then
+        fail "traversal $path" "answered $code"
+    else
+        n=$((n + 1))
+    fi
+done
+result 'traversal attempts over HTTP refused' \
+    "$( ((n == 14)) || echo "$n refused")"
+
+stop_server
+left=$(find tmp -mindepth 1 | head -n 3)
+result 'nothing left in the private directory' "$left"
+if grep -q '^GET /rgb.ppm 200 ' server.log; then
+    pass 'an access log line'
+else
+    fail 'an access log line' "$(tail -n 1 server.log)"
+fi
+
+# A full queue is 503 with Retry-After: one worker, no queue, a slow job.
+noise 700 700 255 9 3 >root/big.ppm
+start_server --root root --workers 1 --queue 0 -q
+for i in 1 2 3 4 5 6; do
+    curl -s -o "busy$i" -D "busy$i.h" -w '%{http_code}\n' \
+        "$URL/big.ppm?s=3&format=png" >"busy$i.code" &
+done
+wait_for_curls() {
+    local i
+    for i in 1 2 3 4 5 6; do
+        while [[ ! -s busy$i.code ]]; do sleep 0.05; done
+    done
+}
+wait_for_curls
+codes=$(sort busy?.code | uniq -c | tr -s ' \n' ' ')
+"$SP" -s 3 root/big.ppm big.png
+why=
+for i in 1 2 3 4 5 6; do
+    case $(cat "busy$i.code") in
+    200) cmp -s "busy$i" big.png || why="response $i differs" ;;
+    503) grep -q '^Retry-After: ' "busy$i.h" || why="503 $i: no Retry-After" ;;
+    *) why="response $i: $(cat "busy$i.code")" ;;
+    esac
+done
+grep -q 503 busy?.code || why="no 503 ($codes)"
+grep -q 200 busy?.code || why="no 200 ($codes)"
+result "503 + Retry-After when full, 200s whole ($codes)" "$why"
+
+# SIGTERM with a request in flight: it finishes, whole.
+curl -s -o drained -w '%{http_code}' "$URL/big.ppm?s=3&format=png" \
+    >drained.code &
+curl_pid=$!
+sleep 0.1
+kill -TERM "$server_pid"
+wait "$curl_pid" || true
+if [[ $(cat drained.code) == 200 ]] && cmp -s drained big.png; then
+    pass 'SIGTERM: the request in flight finishes'
+else
+    fail 'SIGTERM: the request in flight finishes' "$(cat drained.code)"
+fi
+rc=0
+wait "$server_pid" || rc=$?
+server_pid=
+result 'SIGTERM: exit 0' "$([[ $rc == 0 ]] || echo "$rc")"
+left=$(find tmp -mindepth 1 | head -n 3)
+result 'SIGTERM: nothing left behind' "$left"
+
+finish
