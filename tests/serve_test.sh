@@ -196,6 +196,15 @@ done
 result 'traversal attempts over HTTP refused' \
     "$( ((n == 14)) || echo "$n refused")"
 
+curl -s -o metrics "$URL/metrics"
+why=
+grep -qx 'scaleppm_requests_total{code="405"} 2' metrics ||
+    why="405s: $(grep 'code="405"' metrics)"
+grep -q '^scaleppm_request_seconds_bucket{le="+Inf"} [1-9]' metrics ||
+    why='no latency histogram'
+grep -q '^scaleppm_queue_length 0$' metrics || why='no queue length'
+result '/metrics counts' "$why"
+
 stop_server
 left=$(find tmp -mindepth 1 | head -n 3)
 result 'nothing left in the private directory' "$left"

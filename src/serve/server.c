@@ -19,6 +19,7 @@
 #include <microhttpd.h>
 
 #include "job.h"
+#include "metrics.h"
 #include "msg.h"
 #include "path.h"
 #include "pool.h"
@@ -42,6 +43,7 @@ struct sp_server {
     atomic_ullong serial;       /* names the outputs */
     atomic_int active;          /* requests begun and not completed */
     atomic_int draining;
+    struct sp_metrics metrics;
 };
 
 /* A request's progress: answered from the handler at once, or waiting
@@ -106,6 +108,37 @@ static enum MHD_Result answer_text(struct req *r, unsigned status,
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER,
                                 RETRY_AFTER);
     return answer(r, status, resp, len);
+}
+
+/* answer_metrics: /metrics, the Prometheus text of SRV's counters. */
+static enum MHD_Result answer_metrics(struct req *r)
+{
+    struct sp_server *srv = r->srv;
+    struct MHD_Response *resp;
+    size_t len = 8192, n, queued;
+    unsigned busy;
+    char *text;
+
+    sp_pool_load(&srv->pool, &busy, &queued);
+    for (;;) {
+        if ((text = malloc(len)) == NULL)
+            return MHD_NO;
+        n = sp_metrics_render(&srv->metrics,
+                              (unsigned)atomic_load(&srv->active), busy,
+                              queued, text, len);
+        if (n < len)
+            break;
+        free(text);
+        len = n + 1;
+    }
+    resp = MHD_create_response_from_buffer(n, text, MHD_RESPMEM_MUST_FREE);
+    if (resp == NULL) {
+        free(text);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            "text/plain; version=0.0.4");
+    return answer(r, MHD_HTTP_OK, resp, n);
 }
 
 /* answer_errno: the status an errno value from opening or decoding the
@@ -323,6 +356,8 @@ static enum MHD_Result begin(struct req *r, const char *url)
                            "405 method not allowed: GET or HEAD");
     if (strcmp(url, "/healthz") == 0)
         return answer_text(r, MHD_HTTP_OK, "ok");
+    if (strcmp(url, "/metrics") == 0)
+        return answer_metrics(r);
     if (strcmp(url, "/readyz") == 0)
         return atomic_load(&srv->draining)
                    ? answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
@@ -413,16 +448,19 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct sp_server *srv = cls;
     struct req *r = *con_cls;
     struct timespec now;
+    double seconds;
 
     (void)conn;
     if (r == NULL)
         return;
     clock_gettime(CLOCK_MONOTONIC, &now);
+    seconds = (double)(now.tv_sec - r->start.tv_sec) +
+              (double)(now.tv_nsec - r->start.tv_nsec) / 1e9;
+    sp_metrics_record(&srv->metrics, r->status, r->bytes, seconds);
     if (srv->cfg.log != NULL)
         fprintf(srv->cfg.log, "%s %s %u %llu %.3f ms%s\n", r->method,
                 r->shown, r->status, (unsigned long long)r->bytes,
-                (double)(now.tv_sec - r->start.tv_sec) * 1e3 +
-                    (double)(now.tv_nsec - r->start.tv_nsec) / 1e6,
+                seconds * 1e3,
                 why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? ""
                                                            : " (cut)");
     if (r->in_fd >= 0)
@@ -538,6 +576,7 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
         return ENOMEM;
     srv->cfg = *cfg;
     srv->root = srv->listen_fd = -1;
+    sp_metrics_init(&srv->metrics);
     if ((st = prepare(srv, port, why)) != SP_OK) {
         teardown(srv);
         return st;
