@@ -3,10 +3,9 @@
 # (scaleppm and scaleppm-iobench, their gzipped manual pages, the
 # copyright file, scaleppm serve's program in libexec, and nothing else:
 # no dev tool, no test), that the programs run and man finds the pages;
-# then the Debian package that
-# "cpack -G DEB" makes from BUILD: its files, name, section and
-# dependencies.  The package is built, not installed: scripts/package.sh
-# --check installs it.
+# then the Debian package that "cpack -G DEB" makes from BUILD: its files,
+# name, section and dependencies.  The package is built, not installed:
+# scripts/package.sh --check installs it.
 set -uo pipefail
 usage='usage: install_test.sh CMAKE CPACK BUILD'
 cmake=${1:?$usage}
