@@ -140,6 +140,9 @@ curl -s -I -o head.h "$URL/rgb.ppm?s=-2&format=png"
 len=$(sed -n 's/^Content-Length: \([0-9]*\)\r$/\1/p' head.h)
 result 'HEAD: the length of the GET body' \
     "$([[ $len == "$(wc -c <get.body)" ]] || echo "$len")"
+result 'Server-Timing: load, scale, release, write' \
+    "$(grep -q '^Server-Timing: load;dur=[0-9.]*, scale;dur=[0-9.]*, release;dur=[0-9.]*, write;dur=[0-9.]*'$'\r''$' get.h ||
+        grep '^Server-Timing' get.h || echo none)"
 etag=$(sed -n 's/^ETag: \(.*\)\r$/\1/p' get.h)
 result 'a strong ETag' "$([[ $etag =~ ^\"[0-9a-f]+\"$ ]] || echo "$etag")"
 expect_status '304 on If-None-Match' 304 '/rgb.ppm?s=-2&format=png' \
@@ -203,6 +206,8 @@ grep -qx 'scaleppm_requests_total{code="405"} 2' metrics ||
 grep -q '^scaleppm_request_seconds_bucket{le="+Inf"} [1-9]' metrics ||
     why='no latency histogram'
 grep -q '^scaleppm_queue_length 0$' metrics || why='no queue length'
+grep -q '^scaleppm_jobs_total{io="pread"} [1-9]' metrics ||
+    why="no pread jobs: $(grep 'jobs_total' metrics | tr '\n' ' ')"
 result '/metrics counts' "$why"
 
 stop_server

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "fixtures.h"
+#include "input_types.h"
 #include "metrics.h"
 
 START_TEST(test_render)
@@ -17,6 +18,11 @@ START_TEST(test_render)
         "_bucket{le=\"+Inf\"} 4\n", "scaleppm_request_seconds_count 4\n",
         "scaleppm_response_bytes_total 160\n", "scaleppm_in_flight 3\n",
         "scaleppm_jobs_running 2\n", "scaleppm_queue_length 7\n",
+        "scaleppm_jobs_total{io=\"mmap\"} 2\n",
+        "scaleppm_jobs_total{io=\"read\"} 0\n",
+        "scaleppm_minor_faults_total{io=\"mmap\"} 12\n",
+        "scaleppm_major_faults_total{io=\"mmap\"} 1\n",
+        "scaleppm_major_faults_total{io=\"pread\"} 0\n",
     };
     struct sp_metrics m;
     char buf[8192], small[64];
@@ -27,6 +33,9 @@ START_TEST(test_render)
     sp_metrics_record(&m, 200, 50, 3.0);
     sp_metrics_record(&m, 404, 10, 0.0001);
     sp_metrics_record(&m, 999, 0, 100.0);
+    sp_metrics_job(&m, SP_IO_MMAP, 10, 1);
+    sp_metrics_job(&m, SP_IO_MMAP, 2, 0);
+    sp_metrics_job(&m, SP_IO_AUTO, 5, 5);  /* not a path taken: not counted */
     n = sp_metrics_render(&m, 3, 2, 7, buf, sizeof buf);
     ck_assert_uint_lt(n, sizeof buf);
     ck_assert_uint_eq(strlen(buf), n);

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "input_types.h"
+
 static const unsigned codes[SP_METRICS_CODES] = {200, 304, 400, 403, 404, 405,
                                                  413, 414, 415, 429, 500, 503};
 static const double bounds[SP_METRICS_BUCKETS] = {
@@ -17,6 +19,22 @@ void sp_metrics_init(struct sp_metrics *m)
         atomic_init(&m->buckets[i], 0);
     atomic_init(&m->latency_us, 0);
     atomic_init(&m->bytes, 0);
+    for (size_t i = 0; i < 3; i++) {
+        atomic_init(&m->jobs[i], 0);
+        atomic_init(&m->minflt[i], 0);
+        atomic_init(&m->majflt[i], 0);
+    }
+}
+
+void sp_metrics_job(struct sp_metrics *m, int io, long minflt, long majflt)
+{
+    if (io < 0 || io > 2)
+        return;
+    atomic_fetch_add(&m->jobs[io], 1);
+    atomic_fetch_add(&m->minflt[io],
+                     (unsigned long long)(minflt > 0 ? minflt : 0));
+    atomic_fetch_add(&m->majflt[io],
+                     (unsigned long long)(majflt > 0 ? majflt : 0));
 }
 
 void sp_metrics_record(struct sp_metrics *m, unsigned status, uint64_t bytes,
@@ -55,6 +73,29 @@ static void put(struct text *t, const char *fmt, ...)
         t->at += (size_t)n;
 }
 
+/* put_faults: the jobs and their page faults by load path. */
+static void put_faults(struct text *t, struct sp_metrics *m)
+{
+    static const struct {
+        const char *name, *help, *type;
+    } series[] = {
+        {"scaleppm_jobs_total", "Jobs run, by load path.", "counter"},
+        {"scaleppm_minor_faults_total",
+         "Minor page faults of the jobs, by load path.", "counter"},
+        {"scaleppm_major_faults_total",
+         "Major page faults of the jobs, by load path.", "counter"},
+    };
+    atomic_ullong *values[] = {m->jobs, m->minflt, m->majflt};
+
+    for (size_t s = 0; s < 3; s++) {
+        put(t, "# HELP %s %s\n# TYPE %s %s\n", series[s].name,
+            series[s].help, series[s].name, series[s].type);
+        for (int io = SP_IO_READ; io <= SP_IO_PREAD; io++)
+            put(t, "%s{io=\"%s\"} %llu\n", series[s].name,
+                sp_io_name((enum sp_io)io), atomic_load(&values[s][io]));
+    }
+}
+
 size_t sp_metrics_render(struct sp_metrics *m, unsigned in_flight,
                          unsigned busy, size_t queued, char *buf, size_t len)
 {
@@ -89,6 +130,7 @@ size_t sp_metrics_render(struct sp_metrics *m, unsigned in_flight,
             "# TYPE scaleppm_response_bytes_total counter\n"
             "scaleppm_response_bytes_total %llu\n",
         atomic_load(&m->bytes));
+    put_faults(&t, m);
     put(&t, "# HELP scaleppm_in_flight Requests begun, not yet answered.\n"
             "# TYPE scaleppm_in_flight gauge\nscaleppm_in_flight %u\n"
             "# HELP scaleppm_jobs_running Jobs on a worker.\n"

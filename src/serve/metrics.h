@@ -20,6 +20,9 @@ struct sp_metrics {
     atomic_ullong buckets[SP_METRICS_BUCKETS + 1];  /* not cumulative */
     atomic_ullong latency_us;                       /* the sum */
     atomic_ullong bytes;
+    /* Jobs and their page faults, by the load path they took (enum
+     * sp_io: read, mmap, pread). */
+    atomic_ullong jobs[3], minflt[3], majflt[3];
 };
 
 /* sp_metrics_init: M all zero. */
@@ -29,6 +32,11 @@ void sp_metrics_init(struct sp_metrics *m);
  * after SECONDS. */
 void sp_metrics_record(struct sp_metrics *m, unsigned status, uint64_t bytes,
                        double seconds);
+
+/* sp_metrics_job: one job run on the load path IO (SP_IO_READ, _MMAP or
+ * _PREAD; another is not counted), with MINFLT minor and MAJFLT major
+ * page faults over all its phases. */
+void sp_metrics_job(struct sp_metrics *m, int io, long minflt, long majflt);
 
 /* sp_metrics_render: M, and the gauges IN_FLIGHT, BUSY (jobs running)
  * and QUEUED, as Prometheus text into BUF (LEN bytes), NUL-terminated.

@@ -62,6 +62,7 @@ struct req {
     off_t out_len;
     char etag[SP_ETAG_MAX];
     char modified[32];
+    char timing[160];           /* Server-Timing: the job's phases */
     sp_status st;               /* the job's */
     char why[SP_WHY_MAX];       /* the job's detail, for the log */
     unsigned status;            /* the status answered */
@@ -219,6 +220,8 @@ static enum MHD_Result answer_job(struct req *r)
     r->out_fd = -1;  /* the response's now */
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
                             sp_serve_media_type(r->ask.ext));
+    if (r->timing[0] != '\0')
+        MHD_add_response_header(resp, "Server-Timing", r->timing);
     add_validators(r, resp);
     return answer(r, MHD_HTTP_OK, resp, (uint64_t)r->out_len);
 }
@@ -255,6 +258,31 @@ static sp_status take_output(struct req *r, const char *out)
     return SP_OK;
 }
 
+/* record_job: what REPORT measured of R's job: its page faults in the
+ * metrics, its phases in R's Server-Timing header. */
+static void record_job(struct req *r, const struct sp_report *report)
+{
+    static const char *const names[SP_NPHASES] = {"load", "scale",
+                                                  "release", "write"};
+    long minflt = 0, majflt = 0;
+    size_t at = 0;
+
+    if (report->images == 0)
+        return;  /* it failed before it loaded a thing */
+    for (int p = 0; p < SP_NPHASES; p++) {
+        int n = snprintf(r->timing + at, sizeof r->timing - at,
+                         "%s%s;dur=%.3f", p ? ", " : "", names[p],
+                         (double)report->phase[p].ns / 1e6);
+
+        minflt += report->phase[p].minflt;
+        majflt += report->phase[p].majflt;
+        if (n > 0 && (size_t)n < sizeof r->timing - at)
+            at += (size_t)n;
+    }
+    sp_metrics_job(&r->srv->metrics, (int)report->load.io_used, minflt,
+                   majflt);
+}
+
 /* run_job: R's job, on a worker: the input the confinement opened, by
  * its descriptor (the kernel reopens that very file), into a new file in
  * the private directory whose extension picks the format. */
@@ -275,6 +303,7 @@ static void run_job(struct req *r)
              (unsigned long long)atomic_fetch_add(&srv->serial, 1),
              r->ask.ext);
     r->st = sp_job_run(&job, &report);
+    record_job(r, &report);
     if (r->st != SP_OK)
         snprintf(r->why, sizeof r->why, "%s", report.why);
     /* The tag was made from the file at open: the bytes must be that
