@@ -226,13 +226,9 @@ for i in 1 2 3 4 5 6; do
     curl -s -o "busy$i" -D "busy$i.h" -w '%{http_code}\n' \
         "$URL/big.ppm?s=3&format=png" >"busy$i.code" &
 done
-wait_for_curls() {
-    local i
-    for i in 1 2 3 4 5 6; do
-        while [[ ! -s busy$i.code ]]; do sleep 0.05; done
-    done
-}
-wait_for_curls
+for i in 1 2 3 4 5 6; do
+    while [[ ! -s busy$i.code ]]; do sleep 0.05; done
+done
 codes=$(sort busy?.code | uniq -c | tr -s ' \n' ' ')
 "$SP" -s 3 root/big.ppm big.png
 why=
@@ -247,7 +243,27 @@ grep -q 503 busy?.code || why="no 503 ($codes)"
 grep -q 200 busy?.code || why="no 200 ($codes)"
 result "503 + Retry-After when full, 200s whole ($codes)" "$why"
 
+stop_server
+
+# A request whose deadline passes in the queue is 503, not begun: one
+# worker, and jobs longer than the deadline.
+start_server --root root --workers 1 --queue 4 --deadline 0.2 -q
+for i in 1 2 3; do
+    curl -s -o "late$i" -w '%{http_code}\n' "$URL/big.ppm?s=3&format=png" \
+        >"late$i.code" &
+done
+for i in 1 2 3; do
+    while [[ ! -s late$i.code ]]; do sleep 0.05; done
+done
+codes=$(sort late?.code | uniq -c | tr -s ' \n' ' ')
+why=
+grep -q 503 late?.code || why="no 503 ($codes)"
+grep -q 'deadline' late? || why="no deadline body ($codes)"
+result "503 past the deadline ($codes)" "$why"
+stop_server
+
 # SIGTERM with a request in flight: it finishes, whole.
+start_server --root root --workers 1 --queue 0 -q
 curl -s -o drained -w '%{http_code}' "$URL/big.ppm?s=3&format=png" \
     >drained.code &
 curl_pid=$!

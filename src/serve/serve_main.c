@@ -41,6 +41,9 @@ static void usage(FILE *f)
 "      --max-connections N\n"
 "                        connections at once (default 256)\n"
 "      --timeout S       close a connection idle S seconds (default 30)\n"
+"      --deadline S      answer 503 to a request not done S seconds (a\n"
+"                        decimal) after its headers, queue included;\n"
+"                        its job is stopped (default 60; 0: no limit)\n"
 "      --drain S         at SIGTERM, wait up to S seconds for the\n"
 "                        requests in flight (default 30)\n"
 "  -q, --quiet           no access log on standard error\n"
@@ -76,6 +79,19 @@ static int parse_count(const char *s, unsigned long long lo,
     return errno != 0 || *end != '\0' || *out < lo || *out > hi ? -1 : 0;
 }
 
+/* parse_seconds: all of S, a decimal number of seconds from 0 to a day,
+ * into *OUT. */
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    *out = strtod(s, &end);
+    return errno != 0 || *end != '\0' || !(*out <= 86400) ? -1 : 0;
+}
+
 /* parse_listen: "ADDR:PORT" into CFG (ADDR kept in HOST, HOSTLEN). */
 static int parse_listen(const char *s, struct sp_serve_config *cfg,
                         char *host, size_t hostlen)
@@ -103,7 +119,7 @@ static unsigned cpus(void)
 }
 
 enum { OPT_ROOT = 256, OPT_LISTEN, OPT_WORKERS, OPT_QUEUE, OPT_MAX_PIXELS,
-       OPT_ALLOW_IO, OPT_MAX_CONN, OPT_TIMEOUT, OPT_DRAIN };
+       OPT_ALLOW_IO, OPT_MAX_CONN, OPT_TIMEOUT, OPT_DRAIN, OPT_DEADLINE };
 
 /* parse_value: option C's argument ARG into CFG (or *DRAIN): 0 or -1. */
 static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
@@ -144,6 +160,8 @@ static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
             return -1;
         cfg->idle_timeout = (unsigned)v;
         return 0;
+    case OPT_DEADLINE:
+        return parse_seconds(arg, &cfg->deadline);
     default:  /* OPT_DRAIN */
         if (parse_count(arg, 0, 86400, &v))
             return -1;
@@ -167,6 +185,7 @@ static int parse(int argc, char **argv, struct sp_serve_config *cfg,
         {"max-connections", required_argument, NULL, OPT_MAX_CONN},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"drain", required_argument, NULL, OPT_DRAIN},
+        {"deadline", required_argument, NULL, OPT_DEADLINE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -218,7 +237,7 @@ int main(int argc, char **argv)
     char host[64] = "127.0.0.1", why[SP_WHY_MAX];
     struct sp_serve_config cfg = {
         .host = host, .port = 8080, .workers = cpus(), .threads = 1,
-        .max_connections = 256, .idle_timeout = 30,
+        .max_connections = 256, .idle_timeout = 30, .deadline = 60,
         .tmp = tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp",
         .version = SP_VERSION "-" SP_COMMIT, .log = stderr};
     struct sp_server *srv;

@@ -18,12 +18,14 @@
 
 #include <microhttpd.h>
 
+#include "deadline.h"
 #include "job.h"
 #include "metrics.h"
 #include "msg.h"
 #include "path.h"
 #include "pool.h"
 #include "request.h"
+#include "timing.h"
 
 /* The stack of a worker: a job's frames and libnetpbm's beneath them, as
  * the command line gives its job (cli/main.c). */
@@ -44,6 +46,7 @@ struct sp_server {
     atomic_int active;          /* requests begun and not completed */
     atomic_int draining;
     struct sp_metrics metrics;
+    struct sp_watch *watch;     /* the jobs' deadlines; NULL: none */
 };
 
 /* A request's progress: answered from the handler at once, or waiting
@@ -68,6 +71,9 @@ struct req {
     unsigned status;            /* the status answered */
     uint64_t bytes;             /* the body's bytes */
     struct timespec start;
+    uint64_t deadline;          /* sp_now_ns() past which the request
+                                   is abandoned; 0: never */
+    struct sp_cancel cancel;    /* set by SRV->watch at the deadline */
     char shown[512];            /* the URL as the log shows it */
 };
 
@@ -199,6 +205,9 @@ static enum MHD_Result answer_job(struct req *r)
     case ESHUTDOWN:
         return answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
                            "503 busy: try again");
+    case ETIMEDOUT:
+        return answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                           "503 the request's deadline passed");
     case SP_E_LIMIT:
     case SP_E_TOOBIG:
         snprintf(line, sizeof line, "413 image too large: %s",
@@ -298,11 +307,28 @@ static void run_job(struct req *r)
         .max_pixels = srv->cfg.max_pixels, .quality = r->ask.quality,
         .open_nowait = 1};
 
+    int slot = -1;
+
+    /* A request whose deadline passed in the queue is not begun. */
+    if (r->deadline != 0 && sp_now_ns() >= r->deadline) {
+        r->st = ETIMEDOUT;
+        close(r->in_fd);
+        r->in_fd = -1;
+        return;
+    }
+    if (srv->watch != NULL) {
+        job.cancel = &r->cancel;
+        slot = sp_watch_enter(srv->watch, &r->cancel, r->deadline);
+    }
     snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
     snprintf(out, sizeof out, "%s/%llu.%s", srv->tmp,
              (unsigned long long)atomic_fetch_add(&srv->serial, 1),
              r->ask.ext);
     r->st = sp_job_run(&job, &report);
+    if (srv->watch != NULL)
+        sp_watch_leave(srv->watch, slot);
+    if (r->st == EINTR && sp_cancelled(&r->cancel))
+        r->st = ETIMEDOUT;
     record_job(r, &report);
     if (r->st != SP_OK)
         snprintf(r->why, sizeof r->why, "%s", report.why);
@@ -444,6 +470,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
         if (r == NULL)
             return MHD_NO;
         clock_gettime(CLOCK_MONOTONIC, &r->start);
+        if (srv->cfg.deadline > 0)
+            r->deadline = sp_now_ns() + (uint64_t)(srv->cfg.deadline * 1e9);
         r->srv = srv;
         r->conn = conn;
         r->method = method;
@@ -582,9 +610,11 @@ static sp_status prepare(struct sp_server *srv, unsigned *port, char *why)
     return listen_on(srv->cfg.host, port, &srv->listen_fd, why);
 }
 
-/* teardown: what prepare() made, as far as it got. */
+/* teardown: what prepare() made, as far as it got, and the watch. */
 static void teardown(struct sp_server *srv)
 {
+    if (srv->watch != NULL)
+        sp_watch_stop(srv->watch);
     if (srv->listen_fd >= 0)
         close(srv->listen_fd);
     if (srv->have_tmp)
@@ -592,6 +622,15 @@ static void teardown(struct sp_server *srv)
     if (srv->root >= 0)
         close(srv->root);
     free(srv);
+}
+
+/* watch_tick: how often the watch looks, for a deadline of SECONDS: a
+ * tenth of it, from a millisecond to a tenth of a second. */
+static unsigned watch_tick(double seconds)
+{
+    double ms = seconds * 100;
+
+    return ms < 1 ? 1 : ms > 100 ? 100 : (unsigned)ms;
 }
 
 sp_status sp_server_start(const struct sp_serve_config *cfg,
@@ -607,6 +646,13 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
     srv->root = srv->listen_fd = -1;
     sp_metrics_init(&srv->metrics);
     if ((st = prepare(srv, port, why)) != SP_OK) {
+        teardown(srv);
+        return st;
+    }
+    if (cfg->deadline > 0 &&
+        (st = sp_watch_start(&srv->watch, cfg->workers,
+                             watch_tick(cfg->deadline))) != SP_OK) {
+        snprintf(why, SP_WHY_MAX, "cannot start the deadlines' watch");
         teardown(srv);
         return st;
     }

@@ -23,6 +23,9 @@ struct sp_serve_config {
     int allow_io;            /* io= is taken from the query */
     unsigned max_connections;
     unsigned idle_timeout;   /* seconds a connection may sit idle */
+    double deadline;         /* seconds a request may take from its
+                                headers to its job's end, queue included,
+                                else 503; 0: no limit */
     const char *tmp;         /* where the private directory is made */
     const char *version;     /* in every ETag */
     FILE *log;               /* the access log: a line a request */
