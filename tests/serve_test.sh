@@ -219,17 +219,35 @@ else
     fail 'an access log line' "$(tail -n 1 server.log)"
 fi
 
+# burst NAME N: N requests at once for a slow job (big.ppm enlarged into
+# a PNG), each answer in NAMEi, its headers in NAMEi.h and its status in
+# NAMEi.code; sets codes to a count of each status.
+burst() {
+    local name=$1 n=$2 i
+    for ((i = 1; i <= n; i++)); do
+        curl -s -o "$name$i" -D "$name$i.h" -w '%{http_code}\n' \
+            "$URL/big.ppm?s=3&format=png" >"$name$i.code" &
+    done
+    for ((i = 1; i <= n; i++)); do
+        while [[ ! -s $name$i.code ]]; do sleep 0.05; done
+    done
+    codes=$(sort "$name"?.code | uniq -c | tr -s ' \n' ' ')
+}
+
+# turned_away NAME N WORD WHAT: a burst of N in which the first is served
+# and another is turned away with a body naming WORD.
+turned_away() {
+    local why=
+    burst "$1" "$2"
+    grep -q 200 "$1"?.code || why="no 200 ($codes)"
+    grep -q "$3" "$1"? || why="no 503 for $3 ($codes)"
+    result "$4 ($codes)" "$why"
+}
+
 # A full queue is 503 with Retry-After: one worker, no queue, a slow job.
 noise 700 700 255 9 3 >root/big.ppm
 start_server --root root --workers 1 --queue 0 -q
-for i in 1 2 3 4 5 6; do
-    curl -s -o "busy$i" -D "busy$i.h" -w '%{http_code}\n' \
-        "$URL/big.ppm?s=3&format=png" >"busy$i.code" &
-done
-for i in 1 2 3 4 5 6; do
-    while [[ ! -s busy$i.code ]]; do sleep 0.05; done
-done
-codes=$(sort busy?.code | uniq -c | tr -s ' \n' ' ')
+burst busy 6
 "$SP" -s 3 root/big.ppm big.png
 why=
 for i in 1 2 3 4 5 6; do
@@ -248,18 +266,18 @@ stop_server
 # A request whose deadline passes in the queue is 503, not begun: one
 # worker, and jobs longer than the deadline.
 start_server --root root --workers 1 --queue 4 --deadline 0.2 -q
-for i in 1 2 3; do
-    curl -s -o "late$i" -w '%{http_code}\n' "$URL/big.ppm?s=3&format=png" \
-        >"late$i.code" &
-done
-for i in 1 2 3; do
-    while [[ ! -s late$i.code ]]; do sleep 0.05; done
-done
-codes=$(sort late?.code | uniq -c | tr -s ' \n' ' ')
-why=
-grep -q 503 late?.code || why="no 503 ($codes)"
-grep -q 'deadline' late? || why="no deadline body ($codes)"
-result "503 past the deadline ($codes)" "$why"
+turned_away late 3 deadline '503 past the deadline'
+stop_server
+
+# --max-memory: read holds the raster (700x700x3 and two chunks of
+# 512 KiB: over 2 MiB), pread only its chunks (2 MiB: admitted); a second
+# request while the first holds most of the budget is turned away.
+start_server --root root --workers 2 --max-memory 2M --allow-io -q
+expect_status '413 read over --max-memory' 413 '/big.ppm?s=-2&io=read'
+expect_status 'pread under --max-memory' 200 '/big.ppm?s=-2&io=pread'
+stop_server
+start_server --root root --workers 2 --max-memory 30M -q
+turned_away mem 4 memory '503 while the memory is held'
 stop_server
 
 # SIGTERM with a request in flight: it finishes, whole.

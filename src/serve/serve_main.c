@@ -38,6 +38,10 @@ static void usage(FILE *f)
 "      --max-pixels N    refuse (413) an input or output of more than N\n"
 "                        pixels, from its header\n"
 "      --allow-io        take io=read|mmap|pread|auto from the query\n"
+"      --max-memory B    admit a request only while the bytes the jobs\n"
+"                        admitted hold (from their headers) stay under B\n"
+"                        (K, M, G: binary multiples); past it 503, and\n"
+"                        413 for one that alone is over it\n"
 "      --max-connections N\n"
 "                        connections at once (default 256)\n"
 "      --timeout S       close a connection idle S seconds (default 30)\n"
@@ -77,6 +81,34 @@ static int parse_count(const char *s, unsigned long long lo,
     errno = 0;
     *out = strtoull(s, &end, 10);
     return errno != 0 || *end != '\0' || *out < lo || *out > hi ? -1 : 0;
+}
+
+/* parse_bytes: all of S, a number of bytes with an optional K, M or G
+ * (binary multiples), into *OUT. */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+    static const char units[] = "KMG";
+    char *end;
+    const char *u;
+    unsigned long long v;
+
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno != 0)
+        return -1;
+    if (*end != '\0') {
+        if ((u = strchr(units, *end)) == NULL || end[1] != '\0')
+            return -1;
+        for (long i = 0; i <= u - units; i++) {
+            if (v > UINT64_MAX / 1024)
+                return -1;
+            v *= 1024;
+        }
+    }
+    *out = v;
+    return 0;
 }
 
 /* parse_seconds: all of S, a decimal number of seconds from 0 to a day,
@@ -119,7 +151,8 @@ static unsigned cpus(void)
 }
 
 enum { OPT_ROOT = 256, OPT_LISTEN, OPT_WORKERS, OPT_QUEUE, OPT_MAX_PIXELS,
-       OPT_ALLOW_IO, OPT_MAX_CONN, OPT_TIMEOUT, OPT_DRAIN, OPT_DEADLINE };
+       OPT_ALLOW_IO, OPT_MAX_CONN, OPT_TIMEOUT, OPT_DRAIN, OPT_DEADLINE,
+       OPT_MAX_MEMORY };
 
 /* parse_value: option C's argument ARG into CFG (or *DRAIN): 0 or -1. */
 static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
@@ -160,6 +193,8 @@ static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
             return -1;
         cfg->idle_timeout = (unsigned)v;
         return 0;
+    case OPT_MAX_MEMORY:
+        return parse_bytes(arg, &cfg->max_memory);
     case OPT_DEADLINE:
         return parse_seconds(arg, &cfg->deadline);
     default:  /* OPT_DRAIN */
@@ -186,6 +221,7 @@ static int parse(int argc, char **argv, struct sp_serve_config *cfg,
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"drain", required_argument, NULL, OPT_DRAIN},
         {"deadline", required_argument, NULL, OPT_DEADLINE},
+        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},

@@ -18,7 +18,9 @@
 
 #include <microhttpd.h>
 
+#include "budget.h"
 #include "deadline.h"
+#include "input.h"
 #include "job.h"
 #include "metrics.h"
 #include "msg.h"
@@ -47,6 +49,7 @@ struct sp_server {
     atomic_int draining;
     struct sp_metrics metrics;
     struct sp_watch *watch;     /* the jobs' deadlines; NULL: none */
+    struct sp_budget budget;    /* --max-memory */
 };
 
 /* A request's progress: answered from the handler at once, or waiting
@@ -74,6 +77,8 @@ struct req {
     uint64_t deadline;          /* sp_now_ns() past which the request
                                    is abandoned; 0: never */
     struct sp_cancel cancel;    /* set by SRV->watch at the deadline */
+    uint64_t cost;              /* the bytes taken from SRV->budget */
+    int charged;                /* COST is taken, not yet given back */
     char shown[512];            /* the URL as the log shows it */
 };
 
@@ -345,6 +350,14 @@ static void run_job(struct req *r)
     r->in_fd = -1;
 }
 
+/* uncharge: R's bytes given back to the budget, once. */
+static void uncharge(struct req *r)
+{
+    if (r->charged)
+        sp_budget_give(&r->srv->budget, r->cost);
+    r->charged = 0;
+}
+
 /* work: a worker's task: R's job, then R's connection resumed to answer
  * it. */
 static void work(void *task)
@@ -352,6 +365,7 @@ static void work(void *task)
     struct req *r = task;
 
     run_job(r);
+    uncharge(r);
     atomic_store(&r->state, REQ_DONE);
     MHD_resume_connection(r->conn);
 }
@@ -376,6 +390,78 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
     return MHD_YES;
 }
 
+/* peek_accept: an sp_accept_fn that keeps the header (ARG) and stops the
+ * load before a raster byte. */
+static sp_status peek_accept(const struct sp_header *hdr, void *arg,
+                             char *why)
+{
+    (void)why;
+    *(struct sp_header *)arg = *hdr;
+    return ECANCELED;
+}
+
+/* job_cost: the bytes R's job would hold (budget.h), from its header,
+ * read through R's descriptor and no further.  Returns 0, or the status
+ * the job's load would fail with. */
+static sp_status job_cost(struct req *r, uint64_t *cost)
+{
+    static const char *const pnm[] = {"pnm", "ppm", "pgm", "pbm", "pam"};
+    struct sp_input input;
+    struct sp_header hdr;
+    struct sp_load_info info;
+    unsigned char first = 0;
+    char in[32];
+    int held, stb = 1;
+    sp_status st;
+
+    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
+    if ((st = sp_input_open(&input, in, 1, NULL)) != SP_OK)
+        return st;
+    memset(&hdr, 0, sizeof hdr);
+    memset(&info, 0, sizeof info);
+    st = sp_input_next(&input, r->ask.io, peek_accept, &hdr, &info);
+    sp_input_close(&input);
+    if (st != ECANCELED)
+        return st == SP_OK ? EIO : st;
+    /* a JPEG or PNG (no 'P' magic) is decoded into memory whole */
+    held = r->ask.io == SP_IO_READ || hdr.plain ||
+           pread(r->in_fd, &first, 1, 0) != 1 || first != 'P';
+    for (size_t i = 0; i < sizeof pnm / sizeof *pnm; i++)
+        stb &= strcmp(r->ask.ext, pnm[i]) != 0;
+    *cost = sp_serve_cost(&hdr, r->ask.factor, held, stb,
+                          r->srv->cfg.threads);
+    return SP_OK;
+}
+
+/* admit: R's bytes taken from the budget (--max-memory), or R answered:
+ * 413 when they are more than the whole budget, 503 while the others
+ * hold too much of it, or the status its header's load fails with.
+ * Returns 1 when admitted, else 0 with *RESULT the answer's. */
+static int admit(struct req *r, enum MHD_Result *result)
+{
+    sp_status st = job_cost(r, &r->cost);
+
+    if (st == SP_OK)
+        st = sp_budget_take(&r->srv->budget, r->cost);
+    if (st == SP_OK) {
+        r->charged = 1;
+        return 1;
+    }
+    close(r->in_fd);
+    r->in_fd = -1;
+    if (st == EFBIG)
+        *result = answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE,
+                              "413 more memory than --max-memory");
+    else if (st == EAGAIN)
+        *result = answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                              "503 busy: memory; try again");
+    else {
+        r->st = st;
+        *result = answer_job(r);
+    }
+    return 0;
+}
+
 /* submit: R to the pool, its connection suspended until its job is
  * done; a full queue is answered 503 at once. */
 static enum MHD_Result submit(struct req *r)
@@ -389,6 +475,7 @@ static enum MHD_Result submit(struct req *r)
         r->st = st;
         close(r->in_fd);
         r->in_fd = -1;
+        uncharge(r);
         atomic_store(&r->state, REQ_DONE);
         MHD_resume_connection(r->conn);
     }
@@ -451,6 +538,12 @@ static enum MHD_Result begin(struct req *r, const char *url)
         close(r->in_fd);
         r->in_fd = -1;
         return answer_not_modified(r);
+    }
+    if (srv->cfg.max_memory > 0) {
+        enum MHD_Result result;
+
+        if (!admit(r, &result))
+            return result;
     }
     return submit(r);
 }
@@ -524,6 +617,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         close(r->in_fd);
     if (r->out_fd >= 0)
         close(r->out_fd);
+    uncharge(r);
     free(r);
     *con_cls = NULL;
     atomic_fetch_sub(&srv->active, 1);
@@ -621,6 +715,7 @@ static void teardown(struct sp_server *srv)
         remove_tmp(srv->tmp);
     if (srv->root >= 0)
         close(srv->root);
+    sp_budget_destroy(&srv->budget);
     free(srv);
 }
 
@@ -645,6 +740,7 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
     srv->cfg = *cfg;
     srv->root = srv->listen_fd = -1;
     sp_metrics_init(&srv->metrics);
+    sp_budget_init(&srv->budget, cfg->max_memory);
     if ((st = prepare(srv, port, why)) != SP_OK) {
         teardown(srv);
         return st;

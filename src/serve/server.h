@@ -20,6 +20,8 @@ struct sp_serve_config {
     size_t queue;            /* requests waiting for a worker at most */
     unsigned threads;        /* each job's threads */
     uint64_t max_pixels;     /* a job's limit; 0: the job's default */
+    uint64_t max_memory;     /* the bytes the jobs admitted may hold
+                                together (budget.h); 0: no limit */
     int allow_io;            /* io= is taken from the query */
     unsigned max_connections;
     unsigned idle_timeout;   /* seconds a connection may sit idle */
