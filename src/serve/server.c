@@ -61,7 +61,9 @@ struct req {
     struct MHD_Connection *conn;
     atomic_int state;
     int begun;                  /* begin() called */
-    const char *method;
+    char method[16];            /* the request's, as the log shows it:
+                                   libmicrohttpd's copy may be gone by
+                                   completed() */
     struct sp_serve_ask ask;
     int in_fd, out_fd;          /* -1 when not open */
     struct stat sb;             /* the input's, at open */
@@ -567,7 +569,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
             r->deadline = sp_now_ns() + (uint64_t)(srv->cfg.deadline * 1e9);
         r->srv = srv;
         r->conn = conn;
-        r->method = method;
+        sp_show_name(method, r->method, sizeof r->method);
         r->in_fd = r->out_fd = -1;
         atomic_init(&r->state, REQ_NEW);
         sp_show_name(url, r->shown, sizeof r->shown);
