@@ -2,10 +2,11 @@
 # serve_test.sh: `scaleppm serve` (docs/serve.md) driven by curl: every
 # answer compared with the command line's bytes for the same options,
 # every status code it gives, 304s, HEAD, traversal attempts over HTTP,
-# 503 with Retry-After from a full queue, and a SIGTERM that lets the
+# 503 with Retry-After from a full queue, past a deadline and past
+# --max-memory, /metrics, a Unix socket, and a SIGTERM that lets the
 # request in flight finish.  Each server listens on a free loopback port
-# and is stopped at the end; nothing is left behind (its private
-# directory, under $WORK/tmp, checked gone).
+# (one on a Unix socket) and is stopped at the end; nothing is left
+# behind (its private directory, under $WORK/tmp, checked gone).
 #
 # usage: bash tests/serve_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
 set -euo pipefail
@@ -285,6 +286,20 @@ stop_server
 start_server --root root --workers 2 --max-memory 30M -q
 turned_away mem 4 memory '503 while the memory is held'
 stop_server
+
+# A Unix socket: the same bytes, and the socket removed at the stop.
+TMPDIR=$WORK/tmp "$SP" serve --root root --listen "unix:$WORK/sock" -q \
+    2>server.log &
+server_pid=$!
+for ((i = 0; i < 100; i++)); do
+    grep -q 'listening on unix:' server.log 2>/dev/null && break
+    sleep 0.05
+done
+curl -s --unix-socket "$WORK/sock" -o body 'http://localhost/gray.pgm?s=3'
+"$SP" -s 3 root/gray.pgm cli.pgm
+check 'a Unix socket: the bytes of the command line' same body cli.pgm
+stop_server
+result 'a Unix socket: removed at the stop' "$([[ ! -e sock ]] || echo there)"
 
 # SIGTERM with a request in flight: it finishes, whole.
 start_server --root root --workers 1 --queue 0 -q

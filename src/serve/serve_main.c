@@ -30,7 +30,8 @@ static void usage(FILE *f)
 "\n"
 "      --root DIR        the directory served (required)\n"
 "      --listen A:P      the IPv4 address and port (default\n"
-"                        127.0.0.1:8080; port 0: any free one)\n"
+"                        127.0.0.1:8080; port 0: any free one), or\n"
+"                        unix:PATH, a Unix socket\n"
 "      --workers N       jobs at once (default: one per CPU)\n"
 "      --queue N         requests waiting for a worker at most; past it,\n"
 "                        503 with Retry-After (default: 4 a worker)\n"
@@ -131,6 +132,10 @@ static int parse_listen(const char *s, struct sp_serve_config *cfg,
     const char *colon = strrchr(s, ':');
     unsigned long long port;
 
+    if (strncmp(s, "unix:", 5) == 0) {
+        cfg->unix_path = s + 5;
+        return s[5] == '\0' ? -1 : 0;
+    }
     if (colon == NULL || (size_t)(colon - s) >= hostlen ||
         parse_count(colon + 1, 0, 65535, &port) != 0)
         return -1;
@@ -303,8 +308,12 @@ int main(int argc, char **argv)
                 strerror(st > 0 ? st : EIO));
         return EXIT_FAILURE;
     }
-    fprintf(stderr, "scaleppm serve: listening on http://%s:%u/\n", cfg.host,
-            port);
+    if (cfg.unix_path != NULL)
+        fprintf(stderr, "scaleppm serve: listening on unix:%s\n",
+                cfg.unix_path);
+    else
+        fprintf(stderr, "scaleppm serve: listening on http://%s:%u/\n",
+                cfg.host, port);
     fflush(stderr);
     do
         rc = sigwait(&stop, &sig);

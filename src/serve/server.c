@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,7 @@ struct sp_server {
     int listen_fd;
     char tmp[PATH_MAX];         /* the private directory of the outputs */
     int have_tmp;               /* TMP was made */
+    int have_socket;            /* cfg.unix_path was made */
     atomic_ullong serial;       /* names the outputs */
     atomic_int active;          /* requests begun and not completed */
     atomic_int draining;
@@ -666,6 +668,36 @@ static sp_status listen_on(const char *host, unsigned *port, int *fd,
     return SP_OK;
 }
 
+/* listen_unix: a listening Unix socket at PATH into *FD.  A socket left
+ * there by a server that died is replaced; any other file is not. */
+static sp_status listen_unix(const char *path, int *fd, char *why)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct stat sb;
+    sp_status st;
+    int s;
+
+    if (strlen(path) >= sizeof sa.sun_path) {
+        snprintf(why, SP_WHY_MAX, "a socket path too long");
+        return ENAMETOOLONG;
+    }
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    if (lstat(path, &sb) == 0 && S_ISSOCK(sb.st_mode))
+        (void)unlink(path);
+    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return errno;
+    if (bind(s, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        listen(s, SOMAXCONN) != 0) {
+        st = errno;
+        snprintf(why, SP_WHY_MAX, "cannot listen on unix:%.200s", path);
+        close(s);
+        return st;
+    }
+    *fd = s;
+    return SP_OK;
+}
+
 /* remove_tmp: the private directory, and anything a failed answer left
  * in it. */
 static void remove_tmp(const char *tmp)
@@ -703,6 +735,11 @@ static sp_status prepare(struct sp_server *srv, unsigned *port, char *why)
     }
     srv->have_tmp = 1;
     *port = srv->cfg.port;
+    if (srv->cfg.unix_path != NULL) {
+        st = listen_unix(srv->cfg.unix_path, &srv->listen_fd, why);
+        srv->have_socket = st == SP_OK;
+        return st;
+    }
     return listen_on(srv->cfg.host, port, &srv->listen_fd, why);
 }
 
@@ -713,6 +750,8 @@ static void teardown(struct sp_server *srv)
         sp_watch_stop(srv->watch);
     if (srv->listen_fd >= 0)
         close(srv->listen_fd);
+    if (srv->have_socket)
+        (void)unlink(srv->cfg.unix_path);
     if (srv->have_tmp)
         remove_tmp(srv->tmp);
     if (srv->root >= 0)

@@ -16,6 +16,8 @@ struct sp_serve_config {
     const char *root;        /* the directory served */
     const char *host;        /* the IPv4 address to listen on */
     unsigned port;           /* 0: one the kernel picks */
+    const char *unix_path;   /* a Unix socket to listen on instead of
+                                HOST:PORT, removed at the stop; NULL */
     unsigned workers;        /* jobs at once */
     size_t queue;            /* requests waiting for a worker at most */
     unsigned threads;        /* each job's threads */
