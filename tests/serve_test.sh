@@ -3,8 +3,8 @@
 # answer compared with the command line's bytes for the same options,
 # every status code it gives, 304s, HEAD, traversal attempts over HTTP,
 # 503 with Retry-After from a full queue, past a deadline and past
-# --max-memory, /metrics, a Unix socket, and a SIGTERM that lets the
-# request in flight finish.  Each server listens on a free loopback port
+# --max-memory, /metrics, a slow client, descriptors steady, a Unix
+# socket, and a SIGTERM that lets the request in flight finish.  Each server listens on a free loopback port
 # (one on a Unix socket) and is stopped at the end; nothing is left
 # behind (its private directory, under $WORK/tmp, checked gone).
 #
@@ -285,6 +285,31 @@ expect_status 'pread under --max-memory' 200 '/big.ppm?s=-2&io=pread'
 stop_server
 start_server --root root --workers 2 --max-memory 30M -q
 turned_away mem 4 memory '503 while the memory is held'
+stop_server
+
+# A slow client holds a descriptor, never the worker: with one worker,
+# a request is answered while another's body trickles out; and the
+# server's descriptors are as many after a run of requests as before.
+start_server --root root --workers 1 -q
+curl -s --limit-rate 10k -o /dev/null "$URL/big.ppm?s=3&format=png" &
+slow=$!
+sleep 0.5
+code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$URL/gray.pgm?s=2")
+result 'a slow client does not hold the worker' \
+    "$([[ $code == 200 ]] || echo "$code")"
+kill "$slow" 2>/dev/null || true
+wait "$slow" 2>/dev/null || true
+sleep 0.2
+fds=$(find "/proc/$server_pid/fd" -mindepth 1 | wc -l)
+for ((i = 0; i < 50; i++)); do
+    curl -s -o /dev/null "$URL/gray.pgm?s=$((i % 5 + 2))" \
+        "$URL/missing.ppm?s=2" "$URL/gray.pgm?s=-2&format=png" \
+        "$URL/../x?s=2"
+done
+sleep 0.2
+after=$(find "/proc/$server_pid/fd" -mindepth 1 | wc -l)
+result "descriptors steady after 200 requests ($fds, $after)" \
+    "$([[ $after == "$fds" ]] || echo differ)"
 stop_server
 
 # A Unix socket: the same bytes, and the socket removed at the stop.
