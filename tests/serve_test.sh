@@ -4,9 +4,10 @@
 # every status code it gives, 304s, HEAD, traversal attempts over HTTP,
 # 503 with Retry-After from a full queue, past a deadline and past
 # --max-memory, /metrics, a slow client, descriptors steady, a Unix
-# socket, and a SIGTERM that lets the request in flight finish.  Each server listens on a free loopback port
-# (one on a Unix socket) and is stopped at the end; nothing is left
-# behind (its private directory, under $WORK/tmp, checked gone).
+# socket, and a SIGTERM that lets the request in flight finish.  Each
+# server listens on a free loopback port (one on a Unix socket) and is
+# stopped at the end; nothing is left behind (its private directory,
+# under $WORK/tmp, checked gone).
 #
 # usage: bash tests/serve_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
 set -euo pipefail
