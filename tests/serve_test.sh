@@ -3,11 +3,11 @@
 # answer compared with the command line's bytes for the same options,
 # every status code it gives, 304s, HEAD, traversal attempts over HTTP,
 # 503 with Retry-After from a full queue, past a deadline and past
-# --max-memory, /metrics, a slow client, descriptors steady, a Unix
-# socket, and a SIGTERM that lets the request in flight finish.  Each
-# server listens on a free loopback port (one on a Unix socket) and is
-# stopped at the end; nothing is left behind (its private directory,
-# under $WORK/tmp, checked gone).
+# --max-memory, /metrics, a slow client, descriptors steady, a file cut
+# while served, a Unix socket, and a SIGTERM that lets the request in
+# flight finish.  Each server listens on a free loopback port (one on a
+# Unix socket) and is stopped at the end; nothing is left behind (its
+# private directory, under $WORK/tmp, checked gone).
 #
 # usage: bash tests/serve_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
 set -euo pipefail
@@ -311,6 +311,21 @@ sleep 0.2
 after=$(find "/proc/$server_pid/fd" -mindepth 1 | wc -l)
 result "descriptors steady after 200 requests ($fds, $after)" \
     "$([[ $after == "$fds" ]] || echo differ)"
+stop_server
+
+# A file cut while it is served: 500 (its bytes are not the tagged
+# version's), and the server goes on.
+start_server --root root --workers 1 -q
+cp root/big.ppm root/shrinking.ppm
+curl -s -o /dev/null -w '%{http_code}' "$URL/shrinking.ppm?s=3&format=png" \
+    >shrinking.code &
+cut_pid=$!
+sleep 0.15
+truncate -s 1000 root/shrinking.ppm
+wait "$cut_pid" || true
+result 'a file cut while served: 500' \
+    "$([[ $(cat shrinking.code) == 500 ]] || cat shrinking.code)"
+expect_status 'the server goes on' 200 /healthz
 stop_server
 
 # A Unix socket: the same bytes, and the socket removed at the stop.
