@@ -10,7 +10,8 @@ SP_PACKAGES=(build-essential cmake pkg-config libnetpbm-dev libstb-dev check
     netpbm libvips-tools graphicsmagick imagemagick shellcheck
     python3 python3-numpy python3-matplotlib git valgrind strace clang
     libclang-rt-14-dev libcdb-dev linux-perf parallel
-    libjpeg62-turbo-dev libjpeg-turbo-progs libpng-dev zlib1g-dev)
+    libjpeg62-turbo-dev libjpeg-turbo-progs libpng-dev zlib1g-dev
+    libmicrohttpd-dev curl)
 
 # sp_install: install what is missing of SP_PACKAGES; as a non-root user,
 # print the command to run and exit 2.

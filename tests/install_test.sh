@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # install_test.sh CMAKE CPACK BUILD: what "cmake --install BUILD" installs
 # (scaleppm and scaleppm-iobench, their gzipped manual pages, the
-# copyright file, and nothing else: no dev tool, no test), that the
-# programs run and man finds the pages; then the Debian package that
-# "cpack -G DEB" makes from BUILD: its files, name, section and
-# dependencies.  The package is built, not installed: scripts/package.sh
-# --check installs it.
+# copyright file, scaleppm serve's program in libexec, and nothing else:
+# no dev tool, no test), that the programs run and man finds the pages;
+# then the Debian package that "cpack -G DEB" makes from BUILD: its files,
+# name, section and dependencies.  The package is built, not installed:
+# scripts/package.sh --check installs it.
 set -uo pipefail
 usage='usage: install_test.sh CMAKE CPACK BUILD'
 cmake=${1:?$usage}
@@ -19,6 +19,7 @@ trap 'rm -rf -- "$WORK"' EXIT
 prefix=$WORK/prefix
 pages=(share/man/man1/scaleppm-iobench.1.gz share/man/man1/scaleppm.1.gz)
 expected=$(printf '%s\n' bin/scaleppm bin/scaleppm-iobench \
+    libexec/scaleppm/scaleppm-serve \
     share/doc/scaleppm/copyright "${pages[@]}" | sort)
 
 if ! "$cmake" --install "$build" --prefix "$prefix" --strip \
@@ -30,6 +31,10 @@ fi
 got=$(cd "$prefix" && find . ! -type d | sed 's|^\./||' | sort)
 result "cmake --install: the programs, their pages, the copyright file" \
     "$([[ $got == "$expected" ]] || printf 'installed: %s' "${got//$'\n'/ }")"
+
+serve=$("$prefix/bin/scaleppm" serve --version 2>&1)
+result "installed scaleppm serve runs scaleppm-serve" \
+    "$([[ $serve == "scaleppm serve "* ]] || printf '%s' "$serve")"
 
 version=$("$prefix/bin/scaleppm" --version 2>&1)
 result "installed scaleppm --version" \

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli_batch.h"
+#include "cli_serve.h"
 #include "job.h"
 #include "msg.h"
 #include "options.h"
@@ -332,9 +333,14 @@ int main(int argc, char **argv)
     struct options o = {.job = {.io = SP_IO_AUTO, .filter = SP_FILTER_SAMPLE,
                                 .threads = sp_default_threads()}};
     struct sp_report report;
-    int rc = sp_parse_options(argc, argv, &o);
+    int rc;
     sp_status st;
 
+    /* The web front is its own program (cli_serve.h); a file named serve
+     * is ./serve. */
+    if (argc > 1 && strcmp(argv[1], "serve") == 0)
+        return sp_cli_serve(argv + 1);
+    rc = sp_parse_options(argc, argv, &o);
     if (rc >= 0)
         return rc;
     sp_show_name(o.target ? o.target : o.job.out, shown_out,

@@ -1,0 +1,84 @@
+/* --max-memory: a job's bytes, and the ledger (budget.h). */
+#include "budget.h"
+
+#include <errno.h>
+
+#include "job_types.h"
+
+/* mul: A * B, saturating. */
+static uint64_t mul(uint64_t a, uint64_t b)
+{
+    return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static uint64_t add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* side: a side of N pixels scaled by FACTOR (a reduce rounds up). */
+static uint64_t side(uint64_t n, int factor)
+{
+    if (factor >= 1)
+        return mul(n, (uint64_t)factor);
+    if (factor <= -1)
+        return (n + (uint64_t)-factor - 1) / (uint64_t)-factor;
+    return n;
+}
+
+uint64_t sp_serve_cost(const struct sp_header *hdr, int factor, int held,
+                       int stb, unsigned threads)
+{
+    uint64_t chunks = mul(2 * SP_CHUNK, threads ? threads : 1);
+    uint64_t raster = mul(mul(mul(hdr->width, hdr->height), hdr->channels),
+                          hdr->sample_size ? hdr->sample_size : 1);
+    uint64_t in = held ? raster : chunks, out = chunks;
+
+    if (stb) {
+        uint64_t pixels = mul(side(hdr->width, factor),
+                              side(hdr->height, factor));
+        unsigned ch = hdr->channels > 4 ? 4 : hdr->channels;
+
+        /* the image in 8 bits, and its encoding, at most as large */
+        out = mul(mul(pixels, ch), 2);
+    }
+    return add(in, out);
+}
+
+void sp_budget_init(struct sp_budget *b, uint64_t budget)
+{
+    pthread_mutex_init(&b->mu, NULL);
+    b->budget = budget;
+    b->used = 0;
+}
+
+void sp_budget_destroy(struct sp_budget *b)
+{
+    pthread_mutex_destroy(&b->mu);
+}
+
+int sp_budget_take(struct sp_budget *b, uint64_t cost)
+{
+    int st = 0;
+
+    if (b->budget == 0)
+        return 0;
+    if (cost > b->budget)
+        return EFBIG;
+    pthread_mutex_lock(&b->mu);
+    if (cost > b->budget - b->used)
+        st = EAGAIN;
+    else
+        b->used += cost;
+    pthread_mutex_unlock(&b->mu);
+    return st;
+}
+
+void sp_budget_give(struct sp_budget *b, uint64_t cost)
+{
+    if (b->budget == 0)
+        return;
+    pthread_mutex_lock(&b->mu);
+    b->used -= cost <= b->used ? cost : b->used;
+    pthread_mutex_unlock(&b->mu);
+}

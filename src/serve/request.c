@@ -1,0 +1,218 @@
+/* A request's options, and the HTTP validators of its answer
+ * (request.h). */
+#include "request.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* The outputs a request may ask for, by extension, and their types. */
+static const struct {
+    const char *ext, *type;
+} formats[] = {
+    {"pnm", "image/x-portable-anymap"},
+    {"ppm", "image/x-portable-pixmap"},
+    {"pgm", "image/x-portable-graymap"},
+    {"pbm", "image/x-portable-bitmap"},
+    {"pam", "image/x-portable-arbitrarymap"},
+    {"png", "image/png"},
+    {"jpg", "image/jpeg"},
+    {"jpeg", "image/jpeg"},
+    {"bmp", "image/bmp"},
+    {"tga", "image/x-tga"},
+};
+#define NFORMATS (sizeof formats / sizeof *formats)
+
+void sp_serve_ask_init(struct sp_serve_ask *ask)
+{
+    memset(ask, 0, sizeof *ask);
+    ask->filter = SP_FILTER_SAMPLE;
+    ask->ext = "pnm";
+    ask->io = SP_IO_AUTO;
+}
+
+/* parse_int: all of S, decimal digits with an optional leading '-', in
+ * [LO, HI], into *OUT: 0 or -1. */
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    long v;
+
+    if (!(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')))
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* set_choice: VALUE as one of NAMES (N) into *OUT, its index: 0 or -1. */
+static int set_choice(const char *value, const char *const *names, int n,
+                      int *out)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(value, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return -1;
+}
+
+static sp_status set_format(struct sp_serve_ask *ask, const char *value)
+{
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (strcasecmp(value, formats[i].ext) == 0) {
+            ask->ext = formats[i].ext;
+            return SP_OK;
+        }
+    return EINVAL;
+}
+
+sp_status sp_serve_ask_set(struct sp_serve_ask *ask, const char *key,
+                           const char *value, int allow_io,
+                           const char **why)
+{
+    static const char *const filters[] = {"sample", "box"};
+    static const char *const ios[] = {"read", "mmap", "pread", "auto"};
+    static const char *const keys[] = {"s", "filter", "format", "quality",
+                                       "io"};
+    int k, v;
+
+    *why = "an unknown query key";
+    if (set_choice(key, keys, 5, &k) != 0 || (k == 4 && !allow_io))
+        return EINVAL;
+    *why = "a query key given twice";
+    if (ask->seen & 1u << k)
+        return EINVAL;
+    ask->seen |= 1u << k;
+    *why = "a bad query value";
+    if (value == NULL || strchr(value, '%') != NULL)
+        return EINVAL;
+    switch (k) {
+    case 0:
+        if (parse_int(value, -SP_SCALE_MAX, SP_SCALE_MAX, &ask->factor) ||
+            ask->factor == 0)
+            return EINVAL;
+        ask->have_scale = 1;
+        return SP_OK;
+    case 1:
+        if (set_choice(value, filters, 2, &v) != 0)
+            return EINVAL;
+        ask->filter = v == 0 ? SP_FILTER_SAMPLE : SP_FILTER_BOX;
+        return SP_OK;
+    case 2:
+        return set_format(ask, value);
+    case 3:
+        return parse_int(value, 1, 100, &ask->quality) ? EINVAL : SP_OK;
+    default:
+        if (set_choice(value, ios, 4, &v) != 0)
+            return EINVAL;
+        ask->io = (enum sp_io)v;
+        return SP_OK;
+    }
+}
+
+sp_status sp_serve_ask_check(const struct sp_serve_ask *ask,
+                             const char **why)
+{
+    *why = "missing s=N";
+    if (!ask->have_scale)
+        return EINVAL;
+    *why = "filter=box is for reduces only (s=N with N <= -2)";
+    if (ask->filter == SP_FILTER_BOX && ask->factor > 1)
+        return EINVAL;
+    *why = "quality= is for a JPEG output (format=jpeg)";
+    if (ask->quality != 0 && strcmp(ask->ext, "jpg") != 0 &&
+        strcmp(ask->ext, "jpeg") != 0)
+        return EINVAL;
+    return SP_OK;
+}
+
+const char *sp_serve_media_type(const char *ext)
+{
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (strcmp(ext, formats[i].ext) == 0)
+            return formats[i].type;
+    return "application/octet-stream";
+}
+
+/* fnv: 64-bit FNV-1a of LEN bytes at P, on from H. */
+static uint64_t fnv(uint64_t h, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+
+    for (size_t i = 0; i < len; i++) {
+        h ^= b[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+void sp_serve_etag(const struct stat *sb, const struct sp_serve_ask *ask,
+                   const char *version, char *out)
+{
+    char text[256];
+    int n = snprintf(
+        text, sizeof text, "%ju:%ju:%jd:%jd.%ld:%jd.%ld|%d:%d:%s:%d|%s",
+        (uintmax_t)sb->st_dev, (uintmax_t)sb->st_ino, (intmax_t)sb->st_size,
+        (intmax_t)sb->st_mtim.tv_sec, sb->st_mtim.tv_nsec,
+        (intmax_t)sb->st_ctim.tv_sec, sb->st_ctim.tv_nsec, ask->factor,
+        (int)ask->filter, ask->ext, ask->quality, version);
+    uint64_t h = fnv(UINT64_C(0xcbf29ce484222325), text,
+                     n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n
+                                                         : sizeof text - 1);
+
+    snprintf(out, SP_ETAG_MAX, "\"%016jx\"", (uintmax_t)h);
+}
+
+/* lists_tag: whether the If-None-Match list INM holds ETAG, each member's
+ * weakness ("W/") ignored. */
+static int lists_tag(const char *inm, const char *etag)
+{
+    size_t len = strlen(etag);
+    const char *p = inm;
+
+    for (;;) {
+        p += strspn(p, " \t,");
+        if (*p == '\0')
+            return 0;
+        if (*p == '*')
+            return 1;
+        if (strncmp(p, "W/", 2) == 0)
+            p += 2;
+        if (strncmp(p, etag, len) == 0 &&
+            (p[len] == '\0' || p[len] == ',' || p[len] == ' ' ||
+             p[len] == '\t'))
+            return 1;
+        p += strcspn(p, ",");
+    }
+}
+
+int sp_serve_not_modified(const char *inm, const char *ims, const char *etag,
+                          time_t mtime)
+{
+    struct tm tm;
+    const char *end;
+
+    if (inm != NULL)
+        return lists_tag(inm, etag);
+    if (ims == NULL)
+        return 0;
+    memset(&tm, 0, sizeof tm);
+    end = strptime(ims, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    return end != NULL && *end == '\0' && timegm(&tm) >= mtime;
+}
+
+void sp_serve_http_date(time_t t, char *out)
+{
+    struct tm tm;
+
+    gmtime_r(&t, &tm);
+    strftime(out, 32, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+}

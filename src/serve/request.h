@@ -1,0 +1,76 @@
+/* request.h: what a request asks for (its query), and what HTTP makes
+ * of the answer: the validator (ETag), the conditions that answer 304,
+ * the media type.  Pure functions: the server (server.c) feeds them what
+ * libmicrohttpd gives it. */
+#ifndef SP_SERVE_REQUEST_H
+#define SP_SERVE_REQUEST_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "input_types.h"
+#include "scale.h"
+#include "status.h"
+
+/* What the query asks for: the options of the command line that change
+ * the bytes, and the load path where the server allows one. */
+struct sp_serve_ask {
+    int factor;            /* s=N: as -s N */
+    enum sp_filter filter; /* filter=sample|box */
+    const char *ext;       /* format=EXT: the output's extension, static;
+                              "pnm" when absent (the input's own type) */
+    int quality;           /* quality=Q, 1..100, JPEG only; 0: absent */
+    enum sp_io io;         /* io=read|mmap|pread|auto; AUTO when absent */
+    int have_scale;
+    unsigned seen;         /* the keys given, a bit each */
+};
+
+/* sp_serve_ask_init: ASK with no option given. */
+void sp_serve_ask_init(struct sp_serve_ask *ask);
+
+/* sp_serve_ask_set: the query's KEY=VALUE (as sent: no escape is
+ * decoded, and a value holding one is refused, since no value taken here
+ * needs one) into ASK; ALLOW_IO: io= is accepted.  Returns 0, or EINVAL
+ * with *WHY (a static phrase) naming the key: unknown, given twice, or a
+ * bad value. */
+sp_status sp_serve_ask_set(struct sp_serve_ask *ask, const char *key,
+                           const char *value, int allow_io,
+                           const char **why);
+
+/* sp_serve_ask_check: what the options ask together, as the command line
+ * checks them: s given; box for reduces only; quality for JPEG only.
+ * Returns 0 or EINVAL with *WHY. */
+sp_status sp_serve_ask_check(const struct sp_serve_ask *ask,
+                             const char **why);
+
+/* sp_serve_media_type: the Content-Type of an output with extension EXT
+ * (as ASK's). */
+const char *sp_serve_media_type(const char *ext);
+
+/* SP_ETAG_MAX: room for an ETag, its quotes and NUL. */
+#define SP_ETAG_MAX 24
+
+/* sp_serve_etag: a strong validator, quoted, into OUT (SP_ETAG_MAX): a
+ * hash of the file's identity as SB gives it (device, inode, size,
+ * modification and change times to the nanosecond), of ASK's options
+ * that change the bytes, and of VERSION (the program's: another version
+ * may encode differently).  The same file and options give the same
+ * bytes (scaleppm is deterministic), so the same tag means the same
+ * body. */
+void sp_serve_etag(const struct stat *sb, const struct sp_serve_ask *ask,
+                   const char *version, char *out);
+
+/* sp_serve_not_modified: whether a request with If-None-Match INM and
+ * If-Modified-Since IMS (either NULL when absent) is answered 304 for a
+ * body tagged ETAG from a file last modified at MTIME: INM lists ETAG
+ * (weak comparison, as RFC 9110 asks for If-None-Match) or is "*"; else,
+ * with no INM, IMS is a valid HTTP date not before MTIME's second. */
+int sp_serve_not_modified(const char *inm, const char *ims, const char *etag,
+                          time_t mtime);
+
+/* sp_serve_http_date: T as an HTTP date (IMF-fixdate) into OUT (32
+ * bytes). */
+void sp_serve_http_date(time_t t, char *out);
+
+#endif

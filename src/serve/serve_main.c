@@ -1,0 +1,325 @@
+/* scaleppm-serve: `scaleppm serve`'s program (docs/serve.md).  Parses the
+ * options, starts the server, waits for SIGTERM, SIGINT or SIGHUP, then
+ * drains and stops it.  A program of its own, linked with libmicrohttpd
+ * (and the GnuTLS it brings), so that scaleppm stays a static PIE;
+ * scaleppm runs it for `scaleppm serve` (cli/cli_serve.c). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server.h"
+
+#define EXIT_USAGE 2
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: scaleppm serve --root DIR [OPTION]...\n"
+"\n"
+"Serve the images under DIR over HTTP/1.1, each scaled as the request\n"
+"asks: GET /PATH?s=N[&filter=box][&format=EXT][&quality=Q] answers the\n"
+"bytes `scaleppm -s N DIR/PATH OUT.EXT` writes.  Keep it on loopback,\n"
+"behind a reverse proxy, where it faces a network.\n"
+"\n"
+"      --root DIR        the directory served (required)\n"
+"      --listen A:P      the IPv4 address and port (default\n"
+"                        127.0.0.1:8080; port 0: any free one), or\n"
+"                        unix:PATH, a Unix socket\n"
+"      --workers N       jobs at once (default: one per CPU)\n"
+"      --queue N         requests waiting for a worker at most; past it,\n"
+"                        503 with Retry-After (default: 4 a worker)\n"
+"  -t, --threads T       each job's threads (default 1)\n"
+"      --max-pixels N    refuse (413) an input or output of more than N\n"
+"                        pixels, from its header\n"
+"      --allow-io        take io=read|mmap|pread|auto from the query\n"
+"      --max-memory B    admit a request only while the bytes the jobs\n"
+"                        admitted hold (from their headers) stay under B\n"
+"                        (K, M, G: binary multiples); past it 503, and\n"
+"                        413 for one that alone is over it\n"
+"      --max-connections N\n"
+"                        connections at once (default 256)\n"
+"      --timeout S       close a connection idle S seconds (default 30)\n"
+"      --deadline S      answer 503 to a request not done S seconds (a\n"
+"                        decimal) after its headers, queue included;\n"
+"                        its job is stopped (default 60; 0: no limit)\n"
+"      --drain S         at SIGTERM, wait up to S seconds for the\n"
+"                        requests in flight (default 30)\n"
+"  -q, --quiet           no access log on standard error\n"
+"  -h, --help            show this help\n"
+"  -V, --version         show the version\n"
+"\n"
+"Also /healthz (200 while it runs), /readyz (503 while it drains).\n");
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("scaleppm serve: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see scaleppm serve --help)\n", stderr);
+    return EXIT_USAGE;
+}
+
+/* parse_count: all of S, a decimal number in [LO, HI], into *OUT. */
+static int parse_count(const char *s, unsigned long long lo,
+                       unsigned long long hi, unsigned long long *out)
+{
+    char *end;
+
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return errno != 0 || *end != '\0' || *out < lo || *out > hi ? -1 : 0;
+}
+
+/* parse_bytes: all of S, a number of bytes with an optional K, M or G
+ * (binary multiples), into *OUT. */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+    static const char units[] = "KMG";
+    char *end;
+    const char *u;
+    unsigned long long v;
+
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno != 0)
+        return -1;
+    if (*end != '\0') {
+        if ((u = strchr(units, *end)) == NULL || end[1] != '\0')
+            return -1;
+        for (long i = 0; i <= u - units; i++) {
+            if (v > UINT64_MAX / 1024)
+                return -1;
+            v *= 1024;
+        }
+    }
+    *out = v;
+    return 0;
+}
+
+/* parse_seconds: all of S, a decimal number of seconds from 0 to a day,
+ * into *OUT. */
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    *out = strtod(s, &end);
+    return errno != 0 || *end != '\0' || !(*out <= 86400) ? -1 : 0;
+}
+
+/* parse_listen: "ADDR:PORT" into CFG (ADDR kept in HOST, HOSTLEN). */
+static int parse_listen(const char *s, struct sp_serve_config *cfg,
+                        char *host, size_t hostlen)
+{
+    const char *colon = strrchr(s, ':');
+    unsigned long long port;
+
+    if (strncmp(s, "unix:", 5) == 0) {
+        cfg->unix_path = s + 5;
+        return s[5] == '\0' ? -1 : 0;
+    }
+    if (colon == NULL || (size_t)(colon - s) >= hostlen ||
+        parse_count(colon + 1, 0, 65535, &port) != 0)
+        return -1;
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    cfg->host = host;
+    cfg->port = (unsigned)port;
+    return 0;
+}
+
+static unsigned cpus(void)
+{
+    cpu_set_t set;
+
+    return sched_getaffinity(0, sizeof set, &set) == 0
+               ? (unsigned)CPU_COUNT(&set)
+               : 1;
+}
+
+enum { OPT_ROOT = 256, OPT_LISTEN, OPT_WORKERS, OPT_QUEUE, OPT_MAX_PIXELS,
+       OPT_ALLOW_IO, OPT_MAX_CONN, OPT_TIMEOUT, OPT_DRAIN, OPT_DEADLINE,
+       OPT_MAX_MEMORY };
+
+/* parse_value: option C's argument ARG into CFG (or *DRAIN): 0 or -1. */
+static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
+                       unsigned *drain, char *host, size_t hostlen)
+{
+    unsigned long long v;
+
+    switch (c) {
+    case OPT_LISTEN:
+        return parse_listen(arg, cfg, host, hostlen);
+    case OPT_WORKERS:
+        if (parse_count(arg, 1, 1024, &v))
+            return -1;
+        cfg->workers = (unsigned)v;
+        return 0;
+    case OPT_QUEUE:
+        if (parse_count(arg, 0, 1 << 20, &v))
+            return -1;
+        cfg->queue = (size_t)v;
+        return 0;
+    case 't':
+        if (parse_count(arg, 1, 1024, &v))
+            return -1;
+        cfg->threads = (unsigned)v;
+        return 0;
+    case OPT_MAX_PIXELS:
+        if (parse_count(arg, 1, UINT64_MAX, &v))
+            return -1;
+        cfg->max_pixels = v;
+        return 0;
+    case OPT_MAX_CONN:
+        if (parse_count(arg, 1, 1 << 20, &v))
+            return -1;
+        cfg->max_connections = (unsigned)v;
+        return 0;
+    case OPT_TIMEOUT:
+        if (parse_count(arg, 1, 86400, &v))
+            return -1;
+        cfg->idle_timeout = (unsigned)v;
+        return 0;
+    case OPT_MAX_MEMORY:
+        return parse_bytes(arg, &cfg->max_memory);
+    case OPT_DEADLINE:
+        return parse_seconds(arg, &cfg->deadline);
+    default:  /* OPT_DRAIN */
+        if (parse_count(arg, 0, 86400, &v))
+            return -1;
+        *drain = (unsigned)v;
+        return 0;
+    }
+}
+
+/* parse: ARGV into CFG and *DRAIN: -1 to run, or the exit status. */
+static int parse(int argc, char **argv, struct sp_serve_config *cfg,
+                 unsigned *drain, char *host, size_t hostlen)
+{
+    static const struct option longopts[] = {
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"listen", required_argument, NULL, OPT_LISTEN},
+        {"workers", required_argument, NULL, OPT_WORKERS},
+        {"queue", required_argument, NULL, OPT_QUEUE},
+        {"threads", required_argument, NULL, 't'},
+        {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
+        {"allow-io", no_argument, NULL, OPT_ALLOW_IO},
+        {"max-connections", required_argument, NULL, OPT_MAX_CONN},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"drain", required_argument, NULL, OPT_DRAIN},
+        {"deadline", required_argument, NULL, OPT_DEADLINE},
+        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c, queue_set = 0;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":t:qhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_ROOT:
+            cfg->root = optarg;
+            break;
+        case OPT_ALLOW_IO:
+            cfg->allow_io = 1;
+            break;
+        case 'q':
+            cfg->log = NULL;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("scaleppm serve %s (%s)\n", SP_VERSION, SP_COMMIT);
+            return 0;
+        case ':':
+            return usage_error("%s needs an argument", argv[optind - 1]);
+        case '?':
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        default:
+            queue_set |= c == OPT_QUEUE;
+            if (parse_value(c, optarg, cfg, drain, host, hostlen) != 0)
+                return usage_error("%s '%s': a bad value",
+                                   argv[optind - 2], optarg);
+        }
+    }
+    if (optind < argc)
+        return usage_error("'%s': no file arguments", argv[optind]);
+    if (cfg->root == NULL)
+        return usage_error("%s", "missing --root DIR");
+    if (!queue_set)
+        cfg->queue = (size_t)cfg->workers * 4;
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *tmp = getenv("TMPDIR");
+    char host[64] = "127.0.0.1", why[SP_WHY_MAX];
+    struct sp_serve_config cfg = {
+        .host = host, .port = 8080, .workers = cpus(), .threads = 1,
+        .max_connections = 256, .idle_timeout = 30, .deadline = 60,
+        .tmp = tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp",
+        .version = SP_VERSION "-" SP_COMMIT, .log = stderr};
+    struct sp_server *srv;
+    unsigned drain = 30, port;
+    sigset_t stop;
+    int rc = parse(argc, argv, &cfg, &drain, host, sizeof host), sig;
+    sp_status st;
+
+    if (rc >= 0)
+        return rc;
+    /* Every thread the server starts inherits this mask: the signals that
+     * stop it come to sigwait() below, never to a worker. */
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    /* An ignored signal is discarded, never waited for: a shell starts a
+     * background job with SIGINT ignored. */
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN);
+    st = sp_server_start(&cfg, &srv, &port, why);
+    if (st != SP_OK) {
+        fprintf(stderr, "scaleppm serve: %s%s%s\n", why, why[0] ? ": " : "",
+                strerror(st > 0 ? st : EIO));
+        return EXIT_FAILURE;
+    }
+    if (cfg.unix_path != NULL)
+        fprintf(stderr, "scaleppm serve: listening on unix:%s\n",
+                cfg.unix_path);
+    else
+        fprintf(stderr, "scaleppm serve: listening on http://%s:%u/\n",
+                cfg.host, port);
+    fflush(stderr);
+    do
+        rc = sigwait(&stop, &sig);
+    while (rc != 0);
+    fprintf(stderr, "scaleppm serve: stopping (draining up to %u s)\n",
+            drain);
+    sp_server_stop(srv, drain);
+    return 0;
+}

@@ -1,0 +1,837 @@
+/* The HTTP server: libmicrohttpd's handler, a request's life from its
+ * path to its answer, the jobs on the pool (server.h, docs/serve.md). */
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "budget.h"
+#include "deadline.h"
+#include "input.h"
+#include "job.h"
+#include "metrics.h"
+#include "msg.h"
+#include "path.h"
+#include "pool.h"
+#include "request.h"
+#include "timing.h"
+
+/* The stack of a worker: a job's frames and libnetpbm's beneath them, as
+ * the command line gives its job (cli/main.c). */
+#define WORKER_STACK (1024 * 1024)
+
+/* Retry-After on a 503: the queue drains in about a job's time. */
+#define RETRY_AFTER "1"
+
+struct sp_server {
+    struct sp_serve_config cfg;
+    struct MHD_Daemon *daemon;
+    struct sp_pool pool;
+    int root;                   /* O_PATH descriptor of the root */
+    int listen_fd;
+    char tmp[PATH_MAX];         /* the private directory of the outputs */
+    int have_tmp;               /* TMP was made */
+    int have_socket;            /* cfg.unix_path was made */
+    atomic_ullong serial;       /* names the outputs */
+    atomic_int active;          /* requests begun and not completed */
+    atomic_int draining;
+    struct sp_metrics metrics;
+    struct sp_watch *watch;     /* the jobs' deadlines; NULL: none */
+    struct sp_budget budget;    /* --max-memory */
+};
+
+/* A request's progress: answered from the handler at once, or waiting
+ * for its job (suspended), then its job's answer. */
+enum { REQ_NEW, REQ_WAITING, REQ_DONE };
+
+struct req {
+    struct sp_server *srv;
+    struct MHD_Connection *conn;
+    atomic_int state;
+    int begun;                  /* begin() called */
+    char method[16];            /* the request's, as the log shows it:
+                                   libmicrohttpd's copy may be gone by
+                                   completed() */
+    struct sp_serve_ask ask;
+    int in_fd, out_fd;          /* -1 when not open */
+    struct stat sb;             /* the input's, at open */
+    off_t out_len;
+    char etag[SP_ETAG_MAX];
+    char modified[32];
+    char timing[160];           /* Server-Timing: the job's phases */
+    sp_status st;               /* the job's */
+    char why[SP_WHY_MAX];       /* the job's detail, for the log */
+    unsigned status;            /* the status answered */
+    uint64_t bytes;             /* the body's bytes */
+    struct timespec start;
+    uint64_t deadline;          /* sp_now_ns() past which the request
+                                   is abandoned; 0: never */
+    struct sp_cancel cancel;    /* set by SRV->watch at the deadline */
+    uint64_t cost;              /* the bytes taken from SRV->budget */
+    int charged;                /* COST is taken, not yet given back */
+    char shown[512];            /* the URL as the log shows it */
+};
+
+/* answer: RESP queued on R's connection with STATUS (RESP destroyed). */
+static enum MHD_Result answer(struct req *r, unsigned status,
+                              struct MHD_Response *resp, uint64_t bytes)
+{
+    enum MHD_Result ok;
+
+    if (resp == NULL)
+        return MHD_NO;
+    if (atomic_load(&r->srv->draining))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    r->status = status;
+    r->bytes = strcmp(r->method, MHD_HTTP_METHOD_HEAD) == 0 ? 0 : bytes;
+    ok = MHD_queue_response(r->conn, status, resp);
+    MHD_destroy_response(resp);
+    return ok;
+}
+
+/* answer_text: STATUS with the one-line body TEXT and a newline. */
+static enum MHD_Result answer_text(struct req *r, unsigned status,
+                                   const char *text)
+{
+    char body[320];
+    int n = snprintf(body, sizeof body, "%s\n", text);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof body ? (size_t)n
+                                                     : sizeof body - 1;
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_COPY);
+
+    if (resp == NULL)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            "text/plain; charset=utf-8");
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER,
+                                RETRY_AFTER);
+    return answer(r, status, resp, len);
+}
+
+/* answer_metrics: /metrics, the Prometheus text of SRV's counters. */
+static enum MHD_Result answer_metrics(struct req *r)
+{
+    struct sp_server *srv = r->srv;
+    struct MHD_Response *resp;
+    size_t len = 8192, n, queued;
+    unsigned busy;
+    char *text;
+
+    sp_pool_load(&srv->pool, &busy, &queued);
+    for (;;) {
+        if ((text = malloc(len)) == NULL)
+            return MHD_NO;
+        n = sp_metrics_render(&srv->metrics,
+                              (unsigned)atomic_load(&srv->active), busy,
+                              queued, text, len);
+        if (n < len)
+            break;
+        free(text);
+        len = n + 1;
+    }
+    resp = MHD_create_response_from_buffer(n, text, MHD_RESPMEM_MUST_FREE);
+    if (resp == NULL) {
+        free(text);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            "text/plain; version=0.0.4");
+    return answer(r, MHD_HTTP_OK, resp, n);
+}
+
+/* answer_errno: the status an errno value from opening or decoding the
+ * path says, with its one line. */
+static enum MHD_Result answer_errno(struct req *r, sp_status st)
+{
+    switch (st) {
+    case ENOENT:
+    case ENOTDIR:
+        return answer_text(r, MHD_HTTP_NOT_FOUND, "404 not found");
+    case ENAMETOOLONG:
+        return answer_text(r, MHD_HTTP_URI_TOO_LONG, "414 path too long");
+    case EXDEV:
+    case ELOOP:
+    case EISDIR:
+    case EINVAL:
+    case EACCES:
+    case EPERM:
+        return answer_text(r, MHD_HTTP_FORBIDDEN, "403 forbidden");
+    default:
+        return answer_text(r, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                           "500 cannot open the file");
+    }
+}
+
+/* add_validators: the headers that let a client cache R's answer. */
+static void add_validators(struct req *r, struct MHD_Response *resp)
+{
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, r->etag);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED,
+                            r->modified);
+    /* Revalidate each time: a 304 costs a stat, never a decode. */
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+}
+
+static enum MHD_Result answer_not_modified(struct req *r)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+
+    if (resp == NULL)
+        return MHD_NO;
+    add_validators(r, resp);
+    return answer(r, MHD_HTTP_NOT_MODIFIED, resp, 0);
+}
+
+/* answer_job: R's job done: its output, or the status its failure says. */
+static enum MHD_Result answer_job(struct req *r)
+{
+    struct MHD_Response *resp;
+    char line[128];
+
+    switch (r->st) {
+    case SP_OK:
+        break;
+    case EAGAIN:
+    case ESHUTDOWN:
+        return answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                           "503 busy: try again");
+    case ETIMEDOUT:
+        return answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                           "503 the request's deadline passed");
+    case SP_E_LIMIT:
+    case SP_E_TOOBIG:
+        snprintf(line, sizeof line, "413 image too large: %s",
+                 sp_strerror(r->st));
+        return answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE, line);
+    case SP_E_CONVERT:
+    case SP_E_OUTFORMAT:
+        snprintf(line, sizeof line, "400 bad request: %s",
+                 sp_strerror(r->st));
+        return answer_text(r, MHD_HTTP_BAD_REQUEST, line);
+    default:
+        snprintf(line, sizeof line, "500 cannot scale the file: %s",
+                 sp_strerror(r->st));
+        return answer_text(r, MHD_HTTP_INTERNAL_SERVER_ERROR, line);
+    }
+    resp = MHD_create_response_from_fd((size_t)r->out_len, r->out_fd);
+    if (resp == NULL)
+        return MHD_NO;
+    r->out_fd = -1;  /* the response's now */
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            sp_serve_media_type(r->ask.ext));
+    if (r->timing[0] != '\0')
+        MHD_add_response_header(resp, "Server-Timing", r->timing);
+    add_validators(r, resp);
+    return answer(r, MHD_HTTP_OK, resp, (uint64_t)r->out_len);
+}
+
+/* same_stamp: whether A and B are one version of one file. */
+static int same_stamp(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+           a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+           a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+           a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* take_output: the job's output file OUT opened into R and its name
+ * removed, so that nothing is left behind however the answer ends. */
+static sp_status take_output(struct req *r, const char *out)
+{
+    struct stat sb;
+    int fd = open(out, O_RDONLY | O_CLOEXEC);
+    sp_status st = fd < 0 ? errno : SP_OK;
+
+    (void)unlink(out);
+    if (st == SP_OK && fstat(fd, &sb) != 0)
+        st = errno;
+    if (st != SP_OK) {
+        if (fd >= 0)
+            close(fd);
+        return st;
+    }
+    r->out_fd = fd;
+    r->out_len = sb.st_size;
+    return SP_OK;
+}
+
+/* record_job: what REPORT measured of R's job: its page faults in the
+ * metrics, its phases in R's Server-Timing header. */
+static void record_job(struct req *r, const struct sp_report *report)
+{
+    static const char *const names[SP_NPHASES] = {"load", "scale",
+                                                  "release", "write"};
+    long minflt = 0, majflt = 0;
+    size_t at = 0;
+
+    if (report->images == 0)
+        return;  /* it failed before it loaded a thing */
+    for (int p = 0; p < SP_NPHASES; p++) {
+        int n = snprintf(r->timing + at, sizeof r->timing - at,
+                         "%s%s;dur=%.3f", p ? ", " : "", names[p],
+                         (double)report->phase[p].ns / 1e6);
+
+        minflt += report->phase[p].minflt;
+        majflt += report->phase[p].majflt;
+        if (n > 0 && (size_t)n < sizeof r->timing - at)
+            at += (size_t)n;
+    }
+    sp_metrics_job(&r->srv->metrics, (int)report->load.io_used, minflt,
+                   majflt);
+}
+
+/* run_job: R's job, on a worker: the input the confinement opened, by
+ * its descriptor (the kernel reopens that very file), into a new file in
+ * the private directory whose extension picks the format. */
+static void run_job(struct req *r)
+{
+    struct sp_server *srv = r->srv;
+    char in[32], out[PATH_MAX + 32];
+    struct sp_report report;
+    struct stat after;
+    struct sp_job job = {
+        .in = in, .out = out, .io = r->ask.io, .factor = r->ask.factor,
+        .filter = r->ask.filter, .threads = srv->cfg.threads,
+        .max_pixels = srv->cfg.max_pixels, .quality = r->ask.quality,
+        .open_nowait = 1};
+
+    int slot = -1;
+
+    /* A request whose deadline passed in the queue is not begun. */
+    if (r->deadline != 0 && sp_now_ns() >= r->deadline) {
+        r->st = ETIMEDOUT;
+        close(r->in_fd);
+        r->in_fd = -1;
+        return;
+    }
+    if (srv->watch != NULL) {
+        job.cancel = &r->cancel;
+        slot = sp_watch_enter(srv->watch, &r->cancel, r->deadline);
+    }
+    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
+    snprintf(out, sizeof out, "%s/%llu.%s", srv->tmp,
+             (unsigned long long)atomic_fetch_add(&srv->serial, 1),
+             r->ask.ext);
+    r->st = sp_job_run(&job, &report);
+    if (srv->watch != NULL)
+        sp_watch_leave(srv->watch, slot);
+    if (r->st == EINTR && sp_cancelled(&r->cancel))
+        r->st = ETIMEDOUT;
+    record_job(r, &report);
+    if (r->st != SP_OK)
+        snprintf(r->why, sizeof r->why, "%s", report.why);
+    /* The tag was made from the file at open: the bytes must be that
+     * version's, or the tag would name another body. */
+    if (r->st == SP_OK &&
+        (fstat(r->in_fd, &after) != 0 || !same_stamp(&after, &r->sb)))
+        r->st = SP_E_CHANGED;
+    if (r->st == SP_OK)
+        r->st = take_output(r, out);
+    else
+        (void)unlink(out);
+    close(r->in_fd);
+    r->in_fd = -1;
+}
+
+/* uncharge: R's bytes given back to the budget, once. */
+static void uncharge(struct req *r)
+{
+    if (r->charged)
+        sp_budget_give(&r->srv->budget, r->cost);
+    r->charged = 0;
+}
+
+/* work: a worker's task: R's job, then R's connection resumed to answer
+ * it. */
+static void work(void *task)
+{
+    struct req *r = task;
+
+    run_job(r);
+    uncharge(r);
+    atomic_store(&r->state, REQ_DONE);
+    MHD_resume_connection(r->conn);
+}
+
+struct query {
+    struct req *r;
+    const char *why;
+};
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
+                                 const char *key, const char *value)
+{
+    struct query *q = cls;
+    const char *why;
+
+    (void)kind;
+    if (sp_serve_ask_set(&q->r->ask, key, value, q->r->srv->cfg.allow_io,
+                         &why) != SP_OK) {
+        q->why = why;
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+/* peek_accept: an sp_accept_fn that keeps the header (ARG) and stops the
+ * load before a raster byte. */
+static sp_status peek_accept(struct sp_header *hdr, void *arg,
+                             char *why)
+{
+    (void)why;
+    *(struct sp_header *)arg = *hdr;
+    return ECANCELED;
+}
+
+/* job_cost: the bytes R's job would hold (budget.h), from its header,
+ * read through R's descriptor and no further.  Returns 0, or the status
+ * the job's load would fail with. */
+static sp_status job_cost(struct req *r, uint64_t *cost)
+{
+    struct sp_input input;
+    struct sp_header hdr;
+    struct sp_load_info info;
+    unsigned char first = 0;
+    char in[32];
+    int held, stb;
+    sp_status st;
+
+    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
+    if ((st = sp_input_open(&input, in, 1, NULL)) != SP_OK)
+        return st;
+    memset(&hdr, 0, sizeof hdr);
+    memset(&info, 0, sizeof info);
+    st = sp_input_next(&input, r->ask.io, peek_accept, &hdr, &info);
+    sp_input_close(&input);
+    if (st != ECANCELED)
+        return st == SP_OK ? EIO : st;
+    /* a JPEG or PNG (no 'P' magic) is decoded into memory whole */
+    held = r->ask.io == SP_IO_READ || hdr.plain ||
+           pread(r->in_fd, &first, 1, 0) != 1 || first != 'P';
+    /* only BMP and TGA (stb_image_write) are built whole in memory */
+    stb = strcmp(r->ask.ext, "bmp") == 0 || strcmp(r->ask.ext, "tga") == 0;
+    *cost = sp_serve_cost(&hdr, r->ask.factor, held, stb,
+                          r->srv->cfg.threads);
+    return SP_OK;
+}
+
+/* admit: R's bytes taken from the budget (--max-memory), or R answered:
+ * 413 when they are more than the whole budget, 503 while the others
+ * hold too much of it, or the status its header's load fails with.
+ * Returns 1 when admitted, else 0 with *RESULT the answer's. */
+static int admit(struct req *r, enum MHD_Result *result)
+{
+    sp_status st = job_cost(r, &r->cost);
+
+    if (st == SP_OK)
+        st = sp_budget_take(&r->srv->budget, r->cost);
+    if (st == SP_OK) {
+        r->charged = 1;
+        return 1;
+    }
+    close(r->in_fd);
+    r->in_fd = -1;
+    if (st == EFBIG)
+        *result = answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE,
+                              "413 more memory than --max-memory");
+    else if (st == EAGAIN)
+        *result = answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                              "503 busy: memory; try again");
+    else {
+        r->st = st;
+        *result = answer_job(r);
+    }
+    return 0;
+}
+
+/* submit: R to the pool, its connection suspended until its job is
+ * done; a full queue is answered 503 at once. */
+static enum MHD_Result submit(struct req *r)
+{
+    sp_status st;
+
+    atomic_store(&r->state, REQ_WAITING);
+    MHD_suspend_connection(r->conn);
+    st = sp_pool_submit(&r->srv->pool, r);
+    if (st != SP_OK) {
+        r->st = st;
+        close(r->in_fd);
+        r->in_fd = -1;
+        uncharge(r);
+        atomic_store(&r->state, REQ_DONE);
+        MHD_resume_connection(r->conn);
+    }
+    return MHD_YES;
+}
+
+/* begin: R's first call: everything answered without a job (the
+ * health check, refusals, 304), else its job submitted. */
+static enum MHD_Result begin(struct req *r, const char *url)
+{
+    struct sp_server *srv = r->srv;
+    char rel[PATH_MAX];
+    const char *why;
+    struct query q = {r, NULL};
+    sp_status st;
+
+    if (strcmp(r->method, MHD_HTTP_METHOD_GET) != 0 &&
+        strcmp(r->method, MHD_HTTP_METHOD_HEAD) != 0)
+        return answer_text(r, MHD_HTTP_METHOD_NOT_ALLOWED,
+                           "405 method not allowed: GET or HEAD");
+    if (strcmp(url, "/healthz") == 0)
+        return answer_text(r, MHD_HTTP_OK, "ok");
+    if (strcmp(url, "/metrics") == 0)
+        return answer_metrics(r);
+    if (strcmp(url, "/readyz") == 0)
+        return atomic_load(&srv->draining)
+                   ? answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                 "503 draining")
+                   : answer_text(r, MHD_HTTP_OK, "ready");
+    st = sp_serve_path_decode(url, rel, sizeof rel, &why);
+    if (st == ENAMETOOLONG)
+        return answer_text(r, MHD_HTTP_URI_TOO_LONG, "414 path too long");
+    if (st != SP_OK) {
+        char line[128];
+
+        snprintf(line, sizeof line, "400 bad path: %s", why);
+        return answer_text(r, MHD_HTTP_BAD_REQUEST, line);
+    }
+    sp_serve_ask_init(&r->ask);
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+    if (q.why == NULL && sp_serve_ask_check(&r->ask, &why) != SP_OK)
+        q.why = why;
+    if (q.why != NULL) {
+        char line[128];
+
+        snprintf(line, sizeof line, "400 bad query: %s", q.why);
+        return answer_text(r, MHD_HTTP_BAD_REQUEST, line);
+    }
+    st = sp_serve_open(srv->root, rel, &r->in_fd, &r->sb);
+    if (st != SP_OK)
+        return answer_errno(r, st);
+    sp_serve_etag(&r->sb, &r->ask, srv->cfg.version, r->etag);
+    sp_serve_http_date(r->sb.st_mtim.tv_sec, r->modified);
+    if (sp_serve_not_modified(
+            MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                        MHD_HTTP_HEADER_IF_NONE_MATCH),
+            MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                        MHD_HTTP_HEADER_IF_MODIFIED_SINCE),
+            r->etag, r->sb.st_mtim.tv_sec)) {
+        close(r->in_fd);
+        r->in_fd = -1;
+        return answer_not_modified(r);
+    }
+    if (srv->cfg.max_memory > 0) {
+        enum MHD_Result result;
+
+        if (!admit(r, &result))
+            return result;
+    }
+    return submit(r);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
+                              const char *url, const char *method,
+                              const char *version, const char *upload,
+                              size_t *upload_size, void **con_cls)
+{
+    struct sp_server *srv = cls;
+    struct req *r = *con_cls;
+
+    (void)version;
+    (void)upload;
+    if (r == NULL) {
+        r = calloc(1, sizeof *r);
+        if (r == NULL)
+            return MHD_NO;
+        clock_gettime(CLOCK_MONOTONIC, &r->start);
+        if (srv->cfg.deadline > 0)
+            r->deadline = sp_now_ns() + (uint64_t)(srv->cfg.deadline * 1e9);
+        r->srv = srv;
+        r->conn = conn;
+        sp_show_name(method, r->method, sizeof r->method);
+        r->in_fd = r->out_fd = -1;
+        atomic_init(&r->state, REQ_NEW);
+        sp_show_name(url, r->shown, sizeof r->shown);
+        atomic_fetch_add(&srv->active, 1);
+        *con_cls = r;
+        return MHD_YES;
+    }
+    if (*upload_size != 0) {
+        *upload_size = 0;  /* a body is not wanted: dropped */
+        return MHD_YES;
+    }
+    /* Answered once the request is read whole, body and all: a response
+     * queued before would cost the connection its keep-alive. */
+    if (!r->begun) {
+        r->begun = 1;
+        return begin(r, url);
+    }
+    if (atomic_load(&r->state) == REQ_DONE && r->status == 0)
+        return answer_job(r);
+    return MHD_YES;
+}
+
+/* completed: R's connection is done with it: the access log's line,
+ * then R freed. */
+static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                      enum MHD_RequestTerminationCode why)
+{
+    struct sp_server *srv = cls;
+    struct req *r = *con_cls;
+    struct timespec now;
+    double seconds;
+
+    (void)conn;
+    if (r == NULL)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    seconds = (double)(now.tv_sec - r->start.tv_sec) +
+              (double)(now.tv_nsec - r->start.tv_nsec) / 1e9;
+    sp_metrics_record(&srv->metrics, r->status, r->bytes, seconds);
+    if (srv->cfg.log != NULL)
+        fprintf(srv->cfg.log, "%s %s %u %llu %.3f ms%s\n", r->method,
+                r->shown, r->status, (unsigned long long)r->bytes,
+                seconds * 1e3,
+                why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? ""
+                                                           : " (cut)");
+    if (r->in_fd >= 0)
+        close(r->in_fd);
+    if (r->out_fd >= 0)
+        close(r->out_fd);
+    uncharge(r);
+    free(r);
+    *con_cls = NULL;
+    atomic_fetch_sub(&srv->active, 1);
+}
+
+/* as_sent: libmicrohttpd's unescaping replaced by none: the handler
+ * decodes the path itself, once (path.h). */
+static size_t as_sent(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls;
+    (void)conn;
+    return strlen(s);
+}
+
+/* listen_on: a listening TCP socket on HOST:PORT into *FD, *PORT set to
+ * the port bound. */
+static sp_status listen_on(const char *host, unsigned *port, int *fd,
+                           char *why)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)*port)};
+    socklen_t len = sizeof sa;
+    int one = 1, s;
+    sp_status st;
+
+    if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+        snprintf(why, SP_WHY_MAX, "'%s' is not an IPv4 address", host);
+        return EINVAL;
+    }
+    s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return errno;
+    (void)setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(s, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        listen(s, SOMAXCONN) != 0 ||
+        getsockname(s, (struct sockaddr *)&sa, &len) != 0) {
+        st = errno;
+        snprintf(why, SP_WHY_MAX, "cannot listen on %s:%u", host, *port);
+        close(s);
+        return st;
+    }
+    *port = ntohs(sa.sin_port);
+    *fd = s;
+    return SP_OK;
+}
+
+/* listen_unix: a listening Unix socket at PATH into *FD.  A socket left
+ * there by a server that died is replaced; any other file is not. */
+static sp_status listen_unix(const char *path, int *fd, char *why)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct stat sb;
+    sp_status st;
+    int s;
+
+    if (strlen(path) >= sizeof sa.sun_path) {
+        snprintf(why, SP_WHY_MAX, "a socket path too long");
+        return ENAMETOOLONG;
+    }
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    if (lstat(path, &sb) == 0 && S_ISSOCK(sb.st_mode))
+        (void)unlink(path);
+    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return errno;
+    if (bind(s, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        listen(s, SOMAXCONN) != 0) {
+        st = errno;
+        snprintf(why, SP_WHY_MAX, "cannot listen on unix:%.200s", path);
+        close(s);
+        return st;
+    }
+    *fd = s;
+    return SP_OK;
+}
+
+/* remove_tmp: the private directory, and anything a failed answer left
+ * in it. */
+static void remove_tmp(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    struct dirent *e;
+
+    if (d != NULL) {
+        while ((e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                (void)unlinkat(dirfd(d), e->d_name, 0);
+        closedir(d);
+    }
+    (void)rmdir(tmp);
+}
+
+/* prepare: SRV's root, private directory and socket. */
+static sp_status prepare(struct sp_server *srv, unsigned *port, char *why)
+{
+    sp_status st;
+
+    srv->root = open(srv->cfg.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (srv->root < 0) {
+        st = errno;
+        snprintf(why, SP_WHY_MAX, "--root '%.200s'", srv->cfg.root);
+        return st;
+    }
+    snprintf(srv->tmp, sizeof srv->tmp, "%s/scaleppm-serve.XXXXXX",
+             srv->cfg.tmp);
+    if (mkdtemp(srv->tmp) == NULL) {
+        st = errno;
+        snprintf(why, SP_WHY_MAX, "cannot make a directory in '%.200s'",
+                 srv->cfg.tmp);
+        return st;
+    }
+    srv->have_tmp = 1;
+    *port = srv->cfg.port;
+    if (srv->cfg.unix_path != NULL) {
+        st = listen_unix(srv->cfg.unix_path, &srv->listen_fd, why);
+        srv->have_socket = st == SP_OK;
+        return st;
+    }
+    return listen_on(srv->cfg.host, port, &srv->listen_fd, why);
+}
+
+/* teardown: what prepare() made, as far as it got, and the watch. */
+static void teardown(struct sp_server *srv)
+{
+    if (srv->watch != NULL)
+        sp_watch_stop(srv->watch);
+    if (srv->listen_fd >= 0)
+        close(srv->listen_fd);
+    if (srv->have_socket)
+        (void)unlink(srv->cfg.unix_path);
+    if (srv->have_tmp)
+        remove_tmp(srv->tmp);
+    if (srv->root >= 0)
+        close(srv->root);
+    sp_budget_destroy(&srv->budget);
+    free(srv);
+}
+
+/* watch_tick: how often the watch looks, for a deadline of SECONDS: a
+ * tenth of it, from a millisecond to a tenth of a second. */
+static unsigned watch_tick(double seconds)
+{
+    double ms = seconds * 100;
+
+    return ms < 1 ? 1 : ms > 100 ? 100 : (unsigned)ms;
+}
+
+sp_status sp_server_start(const struct sp_serve_config *cfg,
+                          struct sp_server **out, unsigned *port, char *why)
+{
+    struct sp_server *srv = calloc(1, sizeof *srv);
+    sp_status st;
+
+    why[0] = '\0';
+    if (srv == NULL)
+        return ENOMEM;
+    srv->cfg = *cfg;
+    srv->root = srv->listen_fd = -1;
+    sp_metrics_init(&srv->metrics);
+    sp_budget_init(&srv->budget, cfg->max_memory);
+    if ((st = prepare(srv, port, why)) != SP_OK) {
+        teardown(srv);
+        return st;
+    }
+    if (cfg->deadline > 0 &&
+        (st = sp_watch_start(&srv->watch, cfg->workers,
+                             watch_tick(cfg->deadline))) != SP_OK) {
+        snprintf(why, SP_WHY_MAX, "cannot start the deadlines' watch");
+        teardown(srv);
+        return st;
+    }
+    st = sp_pool_start(&srv->pool, cfg->workers, cfg->queue, WORKER_STACK,
+                       work);
+    if (st != SP_OK) {
+        snprintf(why, SP_WHY_MAX, "cannot start %u workers", cfg->workers);
+        teardown(srv);
+        return st;
+    }
+    srv->daemon = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+            MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
+        0, NULL, NULL, handle, srv, MHD_OPTION_LISTEN_SOCKET, srv->listen_fd,
+        MHD_OPTION_UNESCAPE_CALLBACK, as_sent, NULL,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
+        MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
+        MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout, MHD_OPTION_END);
+    if (srv->daemon == NULL) {
+        snprintf(why, SP_WHY_MAX, "libmicrohttpd would not start");
+        sp_pool_stop(&srv->pool);
+        teardown(srv);
+        return EIO;
+    }
+    *out = srv;
+    return SP_OK;
+}
+
+void sp_server_stop(struct sp_server *srv, unsigned drain)
+{
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    unsigned long waited = 0;
+
+    atomic_store(&srv->draining, 1);
+    /* No new connection; the socket is ours to close (teardown). */
+    (void)MHD_quiesce_daemon(srv->daemon);
+    while (atomic_load(&srv->active) > 0 && waited < drain * 100UL) {
+        nanosleep(&tick, NULL);
+        waited++;
+    }
+    /* Every job finishes and resumes its connection: libmicrohttpd may
+     * not stop with a connection suspended. */
+    sp_pool_stop(&srv->pool);
+    MHD_stop_daemon(srv->daemon);
+    teardown(srv);
+}

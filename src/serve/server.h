@@ -1,0 +1,53 @@
+/* server.h: `scaleppm serve`'s HTTP server (docs/serve.md): libmicrohttpd
+ * answering GET and HEAD for the files beneath a root, each request a job
+ * run by a worker of a bounded pool (pool.h).  The only file that speaks
+ * to libmicrohttpd. */
+#ifndef SP_SERVE_SERVER_H
+#define SP_SERVE_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "status.h"
+
+/* What the server is asked to do (the options of scaleppm serve). */
+struct sp_serve_config {
+    const char *root;        /* the directory served */
+    const char *host;        /* the IPv4 address to listen on */
+    unsigned port;           /* 0: one the kernel picks */
+    const char *unix_path;   /* a Unix socket to listen on instead of
+                                HOST:PORT, removed at the stop; NULL */
+    unsigned workers;        /* jobs at once */
+    size_t queue;            /* requests waiting for a worker at most */
+    unsigned threads;        /* each job's threads */
+    uint64_t max_pixels;     /* a job's limit; 0: the job's default */
+    uint64_t max_memory;     /* the bytes the jobs admitted may hold
+                                together (budget.h); 0: no limit */
+    int allow_io;            /* io= is taken from the query */
+    unsigned max_connections;
+    unsigned idle_timeout;   /* seconds a connection may sit idle */
+    double deadline;         /* seconds a request may take from its
+                                headers to its job's end, queue included,
+                                else 503; 0: no limit */
+    const char *tmp;         /* where the private directory is made */
+    const char *version;     /* in every ETag */
+    FILE *log;               /* the access log: a line a request */
+};
+
+struct sp_server;
+
+/* sp_server_start: the server CFG asks for, listening and answering on
+ * its own threads.  *PORT gets the port it listens on.  Returns 0 with
+ * *SRV the caller's to stop, or an errno value with WHY (SP_WHY_MAX)
+ * saying what failed; nothing is left running. */
+sp_status sp_server_start(const struct sp_serve_config *cfg,
+                          struct sp_server **srv, unsigned *port, char *why);
+
+/* sp_server_stop: stop accepting connections, let the requests in
+ * flight finish for up to DRAIN seconds (their jobs always finish), then
+ * close every connection, end the threads, remove the private directory
+ * and free SRV. */
+void sp_server_stop(struct sp_server *srv, unsigned drain);
+
+#endif

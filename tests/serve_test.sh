@@ -1,0 +1,367 @@
+#!/usr/bin/env bash
+# serve_test.sh: `scaleppm serve` (docs/serve.md) driven by curl: every
+# answer compared with the command line's bytes for the same options,
+# every status code it gives, 304s, HEAD, traversal attempts over HTTP,
+# 503 with Retry-After from a full queue, past a deadline and past
+# --max-memory, /metrics, a slow client, descriptors steady, a file cut
+# while served, a Unix socket, and a SIGTERM that lets the request in
+# flight finish.  Each server listens on a free loopback port (one on a
+# Unix socket) and is stopped at the end; nothing is left behind (its
+# private directory, under $WORK/tmp, checked gone).
+#
+# usage: bash tests/serve_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+setup "usage: serve_test.sh PATH/TO/scaleppm [PATH/TO/genimage]" "$@"
+cd "$WORK"
+
+if ! have curl; then
+    skip 'serve' 'curl not installed'
+    finish
+    exit
+fi
+
+server_pid=
+# stop_server: SIGTERM to the server started last, and its exit waited
+# for (SIGKILL after a few seconds, and a failure: it must drain sooner).
+stop_server() {
+    local i
+    [[ -n $server_pid ]] || return 0
+    kill -TERM "$server_pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    if kill -0 "$server_pid" 2>/dev/null; then
+        kill -KILL "$server_pid" 2>/dev/null || true
+        fail 'the server stops at SIGTERM' 'killed'
+    fi
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=
+}
+# shellcheck disable=SC2064  # expand WORK now, while it is set
+trap "stop_server; rm -rf -- '$WORK'" EXIT
+
+# start_server ARGS...: scaleppm serve ARGS on a free port, its log in
+# server.log; sets URL once it listens.
+start_server() {
+    local i port=
+    mkdir -p tmp
+    rm -f server.log  # the last server's, which names its port
+    TMPDIR=$WORK/tmp "$SP" serve --listen 127.0.0.1:0 "$@" 2>server.log &
+    server_pid=$!
+    for ((i = 0; i < 100; i++)); do
+        port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/$|\1|p' \
+            server.log 2>/dev/null || true)
+        [[ -n $port ]] && break
+        sleep 0.05
+    done
+    if [[ -z $port ]]; then
+        printf 'the server did not start: %s\n' "$(head -n 1 server.log)" >&2
+        exit 1
+    fi
+    URL=http://127.0.0.1:$port
+}
+
+# status PATH [CURL_ARGS...]: the status code of GET PATH, as sent.
+status() {
+    local path=$1
+    shift
+    curl -s --path-as-is -o body -w '%{http_code}' "$@" "$URL$path"
+}
+
+# expect_status WHAT CODE PATH [CURL_ARGS...]: PATH answers CODE with a
+# one-line body.
+expect_status() {
+    local what=$1 code=$2 path=$3 got why=
+    shift 3
+    got=$(status "$path" "$@")
+    if [[ $got != "$code" ]]; then
+        why="$path: $got, not $code ($(head -c 100 body))"
+    elif [[ $code != 200 && $code != 304 && -s body ]] &&
+        [[ $(wc -l <body) != 1 ]]; then
+        why="$path: the body is not one line"
+    fi
+    result "$what" "$why"
+}
+
+mkdir root
+noise 61 47 255 3 3 >root/rgb.ppm
+noise 40 33 255 5 1 >root/gray.pgm
+noise 30 20 65535 7 3 >root/deep.ppm
+printf 'not an image\n' >root/text.ppm
+head -c 500 root/rgb.ppm >root/cut.ppm
+printf 'P6\n100000 100000\n255\n' >root/huge.ppm
+# sparse: as long as its header says, so that only the pixel limit
+# refuses it
+truncate -s $((21 + 3 * 100000 * 100000)) root/huge.ppm
+mkdir root/sub
+cp root/gray.pgm 'root/sub/a b+c.pgm'
+mkfifo root/fifo
+printf 'secret\n' >outside.ppm
+ln -s ../outside.ppm root/out
+ln -s "$WORK/outside.ppm" root/out_abs
+
+start_server --root root --workers 2 --queue 4
+
+expect_status 'healthz' 200 /healthz
+expect_status 'readyz' 200 /readyz
+
+# The command line's bytes, for every output format and a few options.
+same_as_cli() {
+    local what=$1 query=$2 in=$3 ext=$4
+    shift 4
+    "$SP" "$@" "root/$in" "cli.$ext" 2>/dev/null
+    if [[ $(status "/$in?$query") != 200 ]]; then
+        fail "$what" "status $(cat body)"
+    else
+        check "$what" same body "cli.$ext"
+    fi
+}
+for ext in pnm ppm pgm pam png jpg jpeg bmp tga; do
+    same_as_cli "GET rgb.ppm s=-2 as $ext" "s=-2&format=$ext" rgb.ppm "$ext" \
+        -s -2
+done
+same_as_cli 'GET with no format: PNM of the input type' 's=3' gray.pgm pnm -s 3
+same_as_cli 'box reduce' 's=-3&filter=box' rgb.ppm ppm -s -3 --filter box
+same_as_cli 'JPEG quality' 's=-2&format=jpeg&quality=40' rgb.ppm jpg -s -2 \
+    --quality 40
+same_as_cli '16-bit input' 's=2&format=png' deep.ppm png -s 2
+"$SP" -s 2 'root/sub/a b+c.pgm' cli.pgm
+status '/sub/a%20b+c.pgm?s=2' >/dev/null
+check 'an escaped name (a space; + is a +)' same body cli.pgm
+
+# Content types, HEAD, validators.
+ctype=$(curl -s -o /dev/null -w '%{content_type}' "$URL/rgb.ppm?s=-2&format=png")
+result 'Content-Type image/png' "$([[ $ctype == image/png ]] || echo "$ctype")"
+curl -s -D get.h -o get.body "$URL/rgb.ppm?s=-2&format=png"
+curl -s -I -o head.h "$URL/rgb.ppm?s=-2&format=png"
+len=$(sed -n 's/^Content-Length: \([0-9]*\)\r$/\1/p' head.h)
+result 'HEAD: the length of the GET body' \
+    "$([[ $len == "$(wc -c <get.body)" ]] || echo "$len")"
+result 'Server-Timing: load, scale, release, write' \
+    "$(grep -q '^Server-Timing: load;dur=[0-9.]*, scale;dur=[0-9.]*, release;dur=[0-9.]*, write;dur=[0-9.]*'$'\r''$' get.h ||
+        grep '^Server-Timing' get.h || echo none)"
+etag=$(sed -n 's/^ETag: \(.*\)\r$/\1/p' get.h)
+result 'a strong ETag' "$([[ $etag =~ ^\"[0-9a-f]+\"$ ]] || echo "$etag")"
+expect_status '304 on If-None-Match' 304 '/rgb.ppm?s=-2&format=png' \
+    -H "If-None-Match: $etag"
+expect_status '304 on a weak match in a list' 304 '/rgb.ppm?s=-2&format=png' \
+    -H "If-None-Match: \"x\", W/$etag"
+expect_status '304 on If-None-Match: *' 304 '/rgb.ppm?s=-2&format=png' \
+    -H 'If-None-Match: *'
+expect_status '200 on another tag' 200 '/rgb.ppm?s=-2&format=png' \
+    -H 'If-None-Match: "0000"'
+expect_status '304 on If-Modified-Since' 304 '/rgb.ppm?s=-2&format=png' \
+    -H 'If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT'
+other=$(curl -s -o /dev/null -D - "$URL/rgb.ppm?s=-3&format=png" |
+    sed -n 's/^ETag: \(.*\)\r$/\1/p')
+result 'another scale, another tag' "$([[ $other != "$etag" ]] || echo same)"
+touch -d '2001-01-01' root/rgb.ppm
+expect_status 'the file changed: 200 again' 200 '/rgb.ppm?s=-2&format=png' \
+    -H "If-None-Match: $etag"
+
+# Every refusal.
+expect_status '400 missing s' 400 '/rgb.ppm'
+expect_status '400 s=0' 400 '/rgb.ppm?s=0'
+expect_status '400 an unknown key' 400 '/rgb.ppm?s=2&x=1'
+expect_status '400 a key twice' 400 '/rgb.ppm?s=2&s=3'
+expect_status '400 io= without --allow-io' 400 '/rgb.ppm?s=2&io=mmap'
+expect_status '400 box on an enlarge' 400 '/rgb.ppm?s=2&filter=box'
+expect_status '400 quality for PNG' 400 '/rgb.ppm?s=2&format=png&quality=5'
+expect_status '400 an unknown format' 400 '/rgb.ppm?s=2&format=gif'
+expect_status '400 PBM from colour' 400 '/rgb.ppm?s=2&format=pbm'
+expect_status '403 a directory' 403 '/sub?s=2'
+expect_status '403 a FIFO' 403 '/fifo?s=2'
+expect_status '404 not there' 404 '/missing.ppm?s=2'
+expect_status '405 POST' 405 '/rgb.ppm?s=2' -X POST
+expect_status '405 DELETE' 405 '/rgb.ppm?s=2' -X DELETE
+expect_status '413 a header of 10 gigapixels' 413 '/huge.ppm?s=-2'
+long=$(printf 'a%.0s' {1..300})
+expect_status '414 a name too long' 414 "/$long.ppm?s=2"
+expect_status '500 not an image' 500 '/text.ppm?s=2'
+expect_status '500 a cut file' 500 '/cut.ppm?s=2'
+
+# Traversal over HTTP: refused, and the secret never in a body.
+n=0
+for path in /../outside.ppm /%2e%2e/outside.ppm /%2E%2E/outside.ppm \
+    /.%2e/outside.ppm /sub/../../outside.ppm /sub%2f..%2f..%2foutside.ppm \
+    /..%5coutside.ppm '/..\outside.ppm' /%c0%ae%c0%ae/outside.ppm \
+    /rgb.ppm%00.png //outside.ppm /%252e%252e/outside.ppm /out /out_abs; do
+    code=$(status "$path?s=2")
+    if [[ $code == 200 ]] || grep -q secret body; then
+        fail "traversal $path" "answered $code"
+    else
+        n=$((n + 1))
+    fi
+done
+result 'traversal attempts over HTTP refused' \
+    "$( ((n == 14)) || echo "$n refused")"
+
+curl -s -o metrics "$URL/metrics"
+why=
+grep -qx 'scaleppm_requests_total{code="405"} 2' metrics ||
+    why="405s: $(grep 'code="405"' metrics)"
+grep -q '^scaleppm_request_seconds_bucket{le="+Inf"} [1-9]' metrics ||
+    why='no latency histogram'
+grep -q '^scaleppm_queue_length 0$' metrics || why='no queue length'
+grep -q '^scaleppm_jobs_total{io="pread"} [1-9]' metrics ||
+    why="no pread jobs: $(grep 'jobs_total' metrics | tr '\n' ' ')"
+result '/metrics counts' "$why"
+
+stop_server
+left=$(find tmp -mindepth 1 | head -n 3)
+result 'nothing left in the private directory' "$left"
+if grep -q '^GET /rgb.ppm 200 ' server.log; then
+    pass 'an access log line'
+else
+    fail 'an access log line' "$(tail -n 1 server.log)"
+fi
+
+# burst NAME N [QUERY]: N requests at once for a slow job (big.ppm with
+# QUERY, by default enlarged into a PNG), each answer in NAMEi, its
+# headers in NAMEi.h and its status in NAMEi.code; sets codes to a count
+# of each status.
+burst() {
+    local name=$1 n=$2 query=${3:-s=3&format=png} i
+    for ((i = 1; i <= n; i++)); do
+        curl -s -o "$name$i" -D "$name$i.h" -w '%{http_code}\n' \
+            "$URL/big.ppm?$query" >"$name$i.code" &
+    done
+    for ((i = 1; i <= n; i++)); do
+        while [[ ! -s $name$i.code ]]; do sleep 0.05; done
+    done
+    codes=$(sort "$name"?.code | uniq -c | tr -s ' \n' ' ')
+}
+
+# turned_away NAME N WORD WHAT [QUERY]: a burst of N (burst) in which the
+# first is served and another is turned away with a body naming WORD.
+turned_away() {
+    local why=
+    burst "$1" "$2" "${5:-}"
+    grep -q 200 "$1"?.code || why="no 200 ($codes)"
+    grep -q "$3" "$1"? || why="no 503 for $3 ($codes)"
+    result "$4 ($codes)" "$why"
+}
+
+# A full queue is 503 with Retry-After: one worker, no queue, a slow job.
+noise 700 700 255 9 3 >root/big.ppm
+start_server --root root --workers 1 --queue 0 -q
+burst busy 6
+"$SP" -s 3 root/big.ppm big.png
+why=
+for i in 1 2 3 4 5 6; do
+    case $(cat "busy$i.code") in
+    200) cmp -s "busy$i" big.png || why="response $i differs" ;;
+    503) grep -q '^Retry-After: ' "busy$i.h" || why="503 $i: no Retry-After" ;;
+    *) why="response $i: $(cat "busy$i.code")" ;;
+    esac
+done
+grep -q 503 busy?.code || why="no 503 ($codes)"
+grep -q 200 busy?.code || why="no 200 ($codes)"
+result "503 + Retry-After when full, 200s whole ($codes)" "$why"
+
+stop_server
+
+# A request whose deadline passes in the queue is 503, not begun: one
+# worker, and a deadline half as long again as a job takes here (a
+# sanitizer build takes many times as long), so that the first is served
+# and the third, which waits two jobs' time, is not.
+start_server --root root --workers 1 -q
+took=$(curl -s -o /dev/null -w '%{time_total}' "$URL/big.ppm?s=3&format=png")
+stop_server
+start_server --root root --workers 1 --queue 4 -q \
+    --deadline "$(awk -v t="$took" 'BEGIN { printf "%.3f", t * 1.5 }')"
+turned_away late 3 deadline '503 past the deadline'
+stop_server
+
+# --max-memory: read holds the raster (700x700x3 and two chunks of
+# 512 KiB: over 2 MiB), pread only its chunks (2 MiB: admitted); a second
+# request while the first holds most of the budget (a BMP of 2100x2100,
+# built whole by stb_image_write) is turned away.
+start_server --root root --workers 2 --max-memory 2M --allow-io -q
+expect_status '413 read over --max-memory' 413 '/big.ppm?s=-2&io=read'
+expect_status 'pread under --max-memory' 200 '/big.ppm?s=-2&io=pread'
+stop_server
+start_server --root root --workers 2 --max-memory 30M -q
+turned_away mem 4 memory '503 while the memory is held' 's=3&format=bmp'
+stop_server
+
+# A slow client holds a descriptor, never the worker: with one worker,
+# a request is answered while another's body trickles out; and the
+# server's descriptors are as many after a run of requests as before.
+start_server --root root --workers 1 -q
+curl -s --limit-rate 10k -o /dev/null "$URL/big.ppm?s=3&format=png" &
+slow=$!
+sleep 0.5
+code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$URL/gray.pgm?s=2")
+result 'a slow client does not hold the worker' \
+    "$([[ $code == 200 ]] || echo "$code")"
+kill "$slow" 2>/dev/null || true
+wait "$slow" 2>/dev/null || true
+sleep 0.2
+fds=$(find "/proc/$server_pid/fd" -mindepth 1 | wc -l)
+for ((i = 0; i < 50; i++)); do
+    curl -s -o /dev/null "$URL/gray.pgm?s=$((i % 5 + 2))" \
+        "$URL/missing.ppm?s=2" "$URL/gray.pgm?s=-2&format=png" \
+        "$URL/../x?s=2"
+done
+sleep 0.2
+after=$(find "/proc/$server_pid/fd" -mindepth 1 | wc -l)
+result "descriptors steady after 200 requests ($fds, $after)" \
+    "$([[ $after == "$fds" ]] || echo differ)"
+stop_server
+
+# A file cut while it is served: 500 (its bytes are not the tagged
+# version's), and the server goes on.
+start_server --root root --workers 1 -q
+cp root/big.ppm root/shrinking.ppm
+curl -s -o /dev/null -w '%{http_code}' "$URL/shrinking.ppm?s=3&format=png" \
+    >shrinking.code &
+cut_pid=$!
+sleep 0.15
+truncate -s 1000 root/shrinking.ppm
+wait "$cut_pid" || true
+result 'a file cut while served: 500' \
+    "$([[ $(cat shrinking.code) == 500 ]] || cat shrinking.code)"
+expect_status 'the server goes on' 200 /healthz
+stop_server
+
+# A Unix socket: the same bytes, and the socket removed at the stop.
+TMPDIR=$WORK/tmp "$SP" serve --root root --listen "unix:$WORK/sock" -q \
+    2>server.log &
+server_pid=$!
+for ((i = 0; i < 100; i++)); do
+    grep -q 'listening on unix:' server.log 2>/dev/null && break
+    sleep 0.05
+done
+curl -s --unix-socket "$WORK/sock" -o body 'http://localhost/gray.pgm?s=3'
+"$SP" -s 3 root/gray.pgm cli.pgm
+check 'a Unix socket: the bytes of the command line' same body cli.pgm
+stop_server
+result 'a Unix socket: removed at the stop' "$([[ ! -e sock ]] || echo there)"
+
+# SIGTERM with a request in flight: it finishes, whole.
+start_server --root root --workers 1 --queue 0 -q
+curl -s -o drained -w '%{http_code}' "$URL/big.ppm?s=3&format=png" \
+    >drained.code &
+curl_pid=$!
+sleep 0.1
+kill -TERM "$server_pid"
+wait "$curl_pid" || true
+if [[ $(cat drained.code) == 200 ]] && cmp -s drained big.png; then
+    pass 'SIGTERM: the request in flight finishes'
+else
+    fail 'SIGTERM: the request in flight finishes' "$(cat drained.code)"
+fi
+rc=0
+wait "$server_pid" || rc=$?
+server_pid=
+result 'SIGTERM: exit 0' "$([[ $rc == 0 ]] || echo "$rc")"
+left=$(find tmp -mindepth 1 | head -n 3)
+result 'SIGTERM: nothing left behind' "$left"
+
+finish

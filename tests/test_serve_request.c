@@ -1,0 +1,158 @@
+/* The server's request options and validators (src/serve/request.c): the
+ * query read as the command line reads its options, the ETag's inputs,
+ * and the conditions that answer 304. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "fixtures.h"
+#include "request.h"
+
+/* ask: the query KEYS[i]=VALUES[i] (N of them) into A; the first
+ * refusal's status, or sp_serve_ask_check's. */
+static sp_status ask(struct sp_serve_ask *a, int n, const char *const *kv,
+                     int allow_io)
+{
+    const char *why;
+    sp_status st;
+
+    sp_serve_ask_init(a);
+    for (int i = 0; i < n; i++)
+        if ((st = sp_serve_ask_set(a, kv[2 * i], kv[2 * i + 1], allow_io,
+                                   &why)) != SP_OK)
+            return st;
+    return sp_serve_ask_check(a, &why);
+}
+
+START_TEST(test_query)
+{
+    struct sp_serve_ask a;
+    const char *ok[] = {"s", "-3", "filter", "box", "format", "JPG",
+                        "quality", "40"};
+    const char *bad[][2] = {
+        {"s", "0"},      {"s", "65537"}, {"s", "+2"},    {"s", " 2"},
+        {"s", "2x"},     {"s", ""},      {"s", "%32"},   {"s", NULL},
+        {"filter", "lanczos"}, {"format", "gif"}, {"quality", "0"},
+        {"quality", "101"}, {"io", "mmap"}, {"S", "2"},  {"size", "2"},
+    };
+    const char *twice[] = {"s", "2", "s", "2"};
+    const char *box_up[] = {"s", "2", "filter", "box"};
+    const char *q_png[] = {"s", "2", "format", "png", "quality", "5"};
+    const char *io[] = {"s", "2", "io", "pread"};
+
+    ck_assert_int_eq(ask(&a, 4, ok, 0), SP_OK);
+    ck_assert_int_eq(a.factor, -3);
+    ck_assert_int_eq(a.filter, SP_FILTER_BOX);
+    ck_assert_str_eq(a.ext, "jpg");
+    ck_assert_int_eq(a.quality, 40);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *kv[] = {"s", "2", bad[i][0], bad[i][1]};
+        const char *one[] = {bad[i][0], bad[i][1]};
+
+        expect(ask(&a, strcmp(bad[i][0], "s") == 0 ? 1 : 2,
+                   strcmp(bad[i][0], "s") == 0 ? one : kv, 0) == EINVAL,
+               "%s=%s taken", bad[i][0], bad[i][1] ? bad[i][1] : "(none)");
+    }
+    ck_assert_int_eq(ask(&a, 2, twice, 0), EINVAL);
+    ck_assert_int_eq(ask(&a, 0, NULL, 0), EINVAL);  /* no s */
+    ck_assert_int_eq(ask(&a, 2, box_up, 0), EINVAL);
+    ck_assert_int_eq(ask(&a, 3, q_png, 0), EINVAL);
+    ck_assert_int_eq(ask(&a, 2, io, 1), SP_OK);
+    ck_assert_int_eq(a.io, SP_IO_PREAD);
+}
+END_TEST
+
+START_TEST(test_etag)
+{
+    struct sp_serve_ask a, b;
+    struct stat sb, sb2;
+    char t1[SP_ETAG_MAX], t2[SP_ETAG_MAX];
+
+    memset(&sb, 0, sizeof sb);
+    sb.st_dev = 1;
+    sb.st_ino = 2;
+    sb.st_size = 3;
+    sb.st_mtim.tv_sec = 4;
+    sb.st_mtim.tv_nsec = 5;
+    sp_serve_ask_init(&a);
+    a.factor = 2;
+    b = a;
+    sp_serve_etag(&sb, &a, "v1", t1);
+    sp_serve_etag(&sb, &b, "v1", t2);
+    ck_assert_str_eq(t1, t2);
+    ck_assert_int_eq(t1[0], '"');
+    ck_assert_int_eq(t1[strlen(t1) - 1], '"');
+    /* each input of the tag changes it */
+    sp_serve_etag(&sb, &a, "v2", t2);
+    ck_assert_str_ne(t1, t2);
+    b.factor = 3;
+    sp_serve_etag(&sb, &b, "v1", t2);
+    ck_assert_str_ne(t1, t2);
+    b = a;
+    b.ext = "png";
+    sp_serve_etag(&sb, &b, "v1", t2);
+    ck_assert_str_ne(t1, t2);
+    sb2 = sb;
+    sb2.st_mtim.tv_nsec++;
+    sp_serve_etag(&sb2, &a, "v1", t2);
+    ck_assert_str_ne(t1, t2);
+    sb2 = sb;
+    sb2.st_ino++;
+    sp_serve_etag(&sb2, &a, "v1", t2);
+    ck_assert_str_ne(t1, t2);
+}
+END_TEST
+
+START_TEST(test_conditions)
+{
+    const char *tag = "\"00ff\"";
+    char date[32];
+
+    ck_assert(sp_serve_not_modified("\"00ff\"", NULL, tag, 0));
+    ck_assert(sp_serve_not_modified("W/\"00ff\"", NULL, tag, 0));
+    ck_assert(sp_serve_not_modified("\"a\", \"00ff\"", NULL, tag, 0));
+    ck_assert(sp_serve_not_modified("*", NULL, tag, 0));
+    ck_assert(!sp_serve_not_modified("\"00f\"", NULL, tag, 0));
+    ck_assert(!sp_serve_not_modified("\"00ff0\"", NULL, tag, 0));
+    ck_assert(!sp_serve_not_modified("", NULL, tag, 0));
+    ck_assert(!sp_serve_not_modified(NULL, NULL, tag, 0));
+    /* If-None-Match wins over If-Modified-Since */
+    sp_serve_http_date(1000000000, date);
+    ck_assert_str_eq(date, "Sun, 09 Sep 2001 01:46:40 GMT");
+    ck_assert(!sp_serve_not_modified("\"x\"", date, tag, 1000000000));
+    ck_assert(sp_serve_not_modified(NULL, date, tag, 1000000000));
+    ck_assert(!sp_serve_not_modified(NULL, date, tag, 1000000001));
+    ck_assert(!sp_serve_not_modified(NULL, "yesterday", tag, 0));
+    ck_assert(!sp_serve_not_modified(NULL, "Sun, 09 Sep 2001 01:46:40 GMTx",
+                                     tag, 0));
+}
+END_TEST
+
+START_TEST(test_media_types)
+{
+    ck_assert_str_eq(sp_serve_media_type("png"), "image/png");
+    ck_assert_str_eq(sp_serve_media_type("jpg"), "image/jpeg");
+    ck_assert_str_eq(sp_serve_media_type("jpeg"), "image/jpeg");
+    ck_assert_str_eq(sp_serve_media_type("ppm"), "image/x-portable-pixmap");
+    ck_assert_str_eq(sp_serve_media_type("pnm"), "image/x-portable-anymap");
+}
+END_TEST
+
+static Suite *serve_request_suite(void)
+{
+    Suite *s = suite_create("serve_request");
+    TCase *tc = fx_tcase("serve_request");
+
+    tcase_add_test(tc, test_query);
+    tcase_add_test(tc, test_etag);
+    tcase_add_test(tc, test_conditions);
+    tcase_add_test(tc, test_media_types);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return fx_run(serve_request_suite());
+}
