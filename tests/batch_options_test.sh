@@ -343,12 +343,12 @@ why=$(stderr_is 143 "$(summary_re '0 scaled, 2 not done' ', interrupted')")
     why="left in out: $(find out -mindepth 1 -printf '%f ')"
 result "one SIGTERM, a job blocked on a FIFO: ended $((ms - 1000)) ms after it, death by SIGTERM" "$why"
 
-# No thread can be started (ulimit -u for nobody; root is not held to
-# it): a batch runs on its one thread, as a one-file run does.
-unprivileged
+# No thread can be started (ulimit -u for a user of its own; root is not
+# held to it): a batch runs on its one thread, as a one-file run does.
+unprivileged_alone
 if ((${#as_user[@]} == 0)); then
     skip 'a batch with no thread to start' \
-        'running as root and neither setpriv nor runuser can drop to nobody'
+        'running as root and setpriv cannot drop to a user of its own'
 else
     chmod 0755 "$WORK"
     rm -rf out && mkdir out && chmod 0777 out

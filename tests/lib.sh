@@ -80,6 +80,27 @@ unprivileged() {
     fi
 }
 
+# unprivileged_alone: as unprivileged, but as a user id no process has
+# (setpriv only), for a limit counted over the user's processes (ulimit
+# -u): another test or program running as nobody would use it up.  Sets
+# as_user, empty when none can be had.
+# shellcheck disable=SC2034  # as_user is the caller's
+unprivileged_alone() {
+    local uid
+    as_user=()
+    if ((EUID != 0)) || ! have setpriv; then
+        unprivileged
+        return
+    fi
+    for ((uid = 40000 + $$ % 20000; uid < 65000; uid += 7)); do
+        [[ -z $(ps -u "$uid" -o pid= 2>/dev/null) ]] || continue
+        setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+            "$SP" --version >/dev/null 2>&1 || return 0
+        as_user=(setpriv --reuid="$uid" --regid="$uid" --clear-groups)
+        return 0
+    done
+}
+
 have() {
     command -v "$1" >/dev/null 2>&1
 }
