@@ -130,6 +130,31 @@ same_as_cli 'box reduce' 's=-3&filter=box' rgb.ppm ppm -s -3 --filter box
 same_as_cli 'JPEG quality' 's=-2&format=jpeg&quality=40' rgb.ppm jpg -s -2 \
     --quality 40
 same_as_cli '16-bit input' 's=2&format=png' deep.ppm png -s 2
+# Issue 28's options, each as its command line option.
+same_as_cli 'fit=WxH' 'fit=20x20&format=png' rgb.ppm png --fit 20x20
+same_as_cli 'width=' 'width=25' rgb.ppm ppm --width 25
+same_as_cli 'height=' 'height=9&format=pgm' gray.pgm pgm --height 9
+same_as_cli 'a fit inside the box: copied' 'fit=200x200' gray.pgm pgm \
+    --fit 200x200
+same_as_cli 'fit=WxH&enlarge' 'fit=200x200&enlarge&format=png' gray.pgm png \
+    --fit 200x200 --enlarge
+same_as_cli 'a later width= overrides fit=' 'fit=30x30&width=12' rgb.ppm ppm \
+    --fit 30x30 --width 12
+same_as_cli 'a fit of a 16-bit input' 'fit=17x17&format=png' deep.ppm png \
+    --fit 17x17
+for level in 0 9; do
+    same_as_cli "compression=$level" "s=-2&format=png&compression=$level" \
+        rgb.ppm png -s -2 --compression "$level"
+done
+for ss in 444 422 420; do
+    same_as_cli "subsample=$ss" "s=2&format=jpg&subsample=$ss&quality=70" \
+        rgb.ppm jpg -s 2 --subsample "$ss" --quality 70
+done
+"$SP" --fit 20x20 root/rgb.ppm cli.jpg
+status '/rgb.ppm?fit=20x20&format=jpg' >/dev/null
+curl -s -o fitjpg "$URL/rgb.ppm?fit=20x20&format=jpg"
+check 'a fit to JPEG, answered twice alike' same fitjpg body
+check 'a fit to JPEG: the command line'"'"'s bytes' same body cli.jpg
 "$SP" -s 2 'root/sub/a b+c.pgm' cli.pgm
 status '/sub/a%20b+c.pgm?s=2' >/dev/null
 check 'an escaped name (a space; + is a +)' same body cli.pgm
@@ -160,6 +185,16 @@ expect_status '304 on If-Modified-Since' 304 '/rgb.ppm?s=-2&format=png' \
 other=$(curl -s -o /dev/null -D - "$URL/rgb.ppm?s=-3&format=png" |
     sed -n 's/^ETag: \(.*\)\r$/\1/p')
 result 'another scale, another tag' "$([[ $other != "$etag" ]] || echo same)"
+tag_of() {
+    curl -s -o /dev/null -D - "$URL/rgb.ppm?$1" | sed -n 's/^ETag: \(.*\)\r$/\1/p'
+}
+tags=$(for q in fit=20x20 fit=20x21 'fit=20x20&enlarge' width=20 height=20 \
+    's=-2&format=png&compression=1' 's=-2&format=png&compression=2' \
+    's=-2&format=jpg&subsample=444' 's=-2&format=jpg&subsample=420'; do
+    tag_of "$q"
+done | sort -u | wc -l)
+result 'fit, enlarge, compression, subsample: a tag each' \
+    "$( ((tags == 9)) || echo "$tags tags")"
 touch -d '2001-01-01' root/rgb.ppm
 expect_status 'the file changed: 200 again' 200 '/rgb.ppm?s=-2&format=png' \
     -H "If-None-Match: $etag"
@@ -173,6 +208,16 @@ expect_status '400 io= without --allow-io' 400 '/rgb.ppm?s=2&io=mmap'
 expect_status '400 box on an enlarge' 400 '/rgb.ppm?s=2&filter=box'
 expect_status '400 quality for PNG' 400 '/rgb.ppm?s=2&format=png&quality=5'
 expect_status '400 an unknown format' 400 '/rgb.ppm?s=2&format=gif'
+expect_status '400 s= and fit=' 400 '/rgb.ppm?s=2&fit=5x5'
+expect_status '400 enlarge without a fit' 400 '/rgb.ppm?s=2&enlarge'
+expect_status '400 enlarge=1' 400 '/rgb.ppm?fit=5x5&enlarge=1'
+expect_status '400 fit=5' 400 '/rgb.ppm?fit=5'
+expect_status '400 width=0' 400 '/rgb.ppm?width=0'
+expect_status '400 compression for JPEG' 400 \
+    '/rgb.ppm?s=2&format=jpg&compression=5'
+expect_status '400 compression=10' 400 '/rgb.ppm?s=2&format=png&compression=10'
+expect_status '400 subsample for PNG' 400 '/rgb.ppm?s=2&format=png&subsample=444'
+expect_status '400 subsample=411' 400 '/rgb.ppm?s=2&format=jpg&subsample=411'
 expect_status '400 PBM from colour' 400 '/rgb.ppm?s=2&format=pbm'
 expect_status '403 a directory' 403 '/sub?s=2'
 expect_status '403 a FIFO' 403 '/fifo?s=2'

@@ -312,9 +312,11 @@ static void run_job(struct req *r)
     struct stat after;
     struct sp_job job = {
         .in = in, .out = out, .io = r->ask.io, .factor = r->ask.factor,
-        .filter = r->ask.filter, .threads = srv->cfg.threads,
-        .max_pixels = srv->cfg.max_pixels, .quality = r->ask.quality,
-        .open_nowait = 1};
+        .filter = r->ask.filter, .fit = r->ask.fit,
+        .threads = srv->cfg.threads, .max_pixels = srv->cfg.max_pixels,
+        .quality = r->ask.quality, .subsample = r->ask.subsample,
+        .compression_set = r->ask.compression >= 0,
+        .compression = r->ask.compression, .open_nowait = 1};
 
     int slot = -1;
 
@@ -431,7 +433,7 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
            pread(r->in_fd, &first, 1, 0) != 1 || first != 'P';
     /* only BMP and TGA (stb_image_write) are built whole in memory */
     stb = strcmp(r->ask.ext, "bmp") == 0 || strcmp(r->ask.ext, "tga") == 0;
-    *cost = sp_serve_cost(&hdr, r->ask.factor, held, stb,
+    *cost = sp_serve_cost(&hdr, r->ask.factor, &r->ask.fit, held, stb,
                           r->srv->cfg.threads);
     return SP_OK;
 }
