@@ -296,14 +296,44 @@ sleep 0.2
 fds=$(fd_count)
 for ((i = 0; i < 50; i++)); do
     curl -s -o /dev/null "$URL/gray.pgm?s=$((i % 5 + 2))" \
-        "$URL/missing.ppm?s=2" "$URL/gray.pgm?s=-2&format=png" \
-        "$URL/../x?s=2"
+        -o /dev/null "$URL/missing.ppm?s=2" \
+        -o /dev/null "$URL/gray.pgm?s=-2&format=png" \
+        -o /dev/null --path-as-is "$URL/../x?s=2"
 done
 sleep 0.2
 after=$(fd_count)
 result "descriptors steady after 200 requests ($fds, $after)" \
     "$([[ $after == "$fds" ]] || echo differ)"
 stop_server
+
+# --max-per-client: a second request from the address while its first
+# runs is 429 with Retry-After; /healthz and /metrics are not counted;
+# once the first is done the address is served again.
+start_server --root root --workers 2 --max-per-client 1 -q
+curl -s -o /dev/null "$URL/big.ppm?s=3&format=png" &
+first=$!
+wait_running 1 || true
+expect_status '429 past --max-per-client' 429 '/gray.pgm?s=2'
+retry=$(curl -s -o /dev/null -D - "$URL/gray.pgm?s=2" |
+    sed -n 's/^Retry-After: \([0-9]*\)\r$/\1/p')
+result '429: Retry-After' "$([[ -n $retry ]] || echo none)"
+expect_status '/healthz not counted' 200 /healthz
+wait "$first" || true
+expect_status 'served again once the first is done' 200 '/gray.pgm?s=2'
+stop_server
+
+# IPv6: --listen [::1]:0, the same bytes (where the loopback has IPv6).
+if grep -q '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null; then
+    LISTEN='[::1]:0' start_server --root root -q
+    result 'IPv6: the address printed in brackets' \
+        "$([[ $URL == http://\[::1\]:* ]] || echo "$URL")"
+    "$SP" -s 3 root/gray.pgm cli.pgm
+    status '/gray.pgm?s=3' >/dev/null
+    check 'IPv6: the bytes of the command line' same body cli.pgm
+    stop_server
+else
+    skip 'IPv6 --listen [::1]' 'no IPv6 loopback here'
+fi
 
 # A file cut while it is served: 500 (its bytes are not the tagged
 # version's), and the server goes on.

@@ -20,6 +20,7 @@
 #include <microhttpd.h>
 
 #include "budget.h"
+#include "clients.h"
 #include "deadline.h"
 #include "input.h"
 #include "job.h"
@@ -52,6 +53,7 @@ struct sp_server {
     struct sp_metrics metrics;
     struct sp_watch *watch;     /* the jobs' deadlines; NULL: none */
     struct sp_budget budget;    /* --max-memory */
+    struct sp_clients clients;  /* --max-per-client */
 };
 
 /* A request's progress: answered from the handler at once, or waiting
@@ -83,6 +85,10 @@ struct req {
     struct sp_cancel cancel;    /* set by SRV->watch at the deadline */
     uint64_t cost;              /* the bytes taken from SRV->budget */
     int charged;                /* COST is taken, not yet given back */
+    struct sp_client_key client;  /* the client's address */
+    int keyed;                  /* CLIENT is an address (not a Unix
+                                   socket's peer) */
+    int entered;                /* counted in SRV->clients */
     char shown[512];            /* the URL as the log shows it */
 };
 
@@ -120,7 +126,8 @@ static enum MHD_Result answer_text(struct req *r, unsigned status,
                             "text/plain; charset=utf-8");
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+    if (status == MHD_HTTP_SERVICE_UNAVAILABLE ||
+        status == MHD_HTTP_TOO_MANY_REQUESTS)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER,
                                 RETRY_AFTER);
     return answer(r, status, resp, len);
@@ -510,6 +517,11 @@ static enum MHD_Result begin(struct req *r, const char *url)
                    ? answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
                                  "503 draining")
                    : answer_text(r, MHD_HTTP_OK, "ready");
+    /* Past here a request may take a worker: the client's cap counts. */
+    if (r->keyed && sp_clients_enter(&srv->clients, &r->client) != SP_OK)
+        return answer_text(r, MHD_HTTP_TOO_MANY_REQUESTS,
+                           "429 too many requests from this client at once");
+    r->entered = r->keyed;
     st = sp_serve_path_decode(url, rel, sizeof rel, &why);
     if (st == ENAMETOOLONG)
         return answer_text(r, MHD_HTTP_URI_TOO_LONG, "414 path too long");
@@ -553,6 +565,16 @@ static enum MHD_Result begin(struct req *r, const char *url)
     return submit(r);
 }
 
+/* identify: the address CONN's client connects from, into *KEY: 1, or
+ * 0 when it has none to count (a Unix socket's peer). */
+static int identify(struct MHD_Connection *conn, struct sp_client_key *key)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+        conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+    return sp_client_key(info != NULL ? info->client_addr : NULL, key);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
                               const char *url, const char *method,
                               const char *version, const char *upload,
@@ -572,6 +594,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
             r->deadline = sp_now_ns() + (uint64_t)(srv->cfg.deadline * 1e9);
         r->srv = srv;
         r->conn = conn;
+        r->keyed = identify(conn, &r->client);
         sp_show_name(method, r->method, sizeof r->method);
         r->in_fd = r->out_fd = -1;
         atomic_init(&r->state, REQ_NEW);
@@ -623,6 +646,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (r->out_fd >= 0)
         close(r->out_fd);
     uncharge(r);
+    if (r->entered)
+        sp_clients_leave(&srv->clients, &r->client);
     free(r);
     *con_cls = NULL;
     atomic_fetch_sub(&srv->active, 1);
@@ -637,34 +662,64 @@ static size_t as_sent(void *cls, struct MHD_Connection *conn, char *s)
     return strlen(s);
 }
 
-/* listen_on: a listening TCP socket on HOST:PORT into *FD, *PORT set to
- * the port bound. */
+/* address_of: HOST, an IPv4 or IPv6 address, with PORT into SA and
+ * *LEN: 0 or -1. */
+static int address_of(const char *host, unsigned port,
+                      struct sockaddr_storage *sa, socklen_t *len)
+{
+    struct sockaddr_in *v4 = (struct sockaddr_in *)sa;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)sa;
+
+    memset(sa, 0, sizeof *sa);
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        *len = sizeof *v4;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)port);
+        *len = sizeof *v6;
+        return 0;
+    }
+    return -1;
+}
+
+/* listen_on: a listening TCP socket on HOST (IPv4 or IPv6) and *PORT
+ * into *FD, *PORT set to the port bound.  An IPv6 socket takes IPv6
+ * only, so that [::] never answers on IPv4 addresses unasked. */
 static sp_status listen_on(const char *host, unsigned *port, int *fd,
                            char *why)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_port = htons((uint16_t)*port)};
-    socklen_t len = sizeof sa;
+    struct sockaddr_storage sa;
+    socklen_t len;
     int one = 1, s;
     sp_status st;
 
-    if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
-        snprintf(why, SP_WHY_MAX, "'%s' is not an IPv4 address", host);
+    if (address_of(host, *port, &sa, &len) != 0) {
+        snprintf(why, SP_WHY_MAX, "'%s' is not an IPv4 or IPv6 address",
+                 host);
         return EINVAL;
     }
-    s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    s = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0)
         return errno;
     (void)setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(s, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+    if (sa.ss_family == AF_INET6)
+        (void)setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (bind(s, (struct sockaddr *)&sa, len) != 0 ||
         listen(s, SOMAXCONN) != 0 ||
         getsockname(s, (struct sockaddr *)&sa, &len) != 0) {
         st = errno;
-        snprintf(why, SP_WHY_MAX, "cannot listen on %s:%u", host, *port);
+        snprintf(why, SP_WHY_MAX, "cannot listen on %s port %u", host,
+                 *port);
         close(s);
         return st;
     }
-    *port = ntohs(sa.sin_port);
+    *port = ntohs(sa.ss_family == AF_INET
+                      ? ((struct sockaddr_in *)&sa)->sin_port
+                      : ((struct sockaddr_in6 *)&sa)->sin6_port);
     *fd = s;
     return SP_OK;
 }
@@ -758,6 +813,7 @@ static void teardown(struct sp_server *srv)
     if (srv->root >= 0)
         close(srv->root);
     sp_budget_destroy(&srv->budget);
+    sp_clients_destroy(&srv->clients);
     free(srv);
 }
 
@@ -783,7 +839,9 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
     srv->root = srv->listen_fd = -1;
     sp_metrics_init(&srv->metrics);
     sp_budget_init(&srv->budget, cfg->max_memory);
-    if ((st = prepare(srv, port, why)) != SP_OK) {
+    if ((st = sp_clients_init(&srv->clients, cfg->max_per_client,
+                              cfg->max_connections)) != SP_OK ||
+        (st = prepare(srv, port, why)) != SP_OK) {
         teardown(srv);
         return st;
     }
