@@ -28,7 +28,7 @@ stop_server() {
 # listens, from the address the server prints.
 start_server() {
     local i url=
-    mkdir -p tmp
+    mkdir -p "$WORK/tmp"
     rm -f server.log  # the last server's, which names its port
     TMPDIR=$WORK/tmp "$SP" serve --listen "${LISTEN:-127.0.0.1:0}" "$@" \
         2>server.log &
