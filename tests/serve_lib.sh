@@ -84,3 +84,9 @@ wait_running() {
     done
     return 1
 }
+
+# sanitized: whether the server is a sanitizer's build (its allocator
+# keeps freed memory, and maps shadow memory of its own).
+sanitized() {
+    grep -q -e __asan_init -e __tsan_init "$(dirname "$SP")/scaleppm-serve"
+}

@@ -114,7 +114,7 @@ result "descriptors steady after the soak ($fds, $after)" \
     "$([[ $after == "$fds" ]] || echo differ)"
 # A sanitizer's allocator keeps freed memory in quarantine (and its
 # shadow): there, LeakSanitizer at the exit is the check, not the RSS.
-if grep -q -e __asan_init -e __tsan_init "$(dirname "$SP")/scaleppm-serve"; then
+if sanitized; then
     skip 'resident memory steady after the soak' 'a sanitizer build'
 else
     result "resident memory steady after the soak (grown $grown KiB)" \
