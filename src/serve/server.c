@@ -85,6 +85,7 @@ struct req {
     struct sp_cancel cancel;    /* set by SRV->watch at the deadline */
     uint64_t cost;              /* the bytes taken from SRV->budget */
     int charged;                /* COST is taken, not yet given back */
+    int over_budget;            /* refused by the budget: ST says why */
     struct sp_client_key client;  /* the client's address */
     int keyed;                  /* CLIENT is an address (not a Unix
                                    socket's peer) */
@@ -214,6 +215,12 @@ static enum MHD_Result answer_job(struct req *r)
     struct MHD_Response *resp;
     char line[128];
 
+    if (r->over_budget)
+        return r->st == EFBIG
+                   ? answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE,
+                                 "413 more memory than --max-memory")
+                   : answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                 "503 busy: memory; try again");
     switch (r->st) {
     case SP_OK:
         break;
@@ -224,6 +231,7 @@ static enum MHD_Result answer_job(struct req *r)
     case ETIMEDOUT:
         return answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
                            "503 the request's deadline passed");
+
     case SP_E_LIMIT:
     case SP_E_TOOBIG:
         snprintf(line, sizeof line, "413 image too large: %s",
@@ -308,6 +316,76 @@ static void record_job(struct req *r, const struct sp_report *report)
                    majflt);
 }
 
+/* peek_accept: an sp_accept_fn that keeps the header (ARG) and stops the
+ * load before a raster byte. */
+static sp_status peek_accept(struct sp_header *hdr, void *arg,
+                             char *why)
+{
+    (void)why;
+    *(struct sp_header *)arg = *hdr;
+    return ECANCELED;
+}
+
+/* job_cost: the bytes R's job would hold (budget.h), from its header,
+ * read through R's descriptor and no further.  Returns 0, or the status
+ * the job's load would fail with. */
+static sp_status job_cost(struct req *r, uint64_t *cost)
+{
+    struct sp_input input;
+    struct sp_header hdr;
+    struct sp_load_info info;
+    unsigned char first = 0;
+    char in[32];
+    int held, stb;
+    sp_status st;
+
+    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
+    if ((st = sp_input_open(&input, in, 1, NULL)) != SP_OK)
+        return st;
+    memset(&hdr, 0, sizeof hdr);
+    memset(&info, 0, sizeof info);
+    st = sp_input_next(&input, r->ask.io, peek_accept, &hdr, &info);
+    sp_input_close(&input);
+    if (st != ECANCELED)
+        return st == SP_OK ? EIO : st;
+    /* a JPEG or PNG (no 'P' magic) is decoded into memory whole */
+    held = r->ask.io == SP_IO_READ || hdr.plain ||
+           pread(r->in_fd, &first, 1, 0) != 1 || first != 'P';
+    /* only BMP and TGA (stb_image_write) are built whole in memory */
+    stb = strcmp(r->ask.ext, "bmp") == 0 || strcmp(r->ask.ext, "tga") == 0;
+    *cost = sp_serve_cost(&hdr, r->ask.factor, &r->ask.fit, held, stb,
+                          r->srv->cfg.threads);
+    return SP_OK;
+}
+
+/* admit: R's bytes taken from the budget (--max-memory), on R's worker:
+ * the header is read there, not on libmicrohttpd's polling thread, which
+ * a cold file would block.  Returns 0 when admitted; EFBIG when they are
+ * more than the whole budget (413) or EAGAIN while the others hold too
+ * much of it (503), with R->over_budget set; or the status its header's
+ * load fails with. */
+static sp_status admit(struct req *r)
+{
+    sp_status st = job_cost(r, &r->cost);
+
+    if (st != SP_OK)
+        return st;
+    st = sp_budget_take(&r->srv->budget, r->cost);
+    r->charged = st == SP_OK;
+    r->over_budget = st != SP_OK;
+    return st;
+}
+
+/* may_begin: whether R's job may begin on the worker that took it: not
+ * when its deadline passed in the queue (ETIMEDOUT), nor when the budget
+ * does not admit it (admit()). */
+static sp_status may_begin(struct req *r)
+{
+    if (r->deadline != 0 && sp_now_ns() >= r->deadline)
+        return ETIMEDOUT;
+    return r->srv->cfg.max_memory > 0 ? admit(r) : SP_OK;
+}
+
 /* run_job: R's job, on a worker: the input the confinement opened, by
  * its descriptor (the kernel reopens that very file), into a new file in
  * the private directory whose extension picks the format. */
@@ -327,9 +405,7 @@ static void run_job(struct req *r)
 
     int slot = -1;
 
-    /* A request whose deadline passed in the queue is not begun. */
-    if (r->deadline != 0 && sp_now_ns() >= r->deadline) {
-        r->st = ETIMEDOUT;
+    if ((r->st = may_begin(r)) != SP_OK) {
         close(r->in_fd);
         r->in_fd = -1;
         return;
@@ -401,77 +477,6 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
         return MHD_NO;
     }
     return MHD_YES;
-}
-
-/* peek_accept: an sp_accept_fn that keeps the header (ARG) and stops the
- * load before a raster byte. */
-static sp_status peek_accept(struct sp_header *hdr, void *arg,
-                             char *why)
-{
-    (void)why;
-    *(struct sp_header *)arg = *hdr;
-    return ECANCELED;
-}
-
-/* job_cost: the bytes R's job would hold (budget.h), from its header,
- * read through R's descriptor and no further.  Returns 0, or the status
- * the job's load would fail with. */
-static sp_status job_cost(struct req *r, uint64_t *cost)
-{
-    struct sp_input input;
-    struct sp_header hdr;
-    struct sp_load_info info;
-    unsigned char first = 0;
-    char in[32];
-    int held, stb;
-    sp_status st;
-
-    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
-    if ((st = sp_input_open(&input, in, 1, NULL)) != SP_OK)
-        return st;
-    memset(&hdr, 0, sizeof hdr);
-    memset(&info, 0, sizeof info);
-    st = sp_input_next(&input, r->ask.io, peek_accept, &hdr, &info);
-    sp_input_close(&input);
-    if (st != ECANCELED)
-        return st == SP_OK ? EIO : st;
-    /* a JPEG or PNG (no 'P' magic) is decoded into memory whole */
-    held = r->ask.io == SP_IO_READ || hdr.plain ||
-           pread(r->in_fd, &first, 1, 0) != 1 || first != 'P';
-    /* only BMP and TGA (stb_image_write) are built whole in memory */
-    stb = strcmp(r->ask.ext, "bmp") == 0 || strcmp(r->ask.ext, "tga") == 0;
-    *cost = sp_serve_cost(&hdr, r->ask.factor, &r->ask.fit, held, stb,
-                          r->srv->cfg.threads);
-    return SP_OK;
-}
-
-/* admit: R's bytes taken from the budget (--max-memory), or R answered:
- * 413 when they are more than the whole budget, 503 while the others
- * hold too much of it, or the status its header's load fails with.
- * Returns 1 when admitted, else 0 with *RESULT the answer's. */
-static int admit(struct req *r, enum MHD_Result *result)
-{
-    sp_status st = job_cost(r, &r->cost);
-
-    if (st == SP_OK)
-        st = sp_budget_take(&r->srv->budget, r->cost);
-    if (st == SP_OK) {
-        r->charged = 1;
-        return 1;
-    }
-    close(r->in_fd);
-    r->in_fd = -1;
-    if (st == EFBIG)
-        *result = answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE,
-                              "413 more memory than --max-memory");
-    else if (st == EAGAIN)
-        *result = answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
-                              "503 busy: memory; try again");
-    else {
-        r->st = st;
-        *result = answer_job(r);
-    }
-    return 0;
 }
 
 /* submit: R to the pool, its connection suspended until its job is
@@ -555,12 +560,6 @@ static enum MHD_Result begin(struct req *r, const char *url)
         close(r->in_fd);
         r->in_fd = -1;
         return answer_not_modified(r);
-    }
-    if (srv->cfg.max_memory > 0) {
-        enum MHD_Result result;
-
-        if (!admit(r, &result))
-            return result;
     }
     return submit(r);
 }
