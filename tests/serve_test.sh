@@ -46,6 +46,18 @@ printf 'secret\n' >outside.ppm
 ln -s ../outside.ppm root/out
 ln -s "$WORK/outside.ppm" root/out_abs
 
+# Usage errors: exit 2, one line naming the option, no server.
+for args in '--workers 0' '--workers 1025' '-t 0' '--timeout 0' \
+    '--drain x' '--max-per-client -1' '--max-connections 0' \
+    '--listen [::1:80' '--listen []:80' '--listen 127.0.0.1' '--queue -1' \
+    '--deadline 1e9'; do
+    rc=0
+    # shellcheck disable=SC2086  # ARGS is split on purpose
+    "$SP" serve --root root $args 2>usage.err || rc=$?
+    result "usage error: $args" "$( [[ $rc == 2 && $(wc -l <usage.err) == 1 ]] &&
+        grep -q -- "${args%% *}" usage.err || echo "exit $rc: $(head -n 1 usage.err)")"
+done
+
 start_server --root root --workers 2 --queue 4
 
 expect_status 'healthz' 200 /healthz

@@ -169,59 +169,59 @@ enum { OPT_ROOT = 256, OPT_LISTEN, OPT_WORKERS, OPT_QUEUE, OPT_MAX_PIXELS,
        OPT_ALLOW_IO, OPT_MAX_CONN, OPT_TIMEOUT, OPT_DRAIN, OPT_DEADLINE,
        OPT_MAX_MEMORY, OPT_MAX_PER_CLIENT };
 
+/* The options whose value is a count into an unsigned field, with their
+ * bounds, in the order of count_field(). */
+static const struct {
+    int opt;
+    unsigned long long lo, hi;
+} counts[] = {
+    {OPT_WORKERS, 1, 1024},   {'t', 1, 1024},
+    {OPT_MAX_CONN, 1, 1 << 20}, {OPT_MAX_PER_CLIENT, 0, 1 << 20},
+    {OPT_TIMEOUT, 1, 86400},  {OPT_DRAIN, 0, 86400},
+};
+#define NCOUNTS (sizeof counts / sizeof *counts)
+
+/* count_field: the field of CFG (or DRAIN) that counts[I] sets. */
+static unsigned *count_field(size_t i, struct sp_serve_config *cfg,
+                             unsigned *drain)
+{
+    unsigned *fields[NCOUNTS] = {&cfg->workers, &cfg->threads,
+                                 &cfg->max_connections, &cfg->max_per_client,
+                                 &cfg->idle_timeout, drain};
+
+    return fields[i];
+}
+
 /* parse_value: option C's argument ARG into CFG (or *DRAIN): 0 or -1. */
 static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
                        unsigned *drain, char *host, size_t hostlen)
 {
     unsigned long long v;
 
+    for (size_t i = 0; i < NCOUNTS; i++)
+        if (counts[i].opt == c) {
+            if (parse_count(arg, counts[i].lo, counts[i].hi, &v))
+                return -1;
+            *count_field(i, cfg, drain) = (unsigned)v;
+            return 0;
+        }
     switch (c) {
     case OPT_LISTEN:
         return parse_listen(arg, cfg, host, hostlen);
-    case OPT_WORKERS:
-        if (parse_count(arg, 1, 1024, &v))
-            return -1;
-        cfg->workers = (unsigned)v;
-        return 0;
     case OPT_QUEUE:
         if (parse_count(arg, 0, 1 << 20, &v))
             return -1;
         cfg->queue = (size_t)v;
-        return 0;
-    case 't':
-        if (parse_count(arg, 1, 1024, &v))
-            return -1;
-        cfg->threads = (unsigned)v;
         return 0;
     case OPT_MAX_PIXELS:
         if (parse_count(arg, 1, UINT64_MAX, &v))
             return -1;
         cfg->max_pixels = v;
         return 0;
-    case OPT_MAX_CONN:
-        if (parse_count(arg, 1, 1 << 20, &v))
-            return -1;
-        cfg->max_connections = (unsigned)v;
-        return 0;
-    case OPT_MAX_PER_CLIENT:
-        if (parse_count(arg, 0, 1 << 20, &v))
-            return -1;
-        cfg->max_per_client = (unsigned)v;
-        return 0;
-    case OPT_TIMEOUT:
-        if (parse_count(arg, 1, 86400, &v))
-            return -1;
-        cfg->idle_timeout = (unsigned)v;
-        return 0;
     case OPT_MAX_MEMORY:
         return parse_bytes(arg, &cfg->max_memory);
-    case OPT_DEADLINE:
+    default:  /* OPT_DEADLINE */
         return parse_seconds(arg, &cfg->deadline);
-    default:  /* OPT_DRAIN */
-        if (parse_count(arg, 0, 86400, &v))
-            return -1;
-        *drain = (unsigned)v;
-        return 0;
     }
 }
 
