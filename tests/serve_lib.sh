@@ -73,11 +73,12 @@ fd_count() {
     find "/proc/$server_pid/fd" -mindepth 1 | wc -l
 }
 
-# wait_running N: until /metrics shows N jobs on a worker (ten seconds at
-# most), so that a test acts while a job runs, however busy the machine.
+# wait_running N: until /metrics shows N jobs on a worker (a minute at
+# most: a sanitizer's build is slow), so that a test acts while a job
+# runs, or once it is done, however busy the machine.
 wait_running() {
     local i
-    for ((i = 0; i < 200; i++)); do
+    for ((i = 0; i < 1200; i++)); do
         curl -s "$URL/metrics" | grep -qx "scaleppm_jobs_running $1" &&
             return 0
         sleep 0.05

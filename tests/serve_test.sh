@@ -316,8 +316,11 @@ stop_server
 start_server --root root --workers 1 -q
 curl -s --limit-rate 10k -o /dev/null "$URL/big.ppm?s=3&format=png" &
 slow=$!
-sleep 0.5
-code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$URL/gray.pgm?s=2")
+# its job begun, then done: its body trickles out (megabytes at 10 kB/s)
+wait_running 1 || true
+wait_running 0 || true
+code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' "$URL/gray.pgm?s=2" ||
+    true)
 result 'a slow client does not hold the worker' \
     "$([[ $code == 200 ]] || echo "$code")"
 kill "$slow" 2>/dev/null || true
