@@ -4,9 +4,10 @@
 # and stopped, and a request's status checked.  Sourced after lib.sh's
 # setup, from $WORK; the caller's EXIT trap calls stop_server.
 
-server_pid=
+server_pid='' server_log=''
 # stop_server: SIGTERM to the server started last, and its exit waited
-# for (SIGKILL after a few seconds, and a failure: it must drain sooner).
+# for (SIGKILL after a few seconds, and a failure: it must drain sooner);
+# a sanitizer's report in its log (server_log) is a failure.
 stop_server() {
     local i
     [[ -n $server_pid ]] || return 0
@@ -21,6 +22,11 @@ stop_server() {
     fi
     wait "$server_pid" 2>/dev/null || true
     server_pid=
+    if [[ -f $server_log ]] && grep -q -e 'Sanitizer' -e 'runtime error:' \
+        "$server_log"; then
+        fail 'the server: no sanitizer report' \
+            "$(grep -m 1 -e 'Sanitizer' -e 'runtime error:' "$server_log")"
+    fi
 }
 
 # start_server ARGS...: scaleppm serve ARGS listening on $LISTEN (by
@@ -32,7 +38,7 @@ start_server() {
     rm -f server.log  # the last server's, which names its port
     TMPDIR=$WORK/tmp "$SP" serve --listen "${LISTEN:-127.0.0.1:0}" "$@" \
         2>server.log &
-    server_pid=$!
+    server_pid=$! server_log=$PWD/server.log
     for ((i = 0; i < 100; i++)); do
         url=$(sed -n 's|.*listening on \(http://.*:[0-9]*\)/$|\1|p' \
             server.log 2>/dev/null || true)

@@ -31,9 +31,9 @@ fi
 pids=() ports=()
 # stop_all: the replicas still running, then nginx.
 stop_all() {
-    local pid
-    for pid in "${pids[@]}"; do
-        server_pid=$pid
+    local n
+    for n in "${!pids[@]}"; do
+        server_pid=${pids[n]} server_log=$WORK/r$n/server.log
         stop_server
     done
     if [[ -s nginx/nginx.pid ]]; then
@@ -159,7 +159,7 @@ result "both replicas answered ($n1, $n2)" \
     "$( ((n1 > 0 && n2 > 0)) || echo one)"
 
 # One replica down: the other serves every request.
-server_pid=${pids[1]}
+server_pid=${pids[1]} server_log=$WORK/r1/server.log
 stop_server
 unset 'pids[1]'
 why=
@@ -172,7 +172,7 @@ done
 result 'one replica down: the other serves' "$why"
 
 # Both down: what the cache holds is still served.
-server_pid=${pids[2]}
+server_pid=${pids[2]} server_log=$WORK/r2/server.log
 stop_server
 unset 'pids[2]'
 curl -s -D down.h -o down "$URL/rgb.ppm?s=-2&format=png"

@@ -438,6 +438,8 @@ rc=0
 wait "$server_pid" || rc=$?
 server_pid=
 result 'SIGTERM: exit 0' "$([[ $rc == 0 ]] || echo "$rc")"
+result 'SIGTERM: no sanitizer report' \
+    "$(grep -m 1 -e Sanitizer -e 'runtime error:' server.log || true)"
 left=$(find tmp -mindepth 1 | head -n 3)
 result 'SIGTERM: nothing left behind' "$left"
 
