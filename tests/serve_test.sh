@@ -355,6 +355,30 @@ wait "$first" || true
 expect_status 'served again once the first is done' 200 '/gray.pgm?s=2'
 stop_server
 
+# --max-connections: with two connections open (idle), a third waits in
+# the kernel's backlog, unanswered, until one of them closes; then it is
+# answered.
+start_server --root root --max-connections 2 -q
+got=$(/usr/bin/python3 - "${URL##*:}" <<'PY'
+import socket, sys
+port = int(sys.argv[1])
+held = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+third = socket.create_connection(("127.0.0.1", port))
+third.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+third.settimeout(1)
+try:
+    third.recv(100)
+    print("answered at the limit")
+except socket.timeout:
+    held[0].close()
+    third.settimeout(30)
+    print(third.recv(100).split(b"\r\n")[0].decode())
+PY
+)
+result '--max-connections: past it, waits; answered once one closes' \
+    "$([[ $got == 'HTTP/1.1 200 OK' ]] || echo "$got")"
+stop_server
+
 # IPv6: --listen [::1]:0, the same bytes (where the loopback has IPv6).
 if grep -q '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null; then
     LISTEN='[::1]:0' start_server --root root -q
