@@ -246,7 +246,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t len)
 void sp_serve_etag(const struct stat *sb, const struct sp_serve_ask *ask,
                    const char *version, char *out)
 {
-    char text[256];
+    char text[384];  /* every field at its longest, and the version */
     int n = snprintf(
         text, sizeof text,
         "%ju:%ju:%jd:%jd.%ld:%jd.%ld|%d:%d:%s:%d:%zux%zu:%d:%d:%d|%s",
