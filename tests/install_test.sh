@@ -4,8 +4,9 @@
 # copyright file, scaleppm serve's program in libexec, and nothing else:
 # no dev tool, no test), that the programs run and man finds the pages;
 # then the Debian package that "cpack -G DEB" makes from BUILD: its files,
-# name, section and dependencies.  The package is built, not installed:
-# scripts/package.sh --check installs it.
+# name, section and dependencies, and scaleppm serve's systemd unit
+# (verified by systemd-analyze) and nginx example.  The package is built,
+# not installed: scripts/package.sh --check installs it.
 set -uo pipefail
 usage='usage: install_test.sh CMAKE CPACK BUILD'
 cmake=${1:?$usage}
@@ -96,9 +97,25 @@ deb=${debs[0]}
 contents=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' |
     sed 's|^\./usr/||' | sort)
 want=$(printf '%s\n' "$expected" share/doc/scaleppm/changelog.Debian.gz \
-    share/lintian/overrides/scaleppm | sort)
-result "the package: the install, the changelog, lintian's overrides" \
+    share/lintian/overrides/scaleppm \
+    share/doc/scaleppm/examples/nginx/scaleppm.conf | sort)
+# The systemd unit lies beside /usr, in /lib/systemd/system.
+units=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' |
+    grep '^\./lib/' || true)
+contents=$(grep -v '^\./lib/' <<<"$contents")
+result "the package: the install, the changelog, lintian's overrides, the nginx example" \
     "$([[ $contents == "$want" ]] || printf '%s' "${contents//$'\n'/ }")"
+result "the package: scaleppm serve's systemd unit" \
+    "$([[ $units == ./lib/systemd/system/scaleppm-serve@.service ]] ||
+        printf '%s' "${units//$'\n'/ }")"
+if have systemd-analyze; then
+    dpkg-deb -x "$deb" "$WORK/x"
+    unit=$WORK/x/lib/systemd/system/scaleppm-serve@.service
+    sed "s|/usr/bin/scaleppm|$WORK/x/usr/bin/scaleppm|" "$unit" \
+        >"$WORK/scaleppm-serve@8081.service"
+    check "systemd-analyze verify: the unit" \
+        systemd-analyze verify --man=no "$WORK/scaleppm-serve@8081.service"
+fi
 field() { dpkg-deb -f "$deb" "$1"; }
 result "package name, section, version" "$(
     [[ $(field Package) == scaleppm && $(field Section) == graphics &&

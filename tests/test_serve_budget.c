@@ -27,20 +27,31 @@ START_TEST(test_cost)
     uint64_t chunks = 2 * SP_CHUNK;
 
     /* read holds the raster; mmap and pread two chunks a thread */
-    ck_assert_uint_eq(sp_serve_cost(&hdr, -2, 1, 0, 1),
+    ck_assert_uint_eq(sp_serve_cost(&hdr, -2, NULL, 1, 0, 1),
                       100 * 50 * 3 * 2 + chunks);
-    ck_assert_uint_eq(sp_serve_cost(&hdr, -2, 0, 0, 4), 8 * chunks);
+    ck_assert_uint_eq(sp_serve_cost(&hdr, -2, NULL, 0, 0, 4), 8 * chunks);
     /* an stb output holds the 8-bit image and its encoding: 50x25 and,
      * for a reduce by 3 that rounds up, 34x17 */
-    ck_assert_uint_eq(sp_serve_cost(&hdr, -2, 0, 1, 1),
+    ck_assert_uint_eq(sp_serve_cost(&hdr, -2, NULL, 0, 1, 1),
                       chunks + 50 * 25 * 3 * 2);
-    ck_assert_uint_eq(sp_serve_cost(&hdr, -3, 0, 1, 1),
+    ck_assert_uint_eq(sp_serve_cost(&hdr, -3, NULL, 0, 1, 1),
                       chunks + 34 * 17 * 3 * 2);
-    ck_assert_uint_eq(sp_serve_cost(&hdr, 4, 1, 1, 1),
+    ck_assert_uint_eq(sp_serve_cost(&hdr, 4, NULL, 1, 1, 1),
                       100 * 50 * 3 * 2 + 400 * 200 * 3 * 2);
+    /* a fit's output is its box's size: 100x50 into 40x40 is 40x20; an
+     * image inside the box is copied, unless it enlarges */
+    struct sp_fit fit = {40, 40, 0};
+    ck_assert_uint_eq(sp_serve_cost(&hdr, 0, &fit, 0, 1, 1),
+                      chunks + 40 * 20 * 3 * 2);
+    fit = (struct sp_fit){400, 0, 0};
+    ck_assert_uint_eq(sp_serve_cost(&hdr, 0, &fit, 0, 1, 1),
+                      chunks + 100 * 50 * 3 * 2);
+    fit.enlarge = 1;
+    ck_assert_uint_eq(sp_serve_cost(&hdr, 0, &fit, 0, 1, 1),
+                      chunks + 400 * 200 * 3 * 2);
     /* a header of absurd sides saturates, never wraps */
     hdr = header(SIZE_MAX / 2, SIZE_MAX / 2, 4, 2);
-    ck_assert_uint_eq(sp_serve_cost(&hdr, 2, 1, 1, 1), UINT64_MAX);
+    ck_assert_uint_eq(sp_serve_cost(&hdr, 2, NULL, 1, 1, 1), UINT64_MAX);
 }
 END_TEST
 

@@ -63,11 +63,64 @@ START_TEST(test_query)
 }
 END_TEST
 
+/* The options of issue 28: a fit (fit=, width=, height=, enlarge),
+ * compression= and subsample=, checked as the command line checks
+ * --fit, --width, --height, --enlarge, --compression and --subsample. */
+START_TEST(test_query_fit)
+{
+    struct sp_serve_ask a;
+    const char *fit[] = {"fit", "64x48", "enlarge", NULL};
+    const char *later[] = {"fit", "64x48", "width", "30"};
+    const char *height[] = {"height", "20", "format", "png",
+                            "compression", "0"};
+    const char *jpeg[] = {"width", "20", "format", "jpeg", "subsample",
+                          "444"};
+    const char *bad[][2] = {
+        {"fit", "64"},   {"fit", "x48"},  {"fit", "64x"},   {"fit", "0x5"},
+        {"fit", "5x0"},  {"fit", "-5x5"}, {"fit", "5X5"},   {"width", "0"},
+        {"width", "2147483649"},          {"height", "1e3"}, {"height", ""},
+        {"enlarge", "1"}, {"compression", "10"}, {"compression", "-1"},
+        {"subsample", "411"}, {"subsample", "44"},
+    };
+    const char *both[] = {"s", "2", "fit", "5x5"};
+    const char *enlarge[] = {"s", "2", "enlarge", ""};
+    const char *c_jpeg[] = {"fit", "5x5", "format", "jpg", "compression",
+                            "5"};
+    const char *ss_png[] = {"fit", "5x5", "format", "png", "subsample",
+                            "420"};
+
+    ck_assert_int_eq(ask(&a, 2, fit, 0), SP_OK);
+    ck_assert_uint_eq(a.fit.width, 64);
+    ck_assert_uint_eq(a.fit.height, 48);
+    ck_assert_int_eq(a.fit.enlarge, 1);
+    ck_assert_int_eq(ask(&a, 2, later, 0), SP_OK);  /* as --fit --width */
+    ck_assert_uint_eq(a.fit.width, 30);
+    ck_assert_uint_eq(a.fit.height, 48);
+    ck_assert_int_eq(ask(&a, 3, height, 0), SP_OK);
+    ck_assert_int_eq(a.compression, 0);
+    ck_assert_int_eq(ask(&a, 3, jpeg, 0), SP_OK);
+    ck_assert_int_eq(a.subsample, 444);
+    ck_assert_int_eq(a.compression, -1);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *kv[] = {"width", "9", bad[i][0], bad[i][1]};
+
+        if (strcmp(bad[i][0], "width") == 0)
+            kv[0] = "height";
+        expect(ask(&a, 2, kv, 0) == EINVAL, "%s=%s taken", bad[i][0],
+               bad[i][1]);
+    }
+    ck_assert_int_eq(ask(&a, 2, both, 0), EINVAL);
+    ck_assert_int_eq(ask(&a, 2, enlarge, 0), EINVAL);
+    ck_assert_int_eq(ask(&a, 3, c_jpeg, 0), EINVAL);
+    ck_assert_int_eq(ask(&a, 3, ss_png, 0), EINVAL);
+}
+END_TEST
+
 START_TEST(test_etag)
 {
     struct sp_serve_ask a, b;
     struct stat sb, sb2;
-    char t1[SP_ETAG_MAX], t2[SP_ETAG_MAX];
+    char t1[SP_ETAG_MAX], t2[SP_ETAG_MAX], t3[SP_ETAG_MAX];
 
     memset(&sb, 0, sizeof sb);
     sb.st_dev = 1;
@@ -91,6 +144,21 @@ START_TEST(test_etag)
     ck_assert_str_ne(t1, t2);
     b = a;
     b.ext = "png";
+    sp_serve_etag(&sb, &b, "v1", t2);
+    ck_assert_str_ne(t1, t2);
+    b = a;
+    b.fit.width = 5;
+    sp_serve_etag(&sb, &b, "v1", t2);
+    ck_assert_str_ne(t1, t2);
+    b.fit.enlarge = 1;
+    sp_serve_etag(&sb, &b, "v1", t3);
+    ck_assert_str_ne(t2, t3);
+    b = a;
+    b.compression = 0;
+    sp_serve_etag(&sb, &b, "v1", t2);
+    ck_assert_str_ne(t1, t2);
+    b = a;
+    b.subsample = 444;
     sp_serve_etag(&sb, &b, "v1", t2);
     ck_assert_str_ne(t1, t2);
     sb2 = sb;
@@ -145,6 +213,7 @@ static Suite *serve_request_suite(void)
     TCase *tc = fx_tcase("serve_request");
 
     tcase_add_test(tc, test_query);
+    tcase_add_test(tc, test_query_fit);
     tcase_add_test(tc, test_etag);
     tcase_add_test(tc, test_conditions);
     tcase_add_test(tc, test_media_types);

@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "job_types.h"
+#include "policy.h"
 
 /* mul: A * B, saturating. */
 static uint64_t mul(uint64_t a, uint64_t b)
@@ -26,8 +27,25 @@ static uint64_t side(uint64_t n, int factor)
     return n;
 }
 
-uint64_t sp_serve_cost(const struct sp_header *hdr, int factor, int held,
-                       int stb, unsigned threads)
+/* out_pixels: the pixels of HDR's output, scaled by FACTOR or fitted to
+ * FIT as sp_policy_accept sizes it: a fit keeps an image already inside
+ * its box unless it enlarges. */
+static uint64_t out_pixels(const struct sp_header *hdr, int factor,
+                           const struct sp_fit *fit)
+{
+    size_t ow, oh;
+
+    if (fit == NULL || (fit->width == 0 && fit->height == 0))
+        return mul(side(hdr->width, factor), side(hdr->height, factor));
+    sp_fit_size(fit, hdr->width, hdr->height, &ow, &oh);
+    if (!fit->enlarge && ow >= hdr->width && oh >= hdr->height)
+        return mul(hdr->width, hdr->height);
+    return mul(ow, oh);
+}
+
+uint64_t sp_serve_cost(const struct sp_header *hdr, int factor,
+                       const struct sp_fit *fit, int held, int stb,
+                       unsigned threads)
 {
     uint64_t chunks = mul(2 * SP_CHUNK, threads ? threads : 1);
     uint64_t raster = mul(mul(mul(hdr->width, hdr->height), hdr->channels),
@@ -35,12 +53,10 @@ uint64_t sp_serve_cost(const struct sp_header *hdr, int factor, int held,
     uint64_t in = held ? raster : chunks, out = chunks;
 
     if (stb) {
-        uint64_t pixels = mul(side(hdr->width, factor),
-                              side(hdr->height, factor));
         unsigned ch = hdr->channels > 4 ? 4 : hdr->channels;
 
         /* the image in 8 bits, and its encoding, at most as large */
-        out = mul(mul(pixels, ch), 2);
+        out = mul(mul(out_pixels(hdr, factor, fit), ch), 2);
     }
     return add(in, out);
 }

@@ -11,16 +11,19 @@
 #include <stdint.h>
 
 #include "header.h"
+#include "job_types.h"
 
 /* sp_serve_cost: the bytes a job holds at most for the image HDR scaled
- * by FACTOR on THREADS threads: the raster when HELD (the read path, a
+ * by FACTOR, or fitted to FIT when its box has a side (struct sp_fit, the
+ * output's size as the job's policy makes it), on THREADS threads: the raster when HELD (the read path, a
  * plain raster, a decoded JPEG or PNG), else the row buffers of mmap and
  * pread (two chunks a thread, job_types.h); and the output: the whole
  * 8-bit image and its encoding when STB (BMP, TGA: stb_image_write), else
  * two chunks a thread (PNM, and PNG and JPEG, streamed row by row).
  * Saturates at UINT64_MAX. */
-uint64_t sp_serve_cost(const struct sp_header *hdr, int factor, int held,
-                       int stb, unsigned threads);
+uint64_t sp_serve_cost(const struct sp_header *hdr, int factor,
+                       const struct sp_fit *fit, int held, int stb,
+                       unsigned threads);
 
 /* The ledger: BUDGET bytes (0: no limit), USED of them admitted. */
 struct sp_budget {

@@ -10,6 +10,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include "resample.h"
+
 /* The outputs a request may ask for, by extension, and their types. */
 static const struct {
     const char *ext, *type;
@@ -33,6 +35,7 @@ void sp_serve_ask_init(struct sp_serve_ask *ask)
     ask->filter = SP_FILTER_SAMPLE;
     ask->ext = "pnm";
     ask->io = SP_IO_AUTO;
+    ask->compression = -1;
 }
 
 /* parse_int: all of S, decimal digits with an optional leading '-', in
@@ -74,62 +77,148 @@ static sp_status set_format(struct sp_serve_ask *ask, const char *value)
     return EINVAL;
 }
 
+/* parse_side: the LEN bytes at S, all digits, as a side of 1 to
+ * SP_RESAMPLE_MAX pixels into *OUT (the command line's --fit, --width and
+ * --height): 0 or -1.  Ten digits at most, so that the sum cannot wrap. */
+static int parse_side(const char *s, size_t len, size_t *out)
+{
+    char digits[11];
+    unsigned long long v;
+
+    if (len == 0 || len > 10 || strspn(s, "0123456789") < len)
+        return -1;
+    memcpy(digits, s, len);
+    digits[len] = '\0';
+    v = strtoull(digits, NULL, 10);
+    if (v < 1 || v > SP_RESAMPLE_MAX)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* set_fit: fit=WxH into FIT: 0 or -1. */
+static int set_fit(struct sp_fit *fit, const char *value)
+{
+    const char *x = strchr(value, 'x');
+
+    return x == NULL ||
+                   parse_side(value, (size_t)(x - value), &fit->width) ||
+                   parse_side(x + 1, strlen(x + 1), &fit->height)
+               ? -1
+               : 0;
+}
+
+/* The keys a query may hold, in the order set_value() numbers them. */
+static const char *const keys[] = {"s",     "filter",  "format",
+                                   "quality", "io",    "fit",
+                                   "width", "height",  "enlarge",
+                                   "compression", "subsample"};
+enum { K_S, K_FILTER, K_FORMAT, K_QUALITY, K_IO, K_FIT, K_WIDTH, K_HEIGHT,
+       K_ENLARGE, K_COMPRESSION, K_SUBSAMPLE, NKEYS };
+
+/* set_choices: the keys whose value is one of a few names: VALUE into
+ * ASK for key K: 0 or -1. */
+static int set_choices(struct sp_serve_ask *ask, int k, const char *value)
+{
+    static const char *const filters[] = {"sample", "box"};
+    static const char *const ios[] = {"read", "mmap", "pread", "auto"};
+    static const char *const subsamples[] = {"444", "422", "420"};
+    int v;
+
+    switch (k) {
+    case K_FILTER:
+        if (set_choice(value, filters, 2, &v) != 0)
+            return -1;
+        ask->filter = v == 0 ? SP_FILTER_SAMPLE : SP_FILTER_BOX;
+        return 0;
+    case K_IO:
+        if (set_choice(value, ios, 4, &v) != 0)
+            return -1;
+        ask->io = (enum sp_io)v;
+        return 0;
+    default:  /* K_SUBSAMPLE */
+        if (set_choice(value, subsamples, 3, &v) != 0)
+            return -1;
+        ask->subsample = v == 0 ? 444 : v == 1 ? 422 : 420;
+        return 0;
+    }
+}
+
+/* set_value: key K's VALUE (not NULL, no escape in it) into ASK: 0 or
+ * -1. */
+static int set_value(struct sp_serve_ask *ask, int k, const char *value)
+{
+    switch (k) {
+    case K_S:
+        ask->have_scale = 1;
+        return parse_int(value, -SP_SCALE_MAX, SP_SCALE_MAX, &ask->factor) ||
+                       ask->factor == 0
+                   ? -1
+                   : 0;
+    case K_FORMAT:
+        return set_format(ask, value) == SP_OK ? 0 : -1;
+    case K_QUALITY:
+        return parse_int(value, 1, 100, &ask->quality);
+    case K_COMPRESSION:
+        return parse_int(value, 0, 9, &ask->compression);
+    case K_FIT:
+        return set_fit(&ask->fit, value);
+    case K_WIDTH:
+        return parse_side(value, strlen(value), &ask->fit.width);
+    case K_HEIGHT:
+        return parse_side(value, strlen(value), &ask->fit.height);
+    default:
+        return set_choices(ask, k, value);
+    }
+}
+
 sp_status sp_serve_ask_set(struct sp_serve_ask *ask, const char *key,
                            const char *value, int allow_io,
                            const char **why)
 {
-    static const char *const filters[] = {"sample", "box"};
-    static const char *const ios[] = {"read", "mmap", "pread", "auto"};
-    static const char *const keys[] = {"s", "filter", "format", "quality",
-                                       "io"};
-    int k, v;
+    int k;
 
     *why = "an unknown query key";
-    if (set_choice(key, keys, 5, &k) != 0 || (k == 4 && !allow_io))
+    if (set_choice(key, keys, NKEYS, &k) != 0 || (k == K_IO && !allow_io))
         return EINVAL;
     *why = "a query key given twice";
     if (ask->seen & 1u << k)
         return EINVAL;
     ask->seen |= 1u << k;
+    *why = "enlarge takes no value";
+    if (k == K_ENLARGE) {
+        ask->fit.enlarge = 1;
+        return value == NULL || value[0] == '\0' ? SP_OK : EINVAL;
+    }
     *why = "a bad query value";
     if (value == NULL || strchr(value, '%') != NULL)
         return EINVAL;
-    switch (k) {
-    case 0:
-        if (parse_int(value, -SP_SCALE_MAX, SP_SCALE_MAX, &ask->factor) ||
-            ask->factor == 0)
-            return EINVAL;
-        ask->have_scale = 1;
-        return SP_OK;
-    case 1:
-        if (set_choice(value, filters, 2, &v) != 0)
-            return EINVAL;
-        ask->filter = v == 0 ? SP_FILTER_SAMPLE : SP_FILTER_BOX;
-        return SP_OK;
-    case 2:
-        return set_format(ask, value);
-    case 3:
-        return parse_int(value, 1, 100, &ask->quality) ? EINVAL : SP_OK;
-    default:
-        if (set_choice(value, ios, 4, &v) != 0)
-            return EINVAL;
-        ask->io = (enum sp_io)v;
-        return SP_OK;
-    }
+    return set_value(ask, k, value) == 0 ? SP_OK : EINVAL;
 }
 
 sp_status sp_serve_ask_check(const struct sp_serve_ask *ask,
                              const char **why)
 {
-    *why = "missing s=N";
-    if (!ask->have_scale)
+    const int fit = ask->fit.width != 0 || ask->fit.height != 0;
+
+    *why = "missing s=N (or fit=WxH, width=W, height=H)";
+    if (!ask->have_scale && !fit)
+        return EINVAL;
+    *why = "s= and fit= (width=, height=): one or the other";
+    if (ask->have_scale && fit)
+        return EINVAL;
+    *why = "enlarge is for fit=, width= or height=";
+    if (ask->fit.enlarge && !fit)
         return EINVAL;
     *why = "filter=box is for reduces only (s=N with N <= -2)";
     if (ask->filter == SP_FILTER_BOX && ask->factor > 1)
         return EINVAL;
-    *why = "quality= is for a JPEG output (format=jpeg)";
-    if (ask->quality != 0 && strcmp(ask->ext, "jpg") != 0 &&
-        strcmp(ask->ext, "jpeg") != 0)
+    *why = "quality= and subsample= are for a JPEG output (format=jpeg)";
+    if ((ask->quality != 0 || ask->subsample != 0) &&
+        strcmp(ask->ext, "jpg") != 0 && strcmp(ask->ext, "jpeg") != 0)
+        return EINVAL;
+    *why = "compression= is for a PNG output (format=png)";
+    if (ask->compression >= 0 && strcmp(ask->ext, "png") != 0)
         return EINVAL;
     return SP_OK;
 }
@@ -157,13 +246,16 @@ static uint64_t fnv(uint64_t h, const void *p, size_t len)
 void sp_serve_etag(const struct stat *sb, const struct sp_serve_ask *ask,
                    const char *version, char *out)
 {
-    char text[256];
+    char text[384];  /* every field at its longest, and the version */
     int n = snprintf(
-        text, sizeof text, "%ju:%ju:%jd:%jd.%ld:%jd.%ld|%d:%d:%s:%d|%s",
+        text, sizeof text,
+        "%ju:%ju:%jd:%jd.%ld:%jd.%ld|%d:%d:%s:%d:%zux%zu:%d:%d:%d|%s",
         (uintmax_t)sb->st_dev, (uintmax_t)sb->st_ino, (intmax_t)sb->st_size,
         (intmax_t)sb->st_mtim.tv_sec, sb->st_mtim.tv_nsec,
         (intmax_t)sb->st_ctim.tv_sec, sb->st_ctim.tv_nsec, ask->factor,
-        (int)ask->filter, ask->ext, ask->quality, version);
+        (int)ask->filter, ask->ext, ask->quality, ask->fit.width,
+        ask->fit.height, ask->fit.enlarge, ask->compression, ask->subsample,
+        version);
     uint64_t h = fnv(UINT64_C(0xcbf29ce484222325), text,
                      n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n
                                                          : sizeof text - 1);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "input_types.h"
+#include "job_types.h"
 #include "scale.h"
 #include "status.h"
 
@@ -20,7 +21,14 @@ struct sp_serve_ask {
     enum sp_filter filter; /* filter=sample|box */
     const char *ext;       /* format=EXT: the output's extension, static;
                               "pnm" when absent (the input's own type) */
+    struct sp_fit fit;     /* fit=WxH, width=W, height=H, enlarge: as
+                              --fit, --width, --height, --enlarge (a
+                              later key overrides a side, as a later
+                              option does); 0 x 0: absent */
     int quality;           /* quality=Q, 1..100, JPEG only; 0: absent */
+    int compression;       /* compression=L, 0..9, PNG only; -1: absent */
+    int subsample;         /* subsample=444|422|420, JPEG only; 0:
+                              absent */
     enum sp_io io;         /* io=read|mmap|pread|auto; AUTO when absent */
     int have_scale;
     unsigned seen;         /* the keys given, a bit each */
@@ -31,7 +39,8 @@ void sp_serve_ask_init(struct sp_serve_ask *ask);
 
 /* sp_serve_ask_set: the query's KEY=VALUE (as sent: no escape is
  * decoded, and a value holding one is refused, since no value taken here
- * needs one) into ASK; ALLOW_IO: io= is accepted.  Returns 0, or EINVAL
+ * needs one) into ASK; ALLOW_IO: io= is accepted.  enlarge takes no
+ * value (VALUE NULL or empty); every other key needs one.  Returns 0, or EINVAL
  * with *WHY (a static phrase) naming the key: unknown, given twice, or a
  * bad value. */
 sp_status sp_serve_ask_set(struct sp_serve_ask *ask, const char *key,
@@ -39,7 +48,9 @@ sp_status sp_serve_ask_set(struct sp_serve_ask *ask, const char *key,
                            const char **why);
 
 /* sp_serve_ask_check: what the options ask together, as the command line
- * checks them: s given; box for reduces only; quality for JPEG only.
+ * checks them: s or a fit, not both; enlarge with a fit only; box for
+ * reduces only; quality and subsample for JPEG only; compression for PNG
+ * only.
  * Returns 0 or EINVAL with *WHY. */
 sp_status sp_serve_ask_check(const struct sp_serve_ask *ask,
                              const char **why);

@@ -25,13 +25,16 @@ static void usage(FILE *f)
 "\n"
 "Serve the images under DIR over HTTP/1.1, each scaled as the request\n"
 "asks: GET /PATH?s=N[&filter=box][&format=EXT][&quality=Q] answers the\n"
-"bytes `scaleppm -s N DIR/PATH OUT.EXT` writes.  Keep it on loopback,\n"
-"behind a reverse proxy, where it faces a network.\n"
+"bytes `scaleppm -s N DIR/PATH OUT.EXT` writes.  Instead of s=N:\n"
+"fit=WxH, width=W, height=H, enlarge (as --fit, --width, --height,\n"
+"--enlarge); also subsample=444|422|420 (JPEG) and compression=0..9\n"
+"(PNG), as the command line's options.  Keep it on loopback, behind a\n"
+"reverse proxy, where it faces a network.\n"
 "\n"
 "      --root DIR        the directory served (required)\n"
-"      --listen A:P      the IPv4 address and port (default\n"
-"                        127.0.0.1:8080; port 0: any free one), or\n"
-"                        unix:PATH, a Unix socket\n"
+"      --listen A:P      the address and port (default 127.0.0.1:8080;\n"
+"                        IPv6 in brackets: [::1]:8080; port 0: any free\n"
+"                        one), or unix:PATH, a Unix socket\n"
 "      --workers N       jobs at once (default: one per CPU)\n"
 "      --queue N         requests waiting for a worker at most; past it,\n"
 "                        503 with Retry-After (default: 4 a worker)\n"
@@ -44,7 +47,11 @@ static void usage(FILE *f)
 "                        (K, M, G: binary multiples); past it 503, and\n"
 "                        413 for one that alone is over it\n"
 "      --max-connections N\n"
-"                        connections at once (default 256)\n"
+"                        connections at once (default 256); past it a\n"
+"                        new one waits in the kernel's backlog\n"
+"      --max-per-client N\n"
+"                        requests in flight from one address; past it\n"
+"                        429 with Retry-After (default 0: no limit)\n"
 "      --timeout S       close a connection idle S seconds (default 30)\n"
 "      --deadline S      answer 503 to a request not done S seconds (a\n"
 "                        decimal) after its headers, queue included;\n"
@@ -125,11 +132,13 @@ static int parse_seconds(const char *s, double *out)
     return errno != 0 || *end != '\0' || !(*out <= 86400) ? -1 : 0;
 }
 
-/* parse_listen: "ADDR:PORT" into CFG (ADDR kept in HOST, HOSTLEN). */
+/* parse_listen: "ADDR:PORT", "[ADDR6]:PORT" or "unix:PATH" into CFG
+ * (ADDR kept in HOST, HOSTLEN, without the brackets). */
 static int parse_listen(const char *s, struct sp_serve_config *cfg,
                         char *host, size_t hostlen)
 {
     const char *colon = strrchr(s, ':');
+    int bracket = s[0] == '[';
     unsigned long long port;
 
     if (strncmp(s, "unix:", 5) == 0) {
@@ -137,10 +146,11 @@ static int parse_listen(const char *s, struct sp_serve_config *cfg,
         return s[5] == '\0' ? -1 : 0;
     }
     if (colon == NULL || (size_t)(colon - s) >= hostlen ||
-        parse_count(colon + 1, 0, 65535, &port) != 0)
+        parse_count(colon + 1, 0, 65535, &port) != 0 ||
+        (bracket && (colon - s < 3 || colon[-1] != ']')))
         return -1;
-    memcpy(host, s, (size_t)(colon - s));
-    host[colon - s] = '\0';
+    memcpy(host, s + bracket, (size_t)(colon - s - 2 * bracket));
+    host[colon - s - 2 * bracket] = '\0';
     cfg->host = host;
     cfg->port = (unsigned)port;
     return 0;
@@ -157,7 +167,30 @@ static unsigned cpus(void)
 
 enum { OPT_ROOT = 256, OPT_LISTEN, OPT_WORKERS, OPT_QUEUE, OPT_MAX_PIXELS,
        OPT_ALLOW_IO, OPT_MAX_CONN, OPT_TIMEOUT, OPT_DRAIN, OPT_DEADLINE,
-       OPT_MAX_MEMORY };
+       OPT_MAX_MEMORY, OPT_MAX_PER_CLIENT };
+
+/* The options whose value is a count into an unsigned field, with their
+ * bounds, in the order of count_field(). */
+static const struct {
+    int opt;
+    unsigned long long lo, hi;
+} counts[] = {
+    {OPT_WORKERS, 1, 1024},   {'t', 1, 1024},
+    {OPT_MAX_CONN, 1, 1 << 20}, {OPT_MAX_PER_CLIENT, 0, 1 << 20},
+    {OPT_TIMEOUT, 1, 86400},  {OPT_DRAIN, 0, 86400},
+};
+#define NCOUNTS (sizeof counts / sizeof *counts)
+
+/* count_field: the field of CFG (or DRAIN) that counts[I] sets. */
+static unsigned *count_field(size_t i, struct sp_serve_config *cfg,
+                             unsigned *drain)
+{
+    unsigned *fields[NCOUNTS] = {&cfg->workers, &cfg->threads,
+                                 &cfg->max_connections, &cfg->max_per_client,
+                                 &cfg->idle_timeout, drain};
+
+    return fields[i];
+}
 
 /* parse_value: option C's argument ARG into CFG (or *DRAIN): 0 or -1. */
 static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
@@ -165,48 +198,30 @@ static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
 {
     unsigned long long v;
 
+    for (size_t i = 0; i < NCOUNTS; i++)
+        if (counts[i].opt == c) {
+            if (parse_count(arg, counts[i].lo, counts[i].hi, &v))
+                return -1;
+            *count_field(i, cfg, drain) = (unsigned)v;
+            return 0;
+        }
     switch (c) {
     case OPT_LISTEN:
         return parse_listen(arg, cfg, host, hostlen);
-    case OPT_WORKERS:
-        if (parse_count(arg, 1, 1024, &v))
-            return -1;
-        cfg->workers = (unsigned)v;
-        return 0;
     case OPT_QUEUE:
         if (parse_count(arg, 0, 1 << 20, &v))
             return -1;
         cfg->queue = (size_t)v;
-        return 0;
-    case 't':
-        if (parse_count(arg, 1, 1024, &v))
-            return -1;
-        cfg->threads = (unsigned)v;
         return 0;
     case OPT_MAX_PIXELS:
         if (parse_count(arg, 1, UINT64_MAX, &v))
             return -1;
         cfg->max_pixels = v;
         return 0;
-    case OPT_MAX_CONN:
-        if (parse_count(arg, 1, 1 << 20, &v))
-            return -1;
-        cfg->max_connections = (unsigned)v;
-        return 0;
-    case OPT_TIMEOUT:
-        if (parse_count(arg, 1, 86400, &v))
-            return -1;
-        cfg->idle_timeout = (unsigned)v;
-        return 0;
     case OPT_MAX_MEMORY:
         return parse_bytes(arg, &cfg->max_memory);
-    case OPT_DEADLINE:
+    default:  /* OPT_DEADLINE */
         return parse_seconds(arg, &cfg->deadline);
-    default:  /* OPT_DRAIN */
-        if (parse_count(arg, 0, 86400, &v))
-            return -1;
-        *drain = (unsigned)v;
-        return 0;
     }
 }
 
@@ -223,6 +238,7 @@ static int parse(int argc, char **argv, struct sp_serve_config *cfg,
         {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
         {"allow-io", no_argument, NULL, OPT_ALLOW_IO},
         {"max-connections", required_argument, NULL, OPT_MAX_CONN},
+        {"max-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"drain", required_argument, NULL, OPT_DRAIN},
         {"deadline", required_argument, NULL, OPT_DEADLINE},
@@ -311,6 +327,9 @@ int main(int argc, char **argv)
     if (cfg.unix_path != NULL)
         fprintf(stderr, "scaleppm serve: listening on unix:%s\n",
                 cfg.unix_path);
+    else if (strchr(cfg.host, ':') != NULL)
+        fprintf(stderr, "scaleppm serve: listening on http://[%s]:%u/\n",
+                cfg.host, port);
     else
         fprintf(stderr, "scaleppm serve: listening on http://%s:%u/\n",
                 cfg.host, port);

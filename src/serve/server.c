@@ -20,6 +20,7 @@
 #include <microhttpd.h>
 
 #include "budget.h"
+#include "clients.h"
 #include "deadline.h"
 #include "input.h"
 #include "job.h"
@@ -52,6 +53,7 @@ struct sp_server {
     struct sp_metrics metrics;
     struct sp_watch *watch;     /* the jobs' deadlines; NULL: none */
     struct sp_budget budget;    /* --max-memory */
+    struct sp_clients clients;  /* --max-per-client */
 };
 
 /* A request's progress: answered from the handler at once, or waiting
@@ -83,6 +85,11 @@ struct req {
     struct sp_cancel cancel;    /* set by SRV->watch at the deadline */
     uint64_t cost;              /* the bytes taken from SRV->budget */
     int charged;                /* COST is taken, not yet given back */
+    int over_budget;            /* refused by the budget: ST says why */
+    struct sp_client_key client;  /* the client's address */
+    int keyed;                  /* CLIENT is an address (not a Unix
+                                   socket's peer) */
+    int entered;                /* counted in SRV->clients */
     char shown[512];            /* the URL as the log shows it */
 };
 
@@ -120,7 +127,8 @@ static enum MHD_Result answer_text(struct req *r, unsigned status,
                             "text/plain; charset=utf-8");
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+    if (status == MHD_HTTP_SERVICE_UNAVAILABLE ||
+        status == MHD_HTTP_TOO_MANY_REQUESTS)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER,
                                 RETRY_AFTER);
     return answer(r, status, resp, len);
@@ -207,6 +215,12 @@ static enum MHD_Result answer_job(struct req *r)
     struct MHD_Response *resp;
     char line[128];
 
+    if (r->over_budget)
+        return r->st == EFBIG
+                   ? answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE,
+                                 "413 more memory than --max-memory")
+                   : answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                 "503 busy: memory; try again");
     switch (r->st) {
     case SP_OK:
         break;
@@ -217,6 +231,7 @@ static enum MHD_Result answer_job(struct req *r)
     case ETIMEDOUT:
         return answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
                            "503 the request's deadline passed");
+
     case SP_E_LIMIT:
     case SP_E_TOOBIG:
         snprintf(line, sizeof line, "413 image too large: %s",
@@ -301,6 +316,76 @@ static void record_job(struct req *r, const struct sp_report *report)
                    majflt);
 }
 
+/* peek_accept: an sp_accept_fn that keeps the header (ARG) and stops the
+ * load before a raster byte. */
+static sp_status peek_accept(struct sp_header *hdr, void *arg,
+                             char *why)
+{
+    (void)why;
+    *(struct sp_header *)arg = *hdr;
+    return ECANCELED;
+}
+
+/* job_cost: the bytes R's job would hold (budget.h), from its header,
+ * read through R's descriptor and no further.  Returns 0, or the status
+ * the job's load would fail with. */
+static sp_status job_cost(struct req *r, uint64_t *cost)
+{
+    struct sp_input input;
+    struct sp_header hdr;
+    struct sp_load_info info;
+    unsigned char first = 0;
+    char in[32];
+    int held, stb;
+    sp_status st;
+
+    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
+    if ((st = sp_input_open(&input, in, 1, NULL)) != SP_OK)
+        return st;
+    memset(&hdr, 0, sizeof hdr);
+    memset(&info, 0, sizeof info);
+    st = sp_input_next(&input, r->ask.io, peek_accept, &hdr, &info);
+    sp_input_close(&input);
+    if (st != ECANCELED)
+        return st == SP_OK ? EIO : st;
+    /* a JPEG or PNG (no 'P' magic) is decoded into memory whole */
+    held = r->ask.io == SP_IO_READ || hdr.plain ||
+           pread(r->in_fd, &first, 1, 0) != 1 || first != 'P';
+    /* only BMP and TGA (stb_image_write) are built whole in memory */
+    stb = strcmp(r->ask.ext, "bmp") == 0 || strcmp(r->ask.ext, "tga") == 0;
+    *cost = sp_serve_cost(&hdr, r->ask.factor, &r->ask.fit, held, stb,
+                          r->srv->cfg.threads);
+    return SP_OK;
+}
+
+/* admit: R's bytes taken from the budget (--max-memory), on R's worker:
+ * the header is read there, not on libmicrohttpd's polling thread, which
+ * a cold file would block.  Returns 0 when admitted; EFBIG when they are
+ * more than the whole budget (413) or EAGAIN while the others hold too
+ * much of it (503), with R->over_budget set; or the status its header's
+ * load fails with. */
+static sp_status admit(struct req *r)
+{
+    sp_status st = job_cost(r, &r->cost);
+
+    if (st != SP_OK)
+        return st;
+    st = sp_budget_take(&r->srv->budget, r->cost);
+    r->charged = st == SP_OK;
+    r->over_budget = st != SP_OK;
+    return st;
+}
+
+/* may_begin: whether R's job may begin on the worker that took it: not
+ * when its deadline passed in the queue (ETIMEDOUT), nor when the budget
+ * does not admit it (admit()). */
+static sp_status may_begin(struct req *r)
+{
+    if (r->deadline != 0 && sp_now_ns() >= r->deadline)
+        return ETIMEDOUT;
+    return r->srv->cfg.max_memory > 0 ? admit(r) : SP_OK;
+}
+
 /* run_job: R's job, on a worker: the input the confinement opened, by
  * its descriptor (the kernel reopens that very file), into a new file in
  * the private directory whose extension picks the format. */
@@ -312,15 +397,15 @@ static void run_job(struct req *r)
     struct stat after;
     struct sp_job job = {
         .in = in, .out = out, .io = r->ask.io, .factor = r->ask.factor,
-        .filter = r->ask.filter, .threads = srv->cfg.threads,
-        .max_pixels = srv->cfg.max_pixels, .quality = r->ask.quality,
-        .open_nowait = 1};
+        .filter = r->ask.filter, .fit = r->ask.fit,
+        .threads = srv->cfg.threads, .max_pixels = srv->cfg.max_pixels,
+        .quality = r->ask.quality, .subsample = r->ask.subsample,
+        .compression_set = r->ask.compression >= 0,
+        .compression = r->ask.compression, .open_nowait = 1};
 
     int slot = -1;
 
-    /* A request whose deadline passed in the queue is not begun. */
-    if (r->deadline != 0 && sp_now_ns() >= r->deadline) {
-        r->st = ETIMEDOUT;
+    if ((r->st = may_begin(r)) != SP_OK) {
         close(r->in_fd);
         r->in_fd = -1;
         return;
@@ -394,77 +479,6 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
     return MHD_YES;
 }
 
-/* peek_accept: an sp_accept_fn that keeps the header (ARG) and stops the
- * load before a raster byte. */
-static sp_status peek_accept(struct sp_header *hdr, void *arg,
-                             char *why)
-{
-    (void)why;
-    *(struct sp_header *)arg = *hdr;
-    return ECANCELED;
-}
-
-/* job_cost: the bytes R's job would hold (budget.h), from its header,
- * read through R's descriptor and no further.  Returns 0, or the status
- * the job's load would fail with. */
-static sp_status job_cost(struct req *r, uint64_t *cost)
-{
-    struct sp_input input;
-    struct sp_header hdr;
-    struct sp_load_info info;
-    unsigned char first = 0;
-    char in[32];
-    int held, stb;
-    sp_status st;
-
-    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
-    if ((st = sp_input_open(&input, in, 1, NULL)) != SP_OK)
-        return st;
-    memset(&hdr, 0, sizeof hdr);
-    memset(&info, 0, sizeof info);
-    st = sp_input_next(&input, r->ask.io, peek_accept, &hdr, &info);
-    sp_input_close(&input);
-    if (st != ECANCELED)
-        return st == SP_OK ? EIO : st;
-    /* a JPEG or PNG (no 'P' magic) is decoded into memory whole */
-    held = r->ask.io == SP_IO_READ || hdr.plain ||
-           pread(r->in_fd, &first, 1, 0) != 1 || first != 'P';
-    /* only BMP and TGA (stb_image_write) are built whole in memory */
-    stb = strcmp(r->ask.ext, "bmp") == 0 || strcmp(r->ask.ext, "tga") == 0;
-    *cost = sp_serve_cost(&hdr, r->ask.factor, held, stb,
-                          r->srv->cfg.threads);
-    return SP_OK;
-}
-
-/* admit: R's bytes taken from the budget (--max-memory), or R answered:
- * 413 when they are more than the whole budget, 503 while the others
- * hold too much of it, or the status its header's load fails with.
- * Returns 1 when admitted, else 0 with *RESULT the answer's. */
-static int admit(struct req *r, enum MHD_Result *result)
-{
-    sp_status st = job_cost(r, &r->cost);
-
-    if (st == SP_OK)
-        st = sp_budget_take(&r->srv->budget, r->cost);
-    if (st == SP_OK) {
-        r->charged = 1;
-        return 1;
-    }
-    close(r->in_fd);
-    r->in_fd = -1;
-    if (st == EFBIG)
-        *result = answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE,
-                              "413 more memory than --max-memory");
-    else if (st == EAGAIN)
-        *result = answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
-                              "503 busy: memory; try again");
-    else {
-        r->st = st;
-        *result = answer_job(r);
-    }
-    return 0;
-}
-
 /* submit: R to the pool, its connection suspended until its job is
  * done; a full queue is answered 503 at once. */
 static enum MHD_Result submit(struct req *r)
@@ -508,6 +522,11 @@ static enum MHD_Result begin(struct req *r, const char *url)
                    ? answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
                                  "503 draining")
                    : answer_text(r, MHD_HTTP_OK, "ready");
+    /* Past here a request may take a worker: the client's cap counts. */
+    if (r->keyed && sp_clients_enter(&srv->clients, &r->client) != SP_OK)
+        return answer_text(r, MHD_HTTP_TOO_MANY_REQUESTS,
+                           "429 too many requests from this client at once");
+    r->entered = r->keyed;
     st = sp_serve_path_decode(url, rel, sizeof rel, &why);
     if (st == ENAMETOOLONG)
         return answer_text(r, MHD_HTTP_URI_TOO_LONG, "414 path too long");
@@ -542,13 +561,17 @@ static enum MHD_Result begin(struct req *r, const char *url)
         r->in_fd = -1;
         return answer_not_modified(r);
     }
-    if (srv->cfg.max_memory > 0) {
-        enum MHD_Result result;
-
-        if (!admit(r, &result))
-            return result;
-    }
     return submit(r);
+}
+
+/* identify: the address CONN's client connects from, into *KEY: 1, or
+ * 0 when it has none to count (a Unix socket's peer). */
+static int identify(struct MHD_Connection *conn, struct sp_client_key *key)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+        conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+    return sp_client_key(info != NULL ? info->client_addr : NULL, key);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
@@ -570,6 +593,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
             r->deadline = sp_now_ns() + (uint64_t)(srv->cfg.deadline * 1e9);
         r->srv = srv;
         r->conn = conn;
+        r->keyed = identify(conn, &r->client);
         sp_show_name(method, r->method, sizeof r->method);
         r->in_fd = r->out_fd = -1;
         atomic_init(&r->state, REQ_NEW);
@@ -621,6 +645,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (r->out_fd >= 0)
         close(r->out_fd);
     uncharge(r);
+    if (r->entered)
+        sp_clients_leave(&srv->clients, &r->client);
     free(r);
     *con_cls = NULL;
     atomic_fetch_sub(&srv->active, 1);
@@ -635,34 +661,64 @@ static size_t as_sent(void *cls, struct MHD_Connection *conn, char *s)
     return strlen(s);
 }
 
-/* listen_on: a listening TCP socket on HOST:PORT into *FD, *PORT set to
- * the port bound. */
+/* address_of: HOST, an IPv4 or IPv6 address, with PORT into SA and
+ * *LEN: 0 or -1. */
+static int address_of(const char *host, unsigned port,
+                      struct sockaddr_storage *sa, socklen_t *len)
+{
+    struct sockaddr_in *v4 = (struct sockaddr_in *)sa;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)sa;
+
+    memset(sa, 0, sizeof *sa);
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        *len = sizeof *v4;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)port);
+        *len = sizeof *v6;
+        return 0;
+    }
+    return -1;
+}
+
+/* listen_on: a listening TCP socket on HOST (IPv4 or IPv6) and *PORT
+ * into *FD, *PORT set to the port bound.  An IPv6 socket takes IPv6
+ * only, so that [::] never answers on IPv4 addresses unasked. */
 static sp_status listen_on(const char *host, unsigned *port, int *fd,
                            char *why)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_port = htons((uint16_t)*port)};
-    socklen_t len = sizeof sa;
+    struct sockaddr_storage sa;
+    socklen_t len;
     int one = 1, s;
     sp_status st;
 
-    if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
-        snprintf(why, SP_WHY_MAX, "'%s' is not an IPv4 address", host);
+    if (address_of(host, *port, &sa, &len) != 0) {
+        snprintf(why, SP_WHY_MAX, "'%s' is not an IPv4 or IPv6 address",
+                 host);
         return EINVAL;
     }
-    s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    s = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0)
         return errno;
     (void)setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(s, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+    if (sa.ss_family == AF_INET6)
+        (void)setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (bind(s, (struct sockaddr *)&sa, len) != 0 ||
         listen(s, SOMAXCONN) != 0 ||
         getsockname(s, (struct sockaddr *)&sa, &len) != 0) {
         st = errno;
-        snprintf(why, SP_WHY_MAX, "cannot listen on %s:%u", host, *port);
+        snprintf(why, SP_WHY_MAX, "cannot listen on %s port %u", host,
+                 *port);
         close(s);
         return st;
     }
-    *port = ntohs(sa.sin_port);
+    *port = ntohs(sa.ss_family == AF_INET
+                      ? ((struct sockaddr_in *)&sa)->sin_port
+                      : ((struct sockaddr_in6 *)&sa)->sin6_port);
     *fd = s;
     return SP_OK;
 }
@@ -756,6 +812,7 @@ static void teardown(struct sp_server *srv)
     if (srv->root >= 0)
         close(srv->root);
     sp_budget_destroy(&srv->budget);
+    sp_clients_destroy(&srv->clients);
     free(srv);
 }
 
@@ -781,7 +838,9 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
     srv->root = srv->listen_fd = -1;
     sp_metrics_init(&srv->metrics);
     sp_budget_init(&srv->budget, cfg->max_memory);
-    if ((st = prepare(srv, port, why)) != SP_OK) {
+    if ((st = sp_clients_init(&srv->clients, cfg->max_per_client,
+                              cfg->max_connections)) != SP_OK ||
+        (st = prepare(srv, port, why)) != SP_OK) {
         teardown(srv);
         return st;
     }

@@ -25,7 +25,10 @@ struct sp_serve_config {
     uint64_t max_memory;     /* the bytes the jobs admitted may hold
                                 together (budget.h); 0: no limit */
     int allow_io;            /* io= is taken from the query */
-    unsigned max_connections;
+    unsigned max_connections;  /* connections at once (libmicrohttpd's
+                                  limit: past it, the kernel's backlog) */
+    unsigned max_per_client;   /* requests in flight from one address,
+                                  else 429 (clients.h); 0: no limit */
     unsigned idle_timeout;   /* seconds a connection may sit idle */
     double deadline;         /* seconds a request may take from its
                                 headers to its job's end, queue included,

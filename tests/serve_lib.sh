@@ -1,0 +1,99 @@
+# shellcheck shell=bash
+# serve_lib.sh: the helpers of the scripts that drive `scaleppm serve`
+# (serve_test.sh, serve_soak_test.sh): a server started on a free port
+# and stopped, and a request's status checked.  Sourced after lib.sh's
+# setup, from $WORK; the caller's EXIT trap calls stop_server.
+
+server_pid='' server_log=''
+# stop_server: SIGTERM to the server started last, and its exit waited
+# for (SIGKILL after a few seconds, and a failure: it must drain sooner);
+# a sanitizer's report in its log (server_log) is a failure.
+stop_server() {
+    local i
+    [[ -n $server_pid ]] || return 0
+    kill -TERM "$server_pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    if kill -0 "$server_pid" 2>/dev/null; then
+        kill -KILL "$server_pid" 2>/dev/null || true
+        fail 'the server stops at SIGTERM' 'killed'
+    fi
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=
+    if [[ -f $server_log ]] && grep -q -e 'Sanitizer' -e 'runtime error:' \
+        "$server_log"; then
+        fail 'the server: no sanitizer report' \
+            "$(grep -m 1 -e 'Sanitizer' -e 'runtime error:' "$server_log")"
+    fi
+}
+
+# start_server ARGS...: scaleppm serve ARGS listening on $LISTEN (by
+# default a free loopback port), its log in server.log; sets URL once it
+# listens, from the address the server prints.
+start_server() {
+    local i url=
+    mkdir -p "$WORK/tmp"
+    rm -f server.log  # the last server's, which names its port
+    TMPDIR=$WORK/tmp "$SP" serve --listen "${LISTEN:-127.0.0.1:0}" "$@" \
+        2>server.log &
+    server_pid=$! server_log=$PWD/server.log
+    for ((i = 0; i < 100; i++)); do
+        url=$(sed -n 's|.*listening on \(http://.*:[0-9]*\)/$|\1|p' \
+            server.log 2>/dev/null || true)
+        [[ -n $url ]] && break
+        sleep 0.05
+    done
+    if [[ -z $url ]]; then
+        printf 'the server did not start: %s\n' "$(head -n 1 server.log)" >&2
+        exit 1
+    fi
+    URL=$url
+}
+
+# status PATH [CURL_ARGS...]: the status code of GET PATH, as sent.
+status() {
+    local path=$1
+    shift
+    curl -s --path-as-is -o body -w '%{http_code}' "$@" "$URL$path"
+}
+
+# expect_status WHAT CODE PATH [CURL_ARGS...]: PATH answers CODE with a
+# one-line body.
+expect_status() {
+    local what=$1 code=$2 path=$3 got why=
+    shift 3
+    got=$(status "$path" "$@")
+    if [[ $got != "$code" ]]; then
+        why="$path: $got, not $code ($(head -c 100 body))"
+    elif [[ $code != 200 && $code != 304 && -s body ]] &&
+        [[ $(wc -l <body) != 1 ]]; then
+        why="$path: the body is not one line"
+    fi
+    result "$what" "$why"
+}
+
+# fd_count: the server's open descriptors.
+fd_count() {
+    find "/proc/$server_pid/fd" -mindepth 1 | wc -l
+}
+
+# wait_running N: until /metrics shows N jobs on a worker (a minute at
+# most: a sanitizer's build is slow), so that a test acts while a job
+# runs, or once it is done, however busy the machine.
+wait_running() {
+    local i
+    for ((i = 0; i < 1200; i++)); do
+        curl -s "$URL/metrics" | grep -qx "scaleppm_jobs_running $1" &&
+            return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# sanitized: whether the server is a sanitizer's build (its allocator
+# keeps freed memory, and maps shadow memory of its own).
+sanitized() {
+    grep -q -e __asan_init -e __tsan_init "$(dirname "$SP")/scaleppm-serve"
+}
