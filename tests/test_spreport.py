@@ -317,7 +317,8 @@ class SunFixture(Folder):
         self.assertTrue(path.endswith("figure1.png"))
         self.assertEqual(len(fig.axes), 2)
         for ax in fig.axes:
-            self.assertIn("warm cache, folio 4k", ax.get_title())
+            self.assertIn("fixture.ppm, 1 threads, warm cache, folio 4k",
+                          ax.get_title())
             anchor = ax.get_legend().get_bbox_to_anchor()
             self.assertLess(anchor.y1, ax.bbox.y0 + 1)
 
