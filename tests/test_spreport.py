@@ -592,6 +592,37 @@ class Iobench(Folder):
         self.assertEqual(rc, 0)
         self.assertIn("cache cold, folio 2M, folio 4K", ax.get_title())
 
+    def test_seed_beside_its_own_condition(self):
+        # zero-page's touched rounds hold the seed's Linux figures, its
+        # untouched ones Solaris's: two markers; cdb's seed was warm and
+        # copy's had no fsync: no marker beside cold or fsync bars
+        rc, _, ax = self.report(
+            f"{HEAD}\nzero-page,round,1,memset,time,1,s,0.6,ok\n"
+            "zero-page,round-notouch,1,memset,time,2,s,10,ok\n")
+        self.assertEqual(rc, 0)
+        marks = {ln.get_marker(): list(ln.get_ydata())
+                 for ln in ax.get_lines() if ln.get_marker() in "D^"}
+        self.assertEqual(marks, {"D": [0.6], "^": [10]})
+        self.assertIn("◆ the seed's figure, Linux VM; ▲ the seed's figure, "
+                      "Solaris 11", ax.get_title())
+        for text, drawn in (
+                (f"{HEAD}\ncdb,warm,1,seek,latency,9,ns/op,12,ok\n"
+                 "cdb,cold,1,seek,latency,900,ns/op,12,ok\n", [12]),
+                (f"{HEAD}\ncopy,copy,0,cp,real,9,s,4.5,ok\n"
+                 "copy,copy-nofsync,0,cp,real,3,s,4.5,ok\n", [4.5])):
+            rc, _, ax = self.report(text)
+            self.assertEqual(rc, 0)
+            seeds = [v for ln in ax.get_lines() if ln.get_marker() == "D"
+                     for v in ln.get_ydata()]
+            self.assertEqual(seeds, drawn, text)
+            # the drawn one sits on the first group's bar only
+            xs = [x for ln in ax.get_lines() if ln.get_marker() == "D"
+                  for x in ln.get_xdata()]
+            self.assertEqual(xs, [0] if "cdb" in text else [1])
+        # no seed figure drawn: the title promises none
+        rc, _, ax = self.report(f"{HEAD}\nx,a,0,read,time,1,s,,ok\n")
+        self.assertNotIn("seed", ax.get_title())
+
     def test_real_figure_written(self):
         self.assertEqual(self.report(IOBENCH, draw=True)[0], 0)
         self.assertPng("r.png")
