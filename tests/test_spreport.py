@@ -828,6 +828,15 @@ class Batch(Folder):
         self.assertEqual((rc, err), (0, ""))
         self.assertEqual(sorted(os.path.basename(p) for p, _ in figs.drawn),
                          ["batch-set.png", "batch.png"])
+        # every bar with its whiskers, every title with the threads
+        for _, fig in figs.drawn:
+            for ax in fig.axes:
+                bars = [p for p in ax.patches]
+                whiskers = sum(len(c.lines[2][0].get_segments())
+                               for c in ax.containers
+                               if hasattr(c, "has_yerr"))
+                self.assertEqual(whiskers, len(bars), ax.get_title())
+                self.assertIn("thread", ax.get_title())
         md = self.read("d/batch.md")
         self.assertIn("folder (tmpfs; x)", md)
         self.assertIn("Targets met: 4 of 5.", md)
@@ -991,6 +1000,12 @@ class Peers(Folder):
         ax, = figs.axes()
         heights = sorted(round(p.get_height(), 2) for p in ax.patches)
         self.assertEqual(heights, [0.4, 0.73])
+        # whiskers: reduce 2, scaleppm's 1-3 ms against pamscale's 4-6 ms
+        spans = sorted(tuple(round(y, 3) for _, y in seg)
+                       for c in ax.containers if hasattr(c, "has_yerr")
+                       for seg in c.lines[2][0].get_segments())
+        self.assertIn((0.167, 0.75), spans)
+        self.assertIn("8x4 images", ax.get_title())
 
     def test_bad_rate(self):
         for rate in ("1e9,x", "0", ""):
