@@ -180,7 +180,7 @@ reference_run() {
         # measured the units (the runs it predicts have their own)
         sp_write_env "$scratch/model/env.txt" "" "$bin" \
             "suite=model quick=$quick units=$units runs=$(cd "$scratch" &&
-                printf '%s,' sun-1280x1024-warm-*/session-*)"
+                printf '%s\n' sun-1280x1024-warm-*/session-* | paste -sd,)"
         names+=(model)
     fi
     local -a opts
