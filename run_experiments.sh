@@ -314,7 +314,9 @@ fi
 if [[ $suite == durable || $suite == paths || $suite == threads ]]; then
     "${suite}_suite" "$ROOT" "$bin" "$out" "$runs" "$quick" ||
         die "--suite $suite failed"
-    sp_write_env "$out/env.txt" "" "$bin" "suite=$suite runs=$runs quick=$quick"
+    mapfile -t inputs < <(sp_suite_inputs "$out/$suite.csv" "$bin")
+    sp_write_env "$out/env.txt" "" "$bin" \
+        "suite=$suite runs=$runs quick=$quick" "${inputs[@]}"
     cat "$out/$suite.md"
     printf 'results in %s\n' "$out" >&2
     exit 0
@@ -335,7 +337,8 @@ if [[ $suite != sun ]]; then
     settings+=" file_size=${file_size:-default} reps=${reps:-default}"
     settings+=" mem_limit=${mem_limit:-none} perf=$perf"
 fi
-sp_write_env "$out/env.txt" "${image:-}" "$bin" "$settings"
+# the Sun study's input is the copy it made and read (sun_study)
+sp_write_env "$out/env.txt" "${input:-${image:-}}" "$bin" "$settings"
 if [[ $suite == sun || $suite == all ]]; then
     sun_headline "$out"
 fi

@@ -494,8 +494,11 @@ XML
     done
 
     peers_report "$out" "$rate" "${specs[@]}"
-    sp_write_env "$out/env.txt" "${inputs[${sizes[-1]}]}" "$bin" \
-        "suite=peers quick=$quick runs=$runs sizes=${sizes[*]} outputs=/dev/shm (tmpfs) memcpy_bytes_per_s=$rate specs=$(IFS=,; echo "${specs[*]}") inputs=$(for s in "${sizes[@]}"; do printf '%s ' "${inputs[$s]}"; done)"
+    local -a files=()
+    for size in "${sizes[@]}"; do files+=("${inputs[$size]}"); done
+    sp_write_env "$out/env.txt" "" "$bin" \
+        "suite=peers quick=$quick runs=$runs sizes=${sizes[*]} outputs=/dev/shm (tmpfs) memcpy_bytes_per_s=$rate specs=$(IFS=,; echo "${specs[*]}") inputs=${files[*]} " \
+        "${files[@]}"
     cat "$out/peers.md"
 )
 

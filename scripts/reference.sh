@@ -176,6 +176,11 @@ reference_run() {
         reference_step model spreport model \
             --units "$scratch"/model/units-*.csv --out "$scratch/model" \
             "$scratch"/sun-1280x1024-warm-*/session-*
+        # spcost's own files are gone: the machine and the build that
+        # measured the units (the runs it predicts have their own)
+        sp_write_env "$scratch/model/env.txt" "" "$bin" \
+            "suite=model quick=$quick units=$units runs=$(cd "$scratch" &&
+                printf '%s\n' sun-1280x1024-warm-*/session-* | paste -sd,)"
         names+=(model)
     fi
     local -a opts

@@ -40,30 +40,108 @@ sp_tree_state() {
     if [[ $n == 0 ]]; then echo clean; else echo "dirty: $n files differ from the commit"; fi
 }
 
-# sp_cache_state BUILD_DIR IMAGE: the page cache as this run found it,
-# measured (spcache): the pages one read fault maps on a fresh mapping of
-# a cached 8 MiB file (the fault-around, or the folio it falls in), and
-# the folios holding IMAGE's cached pages where there is an IMAGE.
-sp_cache_state() {
-    local spcache=$1/src/spcache probe
-    probe=$(mktemp "${TMPDIR:-/tmp}/scaleppm-probe.XXXXXX") || return 0
+# sp_fault_around BUILD_DIR DIR: the pages one read fault maps on a fresh
+# mapping of a cached 8 MiB file, measured (spcache) in DIR, the input's
+# folder, where it can be written, else in $TMPDIR; the line says where.
+# The probe's name ends in .ppm: in images/ git ignores it.
+sp_fault_around() {
+    local dir=$2 probe
+    [[ -d $dir && -w $dir ]] || dir=${TMPDIR:-/tmp}
+    probe=$(mktemp --suffix=.ppm "$dir/scaleppm-probe.XXXXXX") || return 0
     head -c 8388608 /dev/zero >"$probe"
-    printf 'fault-around, measured: %s pages a read fault (a cached 8 MiB file in %s)\n' \
-        "$("$spcache" faultaround "$probe" 2>/dev/null || echo '?')" \
-        "${TMPDIR:-/tmp}"
+    printf 'fault-around, measured: %s pages a read fault (a cached 8 MiB file in %s, on %s)\n' \
+        "$("$1/src/spcache" faultaround "$probe" 2>/dev/null || echo '?')" \
+        "$dir" "$(df -PT "$dir" | awk 'NR == 2 { print $2 " " $1 }')"
     rm -f -- "$probe"
-    if [[ -f $2 ]]; then
-        printf 'folios of the cached input, measured (KiB:count): %s\n' \
-            "$("$spcache" folios "$2" 2>/dev/null || echo '? (needs root)')"
+}
+
+# sp_input_lines BUILD_DIR IMAGE: IMAGE as the runs read it: its size and
+# format, its file system, and the folios holding its cached pages,
+# measured (spcache) when the record is written.
+sp_input_lines() {
+    printf 'input: %s, %s bytes, %s\n' "$2" "$(stat -c %s "$2")" \
+        "$(pamfile "$2" 2>/dev/null | cut -d: -f2- | sed 's/^[[:space:]]*//')"
+    printf 'filesystem of the input: %s\n' \
+        "$(df -PT "$2" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
+    printf 'folios of the cached input, measured (KiB:count): %s\n' \
+        "$("$1/src/spcache" folios "$2" 2>/dev/null || echo '? (needs root)')"
+}
+
+# sp_hypervisor: the hypervisor the kernel reports: /sys/hypervisor/type
+# (Xen), else the kernel log's "Hypervisor detected" (KVM, VMware,
+# Hyper-V), else systemd-detect-virt --vm, else the CPU's hypervisor flag
+# (one is there, unnamed); "none reported" where nothing names one.
+sp_hypervisor() {
+    local h=""
+    [[ -r /sys/hypervisor/type ]] && h=$(cat /sys/hypervisor/type 2>/dev/null)
+    if [[ -n $h ]]; then
+        printf '%s (/sys/hypervisor/type)\n' "$h"
+        return
+    fi
+    h=$(dmesg 2>/dev/null | sed -n 's/.*Hypervisor detected: //p' |
+        tail -n 1) || true
+    if [[ -n $h ]]; then
+        printf '%s (the kernel log)\n' "$h"
+    elif h=$(systemd-detect-virt --vm 2>/dev/null) && [[ -n $h ]]; then
+        printf '%s (systemd-detect-virt)\n' "$h"
+    elif grep -qw hypervisor /proc/cpuinfo 2>/dev/null; then
+        echo "present, unnamed (the CPU's hypervisor flag)"
+    else
+        echo "none reported"
     fi
 }
 
-# sp_write_env FILE IMAGE BUILD_DIR SETTINGS: what the figures depend on.
+# sp_machine: the machine's identity on one line: the kernel's release
+# and build, the CPU's model (family, model, stepping) and microcode, the
+# hypervisor.  Runs compare like for like only where it is the same.
+sp_machine() {
+    local cpu
+    cpu=$(awk -F'[[:space:]]*: ' '
+        $1 == "model name" { m = $2 } $1 == "cpu family" { f = $2 }
+        $1 == "model" { n = $2 } $1 == "stepping" { s = $2 }
+        $1 == "microcode" { u = $2 } /^$/ { exit }
+        END { printf "%s (family %s, model %s, stepping %s), microcode %s",
+                     m == "" ? "?" : m, f == "" ? "?" : f, n == "" ? "?" : n,
+                     s == "" ? "?" : s, u == "" ? "?" : u }' /proc/cpuinfo)
+    printf 'kernel %s, build %s; cpu %s; hypervisor %s\n' "$(uname -r)" \
+        "$(uname -v)" "$cpu" "$(sp_hypervisor)"
+}
+
+# sp_build_lines BUILD_DIR: how the scaleppm that ran was built: the
+# compiler CMake used and its version, the flags its sources and its core
+# library's were compiled with (the build's own flags.make, else
+# CMakeCache's), the binary's build time (its modification time), version
+# and sha256.
+sp_build_lines() {
+    local build=$1 cc type flags dir=$1/src/CMakeFiles
+    cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+    type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
+    printf 'compiler: %s (%s)\n' "$cc" "$("${cc:-cc}" --version 2>/dev/null | head -n 1)"
+    if [[ -r $dir/scaleppm.dir/flags.make ]]; then
+        flags="$(sed -n 's/^C_FLAGS = //p' "$dir/scaleppm.dir/flags.make"); core library: $(sed -n 's/^C_FLAGS = //p' "$dir/scaleppm_core.dir/flags.make" 2>/dev/null); defines: $(sed -n 's/^C_DEFINES = //p' "$dir/scaleppm.dir/flags.make")"
+    else
+        flags="$(sed -n 's/^CMAKE_C_FLAGS:[A-Z]*=//p' "$build/CMakeCache.txt") $(sed -n "s/^CMAKE_C_FLAGS_${type^^}:[A-Z]*=//p" "$build/CMakeCache.txt")"
+    fi
+    printf 'build type: %s, flags: %s\n' "$type" "$flags"
+    printf 'built: %s\n' "$(date -u -r "$build/src/scaleppm" '+%Y-%m-%d %H:%M:%S UTC')"
+    printf 'scaleppm: %s, sha256 %s\n' "$("$build/src/scaleppm" --version)" \
+        "$(sha256sum <"$build/src/scaleppm" | cut -d' ' -f1)"
+}
+
+# sp_write_env FILE IMAGE BUILD_DIR SETTINGS [IMAGE...]: what the figures
+# depend on.  IMAGE (and each after SETTINGS): a file the runs read, as
+# they read it (a copy, not what it was copied from); "" for none.  The
+# fault-around is probed beside the first.
 sp_write_env() {
-    local file=$1 image=$2 build=$3 settings=$4
+    local file=$1 build=$3 settings=$4 image
+    local -a images=()
+    for image in "$2" "${@:5}"; do
+        if [[ -f $image ]]; then images+=("$image"); fi
+    done
     {
         printf 'date: %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
         printf 'host: %s\n' "$(hostname)"
+        printf 'machine: %s\n' "$(sp_machine)"
         printf 'cpu: %s\n' "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
         printf 'cores: %s online\n' "$(nproc)"
         printf 'memory: %s kB\n' "$(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
@@ -72,28 +150,28 @@ sp_write_env() {
         printf 'transparent hugepages: %s; shmem: %s\n' \
             "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo n/a)" \
             "$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null || echo n/a)"
-        if [[ -f $image ]]; then
-            printf 'input: %s, %s bytes, %s\n' "$image" "$(stat -c %s "$image")" \
-                "$(pamfile "$image" | cut -d: -f2- | sed 's/^[[:space:]]*//')"
-            printf 'filesystem of the input: %s\n' \
-                "$(df -PT "$image" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
-        fi
+        for image in "${images[@]}"; do
+            sp_input_lines "$build" "$image"
+        done
         printf 'filesystem of the working copy: %s\n' \
             "$(df -PT "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
         printf 'read_ahead_kb of the working copy'"'"'s device: %s\n' \
             "$(sp_read_ahead_kb "${TMPDIR:-/tmp}")"
-        sp_cache_state "$build" "$image"
-        printf 'compiler: %s\n' "$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt") ($(cc --version | head -n 1))"
-        printf 'build type: %s, flags: %s %s\n' \
-            "$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")" \
-            "$(sed -n 's/^CMAKE_C_FLAGS:[A-Z]*=//p' "$build/CMakeCache.txt")" \
-            "$(sed -n 's/^CMAKE_C_FLAGS_RELEASE:[A-Z]*=//p' "$build/CMakeCache.txt")"
-        printf 'scaleppm: %s, sha256 %s\n' "$("$build/src/scaleppm" --version)" \
-            "$(sha256sum <"$build/src/scaleppm" | cut -d' ' -f1)"
+        sp_fault_around "$build" "$(dirname -- "${images[0]:-${TMPDIR:-/tmp}/.}")"
+        sp_build_lines "$build"
         printf 'commit: %s\n' "$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
         printf 'tree: %s\n' "$(sp_tree_state)"
         printf 'settings: %s\n' "$settings"
     } >"$file"
+}
+
+# sp_suite_inputs CSV BUILD_DIR: the images a suite's rows name in their
+# first column (WxH, as paths.csv, durable.csv and threads.csv have it),
+# as sp_image_of finds them, once each.
+sp_suite_inputs() {
+    local size
+    awk -F, 'NR > 1 && $1 ~ /^[0-9]+x[0-9]+$/ { print $1 }' "$1" | sort -u |
+        while read -r size; do sp_image_of "$ROOT" "$2" "$size"; done
 }
 
 # sp_suite_report SUITE CSV MD PNG: an iobench suite's Markdown table and

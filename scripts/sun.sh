@@ -2,7 +2,7 @@
 # sun.sh: one session of the Sun 2002 study on one image (sourced by
 # run_experiments.sh, whose options set the globals used here: image size
 # cache page_cache runs threads scales order_seed out work bin spcache
-# scaleppm).
+# scaleppm; sun_study sets input and copy_block for env.txt).
 # shellcheck disable=SC2154  # those globals are assigned there
 
 # sun_input: set image to the input, generating it into images/ (git-
@@ -110,9 +110,9 @@ sun_study() {
     # The input as the page cache will hold it: written by 4 KiB or 8 MiB
     # writes, then written back so that no dirty pages are left to flush.
     input=$work/input.ppm
-    local block=8388608
-    [[ $page_cache == small ]] && block=4096
-    "$spcache" copy "$block" "$image" "$input"
+    copy_block=8388608
+    [[ $page_cache == small ]] && copy_block=4096
+    "$spcache" copy "$copy_block" "$image" "$input"
     sync "$input"
     outfile=$work/out.ppm
     fault_around=$("$spcache" faultaround "$input" 2>/dev/null || echo '?')
@@ -153,11 +153,15 @@ sun_study() {
 }
 
 # sun_settings: the session's settings for env.txt: the options, the
-# order the factors ran in and its seed, and the input's page-cache state
-# as measured (pages one fault maps, the folios that hold it).
+# image the input was copied from and the size of the writes that made
+# the copy (env.txt's input: line is the copy, the file the runs read),
+# the order the factors ran in and its seed, and the input's page-cache
+# state as measured before the runs (pages one fault maps, the folios
+# that hold it).
 sun_settings() {
     printf 'threads=%s runs=%s scales=%s cache=%s page_cache=%s ' \
         "$threads" "$runs" "$scales" "$cache" "$page_cache"
+    printf 'input_copied_from=%s copy_write_bytes=%s ' "$image" "$copy_block"
     printf 'order_seed=%s order=%s fault_around_pages=%s folios=%s\n' \
         "$order_seed" "$(IFS=,; echo "${order[*]}")" "$fault_around" \
         "${folios// /,}"

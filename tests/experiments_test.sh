@@ -28,6 +28,39 @@ ratio_check() {
         END { if (seen == 0) print "no ratios" }' "$1" "$2"
 }
 
+# env_check NAME ENV DIR INPUT...: ENV (an env.txt) names the machine
+# (the kernel's release and build, the CPU and its microcode, the
+# hypervisor), the build of the binary that ran (compiler, flags of the
+# program and its core library, build time), the fault-around probed in
+# DIR (an extended regex: the first input's folder), and each INPUT (an
+# extended regex of its path) on an input: line with its size and
+# format, its file system and its folios.
+env_check() {
+    local name=$1 env=$2 dir=$3 in miss="" n
+    shift 3
+    grep -qF "machine: kernel $(uname -r), build $(uname -v); cpu " "$env" ||
+        miss+="no machine line with uname -r and -v; "
+    grep -qE '^machine: .*\), microcode [^;]+; hypervisor [^ ].*' "$env" ||
+        miss+="no CPU model, microcode or hypervisor; "
+    grep -qE '^compiler: /[^ ]+ \(.+\)$' "$env" || miss+="no compiler; "
+    grep -qE '^build type: [A-Za-z]+, flags: .*-O.*; core library: .*-O' \
+        "$env" || miss+="no flags; "
+    grep -qE '^built: [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} UTC$' "$env" ||
+        miss+="no build time; "
+    grep -qE "^fault-around, measured: [0-9]+ pages a read fault \(a cached 8 MiB file in $dir, on " \
+        "$env" || miss+="fault-around not probed in $dir; "
+    for in in "$@"; do
+        grep -qE "^input: $in, [0-9]+ bytes, [A-Z]" "$env" ||
+            miss+="no input: line for $in; "
+    done
+    n=$(grep -c '^filesystem of the input: ' "$env") || true
+    ((n == $#)) || miss+="$n filesystem lines for $# inputs; "
+    n=$(grep -cE '^folios of the cached input, measured \(KiB:count\): .' "$env") || true
+    ((n == $#)) || miss+="$n folio lines for $# inputs; "
+    result "$name: env.txt names the machine, the build and the inputs read" \
+        "$miss"
+}
+
 for cache in warm cold; do
     out=$work/$cache
     if ! "$root/run_experiments.sh" --quick --bin "$build" --cache "$cache" \
@@ -60,6 +93,13 @@ for cache in warm cold; do
         "$(ratio_check "$out/runs.csv" "$out/summary.csv")"
     result "$cache: table1.md names the cache state" \
         "$(grep -q "cache=$cache, page_cache=small" "$out/table1.md" || echo 'not found')"
+    # the input: line is the copy the runs read, beside the fault-around
+    # probe; the settings say what it was copied from, in 4 KiB writes
+    tmp="${TMPDIR:-/tmp}/scaleppm-exp\.[^/ ]+"
+    env_check "$cache" "$out/env.txt" "$tmp" "$tmp/input\.ppm"
+    result "$cache: env.txt names the image copied and the writes' size" \
+        "$(grep -qE "^settings: .* input_copied_from=$root/images/gen320x256\.ppm copy_write_bytes=4096 " \
+            "$out/env.txt" || echo 'not found')"
     result "$cache: table1.md has a row a scale" \
         "$(n=$(grep -cE '^\| -?[0-9]+\*? \| [0-9]+/[0-9]+ \|' "$out/table1.md"); ((n == 3)) || echo "$n rows")"
 done
@@ -155,6 +195,8 @@ if "$root/run_experiments.sh" --suite paths --quick --bin "$build" \
         "$(awk -F, 'NR > 1 { n[$1 $2 $3 $5 $4]++ } END { for (k in n) if (n[k] != 1) { print k; exit } }' "$csv")"
     result "paths: a table row a job, warm and cold" \
         "$(n=$(grep -cE '^\| [^|]* \| (reduce|box|enlarge|copy)' "$work/paths/paths.md"); ((n == 22)) || echo "$n rows")"
+    env_check paths "$work/paths/env.txt" "$root/images" \
+        "$root/images/gen320x256\.ppm" "$root/images/gen64x64\.ppm"
 else
     result "run_experiments.sh --suite paths --quick" \
         "$(tail -n 3 "$work/paths.log" | tr '\n' ' ')"
@@ -174,6 +216,8 @@ if "$root/run_experiments.sh" --suite threads --quick --runs 1 \
         "$(n=$(grep -cvE '^image|,(vips-zoom|pamenlarge|floor-[a-z]+),' "$csv"); ((n == 240)) || echo "$n rows")"
     result "threads: a table row a case" \
         "$(n=$(grep -cE '^\| [0-9]+x[0-9]+ \| [a-z]+ [0-9] \| (pipe|tmpfs|disk) ' "$work/threads/threads.md"); ((n == 48)) || echo "$n rows")"
+    env_check threads "$work/threads/env.txt" "$root/images" \
+        "$root/images/gen320x256\.ppm" "$root/images/gen2000x1500\.ppm"
 else
     result "run_experiments.sh --suite threads --quick" \
         "$(tail -n 3 "$work/threads.log" | tr '\n' ' ')"
@@ -224,6 +268,7 @@ if "$root/run_experiments.sh" --suite batch --quick --bin "$build" \
     result "batch: env.txt records the suite's settings" \
         "$(grep -q 'settings: suite=batch runs=2 quick=1 reduce=320x256x20' \
             "$b/env.txt" || echo 'not found')"
+    env_check batch "$b/env.txt" "$root/images" "$root/images/gen320x256\.ppm"
 else
     result "run_experiments.sh --suite batch --quick" \
         "$(tail -n 3 "$work/batch.log" | tr '\n' ' ')"
@@ -247,6 +292,7 @@ then
     result "compressed: a table row a case" \
         "$(n=$(grep -cE '^\| ([^|]+ )?\| (ppm|jpeg|png) \| reduce' \
             "$work/compressed/compressed.md"); ((n == 24)) || echo "$n rows")"
+    env_check compressed "$work/compressed/env.txt" "$root/images" "$root/images/gen320x256\.ppm"
 else
     result "run_experiments.sh --suite compressed --quick" \
         "$(tail -n 3 "$work/compressed.log" | tr '\n' ' ')"
@@ -278,6 +324,8 @@ if "$root/run_experiments.sh" --suite photos --quick --runs 2 \
             "$p/photos.md"); ((n == 14)) || echo "$n rows"
             grep -qE '^Targets met: [0-9]+ of [0-9]+' "$p/photos.md" ||
                 echo 'no targets line')"
+    env_check photos "$p/env.txt" "$root/images" \
+        "$root/images/sun1280x1024\.ppm"
 else
     result "run_experiments.sh --suite photos --quick" \
         "$(tail -n 3 "$work/photos.log" | tr '\n' ' ')"
@@ -297,6 +345,8 @@ for suite in syscall-vs-mmap zero-page random-access copy cdb; do
     for f in "$suite.csv" "$suite.md" "$suite.png" env.txt; do
         result "$suite: $f written" "$([[ -s $out/$f ]] || echo missing)"
     done
+    # iobench makes and removes its own file: no input line
+    env_check "$suite" "$out/env.txt" "${TMPDIR:-/tmp}"
     result "$suite: CSV header" \
         "$([[ $(head -n 1 "$out/$suite.csv") == experiment,case,param,method,metric,value,unit,seed,check ]] ||
             echo 'header differs')"
@@ -433,6 +483,8 @@ else
             END { printf "%.1f %.1f\n", t["new"], t["replace"] }' "$out/durable.csv" |
             { read -r n r; grep -q "^| 320x256 | 245775 | 2 | $n | $r |" "$out/durable.md" ||
                 echo "no row '| 320x256 | 245775 | 2 | $n | $r |'"; })"
+    env_check durable "$out/env.txt" "$root/images" "$root/images/gen320x256\.ppm" \
+        "$root/images/gen2000x1500\.ppm"
 fi
 
 # Bad options are usage errors.

@@ -29,6 +29,13 @@ fi
 for f in peers.csv peers-scale.csv peers-verify.tsv peers.md peers.png env.txt; do
     result "$f written" "$([[ -s $out/$f ]] || echo missing)"
 done
+result "env.txt: both inputs read, each with its folios, and the machine" \
+    "$(n=$(grep -cE '^input: .*/images/gen(320x256|200x150)\.ppm, [0-9]+ bytes' \
+        "$out/env.txt" 2>/dev/null); ((n == 2)) || echo "$n input lines"
+        n=$(grep -c '^folios of the cached input' "$out/env.txt" 2>/dev/null)
+        ((n == 2)) || echo "$n folio lines"
+        grep -qE '^machine: kernel .*microcode .*; hypervisor ' \
+            "$out/env.txt" || echo 'no machine line')"
 result "peers.png is a PNG" \
     "$(head -c 4 "$out/peers.png" 2>/dev/null | od -An -c | grep -q 'P   N   G' ||
         echo 'no PNG signature')"

@@ -126,6 +126,37 @@ class Report(unittest.TestCase):
                                r["ratio_pred"] / 4.0 - 1)
         self.assertTrue(r["modelled"])
 
+    def test_figure_shows_every_folder(self):
+        # six folders: every one in the legend, the legend inside the
+        # picture; the title names the image, the threads and the cache
+        from unittest import mock
+        from matplotlib.figure import Figure
+        rows = [{"folder": "sun-1280x1024-warm-%s/session-%d" % (k, n),
+                 "modelled": True, "scale": s, "ratio_meas": 2.0 + n,
+                 "ratio_pred": 2.5, "geometry": "1280x1024",
+                 "cache": "warm", "page_cache": k}
+                for k in ("large", "small") for n in (1, 2, 3)
+                for s in (-2, 2)]
+        drawn = []
+
+        def keep(fig, *args, **kwargs):
+            fig.canvas.draw()
+            drawn.append((fig.get_window_extent(),
+                          [(lg.get_window_extent(),
+                            [t.get_text() for t in lg.get_texts()])
+                           for lg in fig.legends],
+                          fig._suptitle.get_text()))
+        with mock.patch.object(Figure, "savefig", keep):
+            model_report.figure("unused.png", rows, {"10"})
+        (box, legends, title), = drawn
+        (lbox, labels), = legends
+        self.assertEqual(sorted(labels), sorted({r["folder"] for r in rows}))
+        self.assertGreaterEqual(lbox.x0, box.x0)
+        self.assertLessEqual(lbox.x1, box.x1)
+        self.assertGreaterEqual(lbox.y0, box.y0)
+        self.assertIn("1280x1024 image, 10 threads; warm, large page cache",
+                      title)
+
     def test_worst_phase(self):
         # Predicted 2.0 (1000/500), measured 4.0: mmap's scale, measured
         # in place of predicted, gives 1000/250 exactly; its release

@@ -176,3 +176,26 @@ class RegenOneSession(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RegenModel(unittest.TestCase):
+    """The cost model's folder beside the runs it is compared with: its
+    env.txt (reference.sh writes one) is raw, not a file no report
+    makes."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="test-regen.")
+        for name in ("model", "sun-1280x1024-warm-large",
+                     "sun-1280x1024-warm-small"):
+            shutil.copytree(os.path.join(RESULTS, name),
+                            os.path.join(self.tmp, name))
+        self.dir = os.path.join(self.tmp, "model")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_env_txt_is_raw(self):
+        with open(os.path.join(self.dir, "env.txt"), "w",
+                  encoding="utf-8") as f:
+            f.write("commit: 0\nsettings: suite=model\n")
+        self.assertEqual(run("--check", self.dir), (0, ""))

@@ -317,7 +317,8 @@ class SunFixture(Folder):
         self.assertTrue(path.endswith("figure1.png"))
         self.assertEqual(len(fig.axes), 2)
         for ax in fig.axes:
-            self.assertIn("warm cache, folio 4k", ax.get_title())
+            self.assertIn("fixture.ppm, 1 threads, warm cache, folio 4k",
+                          ax.get_title())
             anchor = ax.get_legend().get_bbox_to_anchor()
             self.assertLess(anchor.y1, ax.bbox.y0 + 1)
 
@@ -591,6 +592,37 @@ class Iobench(Folder):
         self.assertEqual(rc, 0)
         self.assertIn("cache cold, folio 2M, folio 4K", ax.get_title())
 
+    def test_seed_beside_its_own_condition(self):
+        # zero-page's touched rounds hold the seed's Linux figures, its
+        # untouched ones Solaris's: two markers; cdb's seed was warm and
+        # copy's had no fsync: no marker beside cold or fsync bars
+        rc, _, ax = self.report(
+            f"{HEAD}\nzero-page,round,1,memset,time,1,s,0.6,ok\n"
+            "zero-page,round-notouch,1,memset,time,2,s,10,ok\n")
+        self.assertEqual(rc, 0)
+        marks = {ln.get_marker(): list(ln.get_ydata())
+                 for ln in ax.get_lines() if ln.get_marker() in "D^"}
+        self.assertEqual(marks, {"D": [0.6], "^": [10]})
+        self.assertIn("◆ the seed's figure, Linux VM; ▲ the seed's figure, "
+                      "Solaris 11", ax.get_title())
+        for text, drawn in (
+                (f"{HEAD}\ncdb,warm,1,seek,latency,9,ns/op,12,ok\n"
+                 "cdb,cold,1,seek,latency,900,ns/op,12,ok\n", [12]),
+                (f"{HEAD}\ncopy,copy,0,cp,real,9,s,4.5,ok\n"
+                 "copy,copy-nofsync,0,cp,real,3,s,4.5,ok\n", [4.5])):
+            rc, _, ax = self.report(text)
+            self.assertEqual(rc, 0)
+            seeds = [v for ln in ax.get_lines() if ln.get_marker() == "D"
+                     for v in ln.get_ydata()]
+            self.assertEqual(seeds, drawn, text)
+            # the drawn one sits on the first group's bar only
+            xs = [x for ln in ax.get_lines() if ln.get_marker() == "D"
+                  for x in ln.get_xdata()]
+            self.assertEqual(xs, [0] if "cdb" in text else [1])
+        # no seed figure drawn: the title promises none
+        rc, _, ax = self.report(f"{HEAD}\nx,a,0,read,time,1,s,,ok\n")
+        self.assertNotIn("seed", ax.get_title())
+
     def test_real_figure_written(self):
         self.assertEqual(self.report(IOBENCH, draw=True)[0], 0)
         self.assertPng("r.png")
@@ -796,6 +828,15 @@ class Batch(Folder):
         self.assertEqual((rc, err), (0, ""))
         self.assertEqual(sorted(os.path.basename(p) for p, _ in figs.drawn),
                          ["batch-set.png", "batch.png"])
+        # every bar with its whiskers, every title with the threads
+        for _, fig in figs.drawn:
+            for ax in fig.axes:
+                bars = [p for p in ax.patches]
+                whiskers = sum(len(c.lines[2][0].get_segments())
+                               for c in ax.containers
+                               if hasattr(c, "has_yerr"))
+                self.assertEqual(whiskers, len(bars), ax.get_title())
+                self.assertIn("thread", ax.get_title())
         md = self.read("d/batch.md")
         self.assertIn("folder (tmpfs; x)", md)
         self.assertIn("Targets met: 4 of 5.", md)
@@ -959,6 +1000,12 @@ class Peers(Folder):
         ax, = figs.axes()
         heights = sorted(round(p.get_height(), 2) for p in ax.patches)
         self.assertEqual(heights, [0.4, 0.73])
+        # whiskers: reduce 2, scaleppm's 1-3 ms against pamscale's 4-6 ms
+        spans = sorted(tuple(round(y, 3) for _, y in seg)
+                       for c in ax.containers if hasattr(c, "has_yerr")
+                       for seg in c.lines[2][0].get_segments())
+        self.assertIn((0.167, 0.75), spans)
+        self.assertIn("8x4 images", ax.get_title())
 
     def test_bad_rate(self):
         for rate in ("1e9,x", "0", ""):

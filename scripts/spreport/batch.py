@@ -13,6 +13,8 @@ batch.md, batch.png and batch-set.png."""
 import glob
 import os
 
+import numpy as np
+
 from . import figures, stats
 from .tables import (ReportError, markdown_table, number, read_rows,
                      write_text)
@@ -180,8 +182,8 @@ def read_set(folder):
 
 
 def peers_figure(walls, path):
-    """One panel a job: each contender's median seconds, the batch
-    first."""
+    """One panel a job: each contender's median seconds, whiskers its
+    rounds' fastest and slowest, the batch first."""
     cases = [k[:3] for k in walls if k[3] == "batch"
              and any((*k[:3], w) in walls for w, _ in TARGETS)]
     if not cases:
@@ -190,30 +192,42 @@ def peers_figure(walls, path):
     for ax, (image, files, job) in zip(axes, cases):
         whos = ["batch"] + [w for w, _ in TARGETS
                             if (image, files, job, w) in walls]
-        vals = [stats.median(walls[(image, files, job, w)]) / 1e9
-                for w in whos]
-        ax.barh(range(len(whos)), vals, color=figures.COLOURS[:len(whos)])
+        got = [stats.summarize(walls[(image, files, job, w)]) for w in whos]
+        vals = [g.median / 1e9 for g in got]
+        err = [[(g.median - g.min) / 1e9 for g in got],
+               [(g.max - g.median) / 1e9 for g in got]]
+        ax.barh(range(len(whos)), vals, xerr=err, capsize=3,
+                color=figures.COLOURS[:len(whos)])
         ax.set_yticks(range(len(whos)), whos)
         ax.invert_yaxis()
-        ax.set_xlabel("seconds, whole process (median)")
-        ax.set_title(f"{files} x {image}, {job_label(job)}")
+        ax.set_xlabel("s, whole process: median, whiskers min–max",
+                      fontsize=8)
+        ax.set_title(f"{files} x {image}, {job_label(job)}\nscaleppm's "
+                     "default threads, warm cache", fontsize=9)
     figures.save(fig, path)
 
 
-def set_figure(spans, path):
+def set_figure(spans, threads, image, path):
     """One panel a cache state: the median time per image of each load,
-    by set."""
+    whiskers its quartiles, by set; THREADS: scaleppm's a file; IMAGE:
+    the set's images' size."""
     fig, axes = figures.panels(len(CACHES), width=5.5, height=4.0)
     width = 0.8 / len(LOADS)
     for ax, c in zip(axes, CACHES):
         for i, load in enumerate(LOADS):
             xs = [j for j, s in enumerate(SETS) if (s, c, load) in spans]
-            ys = [stats.median(spans[(SETS[j], c, load)]) / 1e6 for j in xs]
+            qs = [np.percentile(spans[(SETS[j], c, load)], [25, 50, 75])
+                  / 1e6 for j in xs]
+            ys = [q[1] for q in qs]
+            err = [[q[1] - q[0] for q in qs], [q[2] - q[1] for q in qs]]
             ax.bar([x + (i - 1.5) * width for x in xs], ys, width,
-                   label=load, color=figures.COLOURS[i])
+                   yerr=err, capsize=2, label=load,
+                   color=figures.COLOURS[i])
         ax.set_xticks(range(len(SETS)), SETS)
-        ax.set_ylabel("ms per image: load + scale + release (median)")
-        ax.set_title(f"the set of images, {c}")
+        ax.set_ylabel("ms per image: load + scale + release\n(median; "
+                      "whiskers: quartiles of the images)", fontsize=8)
+        ax.set_title(f"the set of {image} images, {c} cache, "
+                     f"{'/'.join(threads)} thread(s) a file", fontsize=9)
     figures.legend_below(axes[0], ncol=2)
     figures.save(fig, path)
 
@@ -248,7 +262,7 @@ def peers_text(rows, path, outputs):
     return text
 
 
-def set_text(folder):
+def set_text(folder, image):
     spans, faults, walls, threads = read_set(folder)
     text = ["", "## The study's set of images", "",
             "One batch process a set and load: the homogeneous set is "
@@ -271,7 +285,7 @@ def set_text(folder):
                             "minor faults", "major faults", "/ mmap",
                             "95%"], "lllrrrrrrr",
                            set_rows(spans, faults, walls))
-    set_figure(spans, os.path.join(folder, "batch-set.png"))
+    set_figure(spans, threads, image, os.path.join(folder, "batch-set.png"))
     return text
 
 
@@ -283,7 +297,10 @@ def report(folder, outputs="tmpfs"):
     rows = read_rows(path, PEERS_NEED)
     if not any(r["contender"] == "batch" for r in rows):
         raise ReportError(f"{path}: no batch rows")
-    text = peers_text(rows, path, outputs) + set_text(folder)
+    # the set is made of the images of the batch's reduce (batch.sh)
+    image = "/".join(sorted({r["image"] for r in rows
+                             if r["job"].startswith("-")})) or "?"
+    text = peers_text(rows, path, outputs) + set_text(folder, image)
     text = "\n".join(text) + "\n"
     write_text(os.path.join(folder, "batch.md"), text)
     return text

@@ -29,6 +29,35 @@ MAIN_METRIC = {"syscall-vs-mmap": "throughput", "zero-page": "time",
                "cdb": "latency"}
 
 
+# Where a seed's figure comes from, by (experiment, case): a case whose
+# seed figure was measured elsewhere than the others' gets its own marker
+# and label; None: the seed measured another condition than the case (the
+# figure stays in the table, beside its label, but is not drawn beside
+# these bars).  A case not named here: "the seed's figure", a diamond.
+SEED_SOURCE = {
+    # exp_zero.c: the set-up and the touched rounds hold the seed's Linux
+    # VM figures, the untouched rounds its Solaris 11 figures
+    ("zero-page", "setup"): "the seed's figure, Linux VM",
+    ("zero-page", "round"): "the seed's figure, Linux VM",
+    ("zero-page", "round-notouch"): "the seed's figure, Solaris 11",
+    # exp_cdb.c: the seed's lookups were of a cached database
+    ("cdb", "cold"): None,
+    # exp_copy.c: the seed's copies ended without fsync
+    ("copy", "copy"): None,
+}
+SEED_DEFAULT = "the seed's figure"
+SEED_MARKERS = {SEED_DEFAULT: "D", "the seed's figure, Linux VM": "D",
+                "the seed's figure, Solaris 11": "^"}
+
+
+def seed_label(m):
+    """The legend's label of M's seed figure, or None where it is not to
+    be drawn (no figure, or one of another condition)."""
+    if m.seed is None:
+        return None
+    return SEED_SOURCE.get((m.experiment, m.case), SEED_DEFAULT)
+
+
 @dataclass
 class Measurement:
     experiment: str
@@ -114,7 +143,8 @@ def main_metric(experiment, ms):
 def panel(ax, experiment, metric, ms):
     """One experiment's METRIC: a bar a method in each group (its
     median), the repeats as points and their range as an error bar, the
-    seed's figure as a black diamond on the bar it belongs to."""
+    seed's figure as a black marker (one a source, seed_label) on the bar
+    it belongs to where the seed measured the bar's condition."""
     groups = list(dict.fromkeys(m.group for m in ms))
     methods = list(dict.fromkeys(m.method for m in ms))
     # each group's bars packed side by side: a group has only some methods
@@ -137,12 +167,14 @@ def panel(ax, experiment, metric, ms):
                                                [s.max - s.median]],
                             color="black", capsize=3, lw=1)
                 ax.plot([x] * s.n, m.values, ".", color="black", ms=3)
-            if m.seed is not None:
-                ax.plot(x, m.seed, "D", color="black", ms=6,
-                        label="_" if "seed" in labelled
-                        else "the seed's figure")
-                labelled.add("seed")
-            positive += [v for v in m.values + [m.seed or 0] if v > 0]
+            seed = seed_label(m)
+            if seed is not None:
+                ax.plot(x, m.seed, SEED_MARKERS.get(seed, "D"),
+                        color="black", ms=6,
+                        label="_" if seed in labelled else seed)
+                labelled.add(seed)
+                positive += [m.seed] if m.seed > 0 else []
+            positive += [v for v in m.values if v > 0]
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, rotation=35, ha="right")
     unit = ms[0].unit
@@ -156,9 +188,11 @@ def panel(ax, experiment, metric, ms):
     state = sorted(set().union(*(m.state for m in ms)))
     state = (", ".join(state) if state else
              "cache state, folio size: not in the rows (see the cases)")
+    seeds = [lab for lab in SEED_MARKERS if lab in labelled]
+    marks = {"D": "◆", "^": "▲"}
+    seeds = "".join(f"; {marks[SEED_MARKERS[lab]]} {lab}" for lab in seeds)
     ax.set_title(f"{experiment}: {metric} ({unit}); {state}\nbars: "
-                 f"median of {reps} repeat(s), whiskers min–max; "
-                 "◆ the seed's figure")
+                 f"median of {reps} repeat(s), whiskers min–max{seeds}")
 
 
 def figure(path, ms):

@@ -338,7 +338,10 @@ def main(argv=None):
     os.makedirs(a.out, exist_ok=True)
     rows = model_report.compare(units, a.runs, forced, a.cpus)
     touched_rows = model_report.touched_rows(units, a.runs, forced)
-    model_report.write_all(a.out, units, rows, a.units, touched_rows)
+    threads = {r["threads"] for f in a.runs for r in read_runs(f)
+               if r.get("threads")}
+    model_report.write_all(a.out, units, rows, a.units, touched_rows,
+                           threads)
     return 0
 
 

@@ -156,9 +156,10 @@ def panel(ax, rows, folders, what):
     ax.set_ylabel("predicted read/mmap")
 
 
-def figure(path, rows):
+def figure(path, rows, threads=()):
     """Predicted against measured ratio, reduce and enlarge apart, the
-    cases the model is for (warm) only."""
+    cases the model is for (warm) only; THREADS: the runs' thread counts,
+    for the title."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -175,12 +176,19 @@ def figure(path, rows):
         panel(ax, rs, folders, what)
     states = sorted({"%s, %s page cache" % (r["cache"], r["page_cache"])
                      for r in rows})
-    fig.suptitle("Cost model against the runs (%s)\ndotted: ±15%%; "
-                 "labels: scale factor" % "; ".join(states), fontsize=9)
+    images = sorted({r["geometry"] for r in rows})
+    fig.suptitle("Cost model against the runs: %s image%s, %s threads; "
+                 "%s\ndotted: ±15%%; labels: scale factor" % (
+                     ", ".join(images), "s" if len(images) > 1 else "",
+                     "/".join(sorted(threads, key=int)) or "?",
+                     "; ".join(states)), fontsize=9)
+    # every folder in the legend: at most three a row, below the panels
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(folders),
+    ncol = min(3, len(folders))
+    fig.legend(handles, labels, loc="lower center", ncol=ncol,
                fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    nrows = -(-len(folders) // ncol)
+    fig.tight_layout(rect=(0, 0.04 + 0.035 * nrows, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
@@ -578,12 +586,13 @@ def touched_section(units, rows):
     return out
 
 
-def write_all(out_dir, units, rows, units_paths, touched=None):
+def write_all(out_dir, units, rows, units_paths, touched=None,
+              threads=()):
     write_csv(os.path.join(out_dir, "model.csv"), rows)
     if touched is not None:
         write_csv(os.path.join(out_dir, "bytes.csv"), touched, "%.10g")
     if rows:
-        figure(os.path.join(out_dir, "model.png"), rows)
+        figure(os.path.join(out_dir, "model.png"), rows, threads)
     target = sun_cases(rows)
     lines = ["# The cost model: predicted against measured", "",
              "Unit costs from `%s` (spcost, measured apart from the runs; "

@@ -57,9 +57,19 @@ class Verify:
             self.tools.setdefault((r["size"], r["job"]), []).append(r)
 
 
+def rounds_range(wall, size, job, peer):
+    """The range the rounds allow scaleppm's time ÷ PEER's on SIZE's JOB:
+    scaleppm's fastest round over the peer's slowest, its slowest over the
+    peer's fastest; None where either was not timed."""
+    a, b = wall.get((size, job, "scaleppm")), wall.get((size, job, peer))
+    if a is None or b is None or not b.min > 0:
+        return None
+    return a.min / b.max, a.max / b.min
+
+
 def speed_tables(sizes, verify, wall, rss):
-    """The per-size tables, the figure's (job, size, ratio, target)
-    points, and how many targets were met of how many."""
+    """The per-size tables, the figure's (job, size, ratio, target,
+    rounds' range) points, and how many targets were met of how many."""
     out, points, met_n, targets = [], [], 0, 0
     for size in sizes:
         out += [f"## {size}", ""]
@@ -101,9 +111,11 @@ def speed_tables(sizes, verify, wall, rss):
                      else "no") + f" ({r1}×, {r2}×)")
                 fig = "" if not r1 or not r2 else \
                     (r1 if float(r1) > float(r2) else r2)
+                best = "vips-shrink" if fig == r1 else "pamscale"
             met_n += met.startswith("yes")
             targets += 1
-            points.append((job, size, float(fig) if fig else None, ft))
+            points.append((job, size, float(fig) if fig else None, ft,
+                           rounds_range(wall, size, job, best)))
             w = wall.get((size, job, "scaleppm"))
             rows.append([label(job), "**scaleppm**",
                          ms(w.median) if w else "",
@@ -221,21 +233,28 @@ def commands_section(path, size):
 
 def figure(path, points, sizes, jobs):
     """scaleppm's time over the fastest peer's, a bar a size in each job,
-    the job's target a black line over its bars."""
+    whiskers the range its rounds allow, the job's target a black line
+    over its bars."""
     fig, (ax,) = figures.panels(1, width=11, height=5.5)
     width = 0.8 / len(sizes)
-    got = {(j, s): (r, t) for j, s, r, t in points}
+    got = {(j, s): (r, t, g) for j, s, r, t, g in points}
     for i, size in enumerate(sizes):
-        xs, ys = [], []
+        xs, ys, err = [], [], [[], []]
         for k, job in enumerate(jobs):
-            r = got.get((job, size), (None, None))[0]
+            r, _, g = got.get((job, size), (None, None, None))
             if r is not None:
                 xs.append(k - 0.4 + width * (i + 0.5))
                 ys.append(r)
+                lo, hi = g if g else (r, r)
+                err[0].append(max(r - lo, 0))
+                err[1].append(max(hi - r, 0))
         ax.bar(xs, ys, width, label=size, edgecolor="black", lw=0.5,
                color=figures.COLOURS[i % 4])
+        ax.errorbar(xs, ys, yerr=err, fmt="none", ecolor="black",
+                    capsize=3, lw=1)
     for k, job in enumerate(jobs):
-        t = next((t for (j, _), (_, t) in got.items() if j == job), None)
+        t = next((t for (j, _), (_, t, _) in got.items() if j == job),
+                 None)
         if t is not None:
             ax.hlines(t, k - 0.45, k + 0.45, colors="black", lw=3,
                       label="target" if k == 0 else "_")
@@ -246,9 +265,12 @@ def figure(path, points, sizes, jobs):
     ax.set_ylim(bottom=0)
     ax.grid(True, axis="y", alpha=0.4)
     ax.set_title("scaleppm's time ÷ the fastest peer's (box: ÷ the faster "
-                 "of vips shrink and pamscale -linear)\nwarm cache (inputs "
-                 "read once before), folio not controlled, outputs on "
-                 "tmpfs")
+                 "of vips shrink and pamscale -linear)\n"
+                 f"{' and '.join(sizes)} images, scaleppm's default threads; "
+                 "warm cache (inputs read once before), folio not "
+                 "controlled, outputs on tmpfs\nbars: ratio of the medians; "
+                 "whiskers: scaleppm's fastest round ÷ the peer's slowest "
+                 "to its slowest ÷ the peer's fastest")
     figures.legend_below(ax, ncol=len(sizes) + 2)
     figures.save(fig, path)
 

@@ -3,9 +3,9 @@
     spreport regen [--check [--figures]] [DIR ...]
 
 DIR: a folder of results/ (default: every one).  Its raw rows (each
-session's runs.csv or SUITE.csv, env.txt, ...; the model's units-*.csv)
-are copied into a temporary folder, and there the reports are made by
-the same spreport calls, with the same arguments, as
+session's runs.csv or SUITE.csv, env.txt, ...; the model's units-*.csv
+and env.txt) are copied into a temporary folder, and there the reports
+are made by the same spreport calls, with the same arguments, as
 run_experiments.sh, scripts/*.sh and scripts/reference.sh make them:
 each session's own report, then the sessions pooled, then the suite's
 report of the pooled rows.  An argument that a run took from the machine
@@ -217,6 +217,7 @@ def make(folder, work):
         units = sorted(glob.glob(os.path.join(folder, "units-*.csv")))
         for u in units:
             copy(os.path.basename(u))
+        copy("env.txt")  # reference.sh's, where the folder has one
         runs = sorted(glob.glob(os.path.join(os.path.dirname(
             os.path.abspath(folder)), MODEL_RUNS)))
         if not runs:

@@ -203,11 +203,21 @@ def state(runs_list):
     return f"{cache} cache, folio {folio}"
 
 
+def title_of(runs_list):
+    """A figure's title line for RUNS_LIST: the image (its name carries
+    its size), the threads, the cache state and folio size."""
+    image = "/".join(sorted({r.context.get("image", "?") for r in runs_list}))
+    threads = "/".join(sorted({r.context.get("threads", "?")
+                               for r in runs_list}))
+    return f"{image}, {threads} threads, {state(runs_list)}"
+
+
 def ratio_figure(path, series, title):
     """PATH: read/mmap against the factor, one panel for reduce (beside
     the 2002 ratios) and one for enlarge, each only where some series has
     a ratio there.  SERIES: (label, {scale: Ratio}) pairs; every panel's
-    title carries TITLE (the cache state and folio size)."""
+    title carries TITLE (title_of's: image, threads, cache state and folio
+    size)."""
     kinds = []
     for name, sign in (("reduce", -1), ("enlarge", 1)):
         if any(s * sign > 0 for _, rs in series for s in rs):
@@ -255,11 +265,10 @@ def report(folder):
     table = table1_md(runs, ratios)
     write_text(os.path.join(folder, "summary.csv"), summary)
     write_text(os.path.join(folder, "table1.md"), table)
-    title = f"{state([runs])}, {runs.context.get('image', '?')}"
     ratio_figure(os.path.join(folder, "figure1.png"),
                  [("this machine (95% CI)",
                    {c.scale: r for c, r in zip(runs.cases, ratios) if r})],
-                 title)
+                 title_of([runs]))
     return table
 
 
@@ -335,5 +344,5 @@ def sessions(out, folders):
                  [(f"{n} (95% CI)",
                    {s: r for s, r in rs.items() if r})
                   for n, rs in zip(names, ratios)],
-                 state(all_runs))
+                 title_of(all_runs))
     return "\n".join(text) + "\n"
