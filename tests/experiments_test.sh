@@ -437,6 +437,9 @@ if ((EUID != 0)) || ! probe=$(sp_memcg_create 67108864 2>/dev/null); then
 else
     sp_memcg_remove "$probe"
     out=$work/memlimit
+    # the groups of other runs on this machine (a server suite's) are theirs
+    groups_before=$(find /sys/fs/cgroup -maxdepth 6 -name 'scaleppm-memlimit-*' \
+        2>/dev/null | sort)
     if "$root/run_experiments.sh" --suite syscall-vs-mmap --bin "$build" \
         --file-size 50331648 --mem-limit 33554432 --out "$out" \
         >"$work/memlimit.log" 2>&1; then
@@ -444,7 +447,8 @@ else
             "$(has_rows "$out/syscall-vs-mmap.csv" rand-cold-memlimit throughput \
                 "$blocks" read mmap fread)"
         result "syscall-vs-mmap --mem-limit: the cgroup is removed" \
-            "$(find /sys/fs/cgroup -maxdepth 6 -name 'scaleppm-memlimit-*' 2>/dev/null)"
+            "$(comm -13 <(printf '%s\n' "$groups_before") <(find /sys/fs/cgroup \
+                -maxdepth 6 -name 'scaleppm-memlimit-*' 2>/dev/null | sort))"
     else
         result "run_experiments.sh --suite syscall-vs-mmap --mem-limit" \
             "$(tail -n 3 "$work/memlimit.log" | tr '\n' ' ')"
