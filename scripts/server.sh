@@ -177,27 +177,26 @@ server_hwm() {
     awk '/^VmHWM:/ { print $2 }' "/proc/$srv_pid/status" 2>/dev/null
 }
 
-# server_ready CACHE CG FILE...: cold: the FILEs evicted (spcache); warm:
-# read in by a process inside CG, so that the group is charged for them.
+# server_ready CACHE CG FILE...: the FILEs evicted (spcache); warm: then
+# read in by a process inside CG, so that the group is charged for their
+# page cache (it is charged to the group that first touches it).
 server_ready() {
     local cache=$1 cg=$2 f
     shift 2
-    if [[ $cache == cold ]]; then
-        for f; do "$spcache" evict "$f" || server_die "$f: cannot evict"; done
-    else
-        # shellcheck disable=SC2016  # $$ and $1 are the child shell's
-        sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1
-            shift; exec cat -- "$@"' sh "$cg" "$@" >/dev/null
-    fi
+    for f; do "$spcache" evict "$f" || server_die "$f: cannot evict"; done
+    [[ $cache == cold ]] && return 0
+    # shellcheck disable=SC2016  # $$ and $1 are the child shell's
+    sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1
+        shift; exec cat -- "$@"' sh "$cg" "$@" >/dev/null
 }
 
 # server_wrk PORT W TARGET...: wrk's closed loop (-c W, one thread, on
-# CPU 0), its KEY=VALUE line (server.lua).
+# CPU 0) for secs seconds, its KEY=VALUE line (server.lua).
 server_wrk() {
     local port=$1 w=$2 pre=()
     shift 2
     ((cpus >= 2)) && pre=(taskset -c 0)
-    "${pre[@]}" wrk -t 1 -c "$w" -d "${seconds}s" --timeout 40s \
+    "${pre[@]}" wrk -t 1 -c "$w" -d "${secs}s" --timeout 40s \
         -s "$SP_SCRIPTS/server.lua" "http://127.0.0.1:$port" -- "$@" |
         grep '^requests='
 }
@@ -207,8 +206,10 @@ server_wrk() {
 # cg), then the server stopped; a row into server.csv.
 server_cell() {
     local set=$1 cache=$2 memory=$3 who=$4 w=$5 port=$6 line st0 st1
-    local start peak hwm ooms0 ooms1 s503 n err k
+    local start peak hwm ooms0 ooms1 s503 n err k secs=$seconds
     shift 6
+    # W = 32 of the large images takes seconds a request: one more second
+    ((w >= 32)) && secs=$((seconds + 1))
     if [[ -n $cg ]]; then
         server_cg_reset "$cg"
         start=$(server_cg_usage "$cg") st0=$(server_cg_stat "$cg")
@@ -218,10 +219,12 @@ server_cell() {
     s503=""
     [[ $who == scaleppm-* ]] && s503=$(server_503s "$port")
     hwm=$(server_hwm)
+    # memory.stat with the jobs that wrk left in flight; the peak and
+    # the OOM kills once the server is gone
+    [[ -z $cg ]] || st1=$(server_cg_stat "$cg")
     server_stop
     if [[ -n $cg ]]; then
-        peak=$(server_cg_peak "$cg") st1=$(server_cg_stat "$cg")
-        ooms1=$(server_cg_ooms "$cg")
+        peak=$(server_cg_peak "$cg") ooms1=$(server_cg_ooms "$cg")
     fi
     n=$(server_kv "$line" requests)
     err=$(server_kv "$line" connect)
@@ -233,7 +236,7 @@ server_cell() {
     local e d
     e=$(server_kv "$line" status) d=$(server_kv "$line" duration_us)
     local -a row=("$set" "${files[$set]}" "${bytes[$set]}" "$cache" "$memory"
-        "${limit[$memory]}" "${budget[$memory]}" "$who" "$w" 1 "$seconds"
+        "${limit[$memory]}" "${budget[$memory]}" "$who" "$w" 1 "$secs"
         "${n:-0}" "$e" "$s503" "$err")
     for k in timeout p50_us p90_us p99_us p999_us max_us; do
         row+=("$(server_kv "$line" "$k")")

@@ -47,10 +47,13 @@ class Cell:
             return median(vals) / scale if vals else None
         self.rps = med("rps")
         self.p50, self.p99 = med("p50_us", 1e3), med("p99_us", 1e3)
-        self.peak = None
+        self.peak = self.growth = None
         if all(r["peak_bytes"] and r["start_bytes"] for r in rows):
-            self.peak = median(float(r["peak_bytes"]) - float(r["start_bytes"])
-                               for r in rows) / MIB
+            self.growth = median(float(r["peak_bytes"])
+                                 - float(r["start_bytes"])
+                                 for r in rows) / MIB
+        self.start, self.peak = med("start_bytes", MIB), med("peak_bytes", MIB)
+        self.answered = ints(rows, "requests") - ints(rows, "non2xx")
         self.hwm = med("hwm_kb", 1024)
         self.anon = med("rss_delta", MIB)
         self.majflt = med("pgmajfault_delta")
@@ -61,7 +64,10 @@ class Cell:
         self.killed = killed(rows)
 
     def failures(self):
-        return self.errors + self.non2xx + self.ooms + self.killed
+        """Errors, timeouts, non-2xx answers and kills, and a cell with
+        no 2xx answer in its time counts as one."""
+        return (self.errors + self.non2xx + self.ooms + self.killed
+                + (self.answered == 0))
 
 
 def load(d):
@@ -101,13 +107,14 @@ def group_table(cells, set_, cache, memory):
             c = cells.get((set_, cache, memory, f"scaleppm-{p}", w))
             if c is None:
                 continue
-            rows.append([p, w, f3(c.rps), f3(c.p50), f3(c.p99), f(c.peak),
-                         f(c.hwm), f(c.anon), f(c.majflt, 0), c.s503,
-                         c.errors, c.ooms, c.killed, c.n])
+            rows.append([p, w, f3(c.rps), f3(c.p50), f3(c.p99), f(c.start),
+                         f(c.peak), f(c.growth), f(c.hwm), f(c.anon),
+                         f(c.majflt, 0), c.s503, c.errors, c.ooms, c.killed,
+                         c.n])
     return markdown_table(
-        ["path", "W", "req/s", "p50 ms", "p99 ms", "peak MiB", "HWM MiB",
-         "anon MiB", "major faults", "503", "errors", "OOM kills", "killed",
-         "rounds"], "lrrrrrrrrrrrrr", rows)
+        ["path", "W", "req/s", "p50 ms", "p99 ms", "start MiB", "peak MiB",
+         "growth MiB", "HWM MiB", "anon MiB", "major faults", "503",
+         "errors", "OOM kills", "killed", "rounds"], "lr" + "r" * 14, rows)
 
 
 GROUP_TEXT = {
@@ -120,6 +127,21 @@ GROUP_TEXT = {
     ("set", "warm", "limit+budget"):
         "The set, warm, cgroup limit and --max-memory",
 }
+
+
+def memory_table(cells):
+    """The cgroup's growth and the 2xx throughput against W, a column
+    a path, for each group without a limit."""
+    rows = []
+    for key in [k for k in GROUP_TEXT if k[2] == "none"]:
+        for w in ws_of(cells, *key):
+            cs = [cells.get(key + (f"scaleppm-{p}", w)) for p in PATHS]
+            rows.append([key[0], key[1], w]
+                        + [f(c.growth) if c else "" for c in cs]
+                        + [f3(c.rps) if c else "" for c in cs])
+    return markdown_table(
+        ["set", "cache", "W"] + [f"{p} growth MiB" for p in PATHS]
+        + [f"{p} req/s" for p in PATHS], "llr" + "r" * 6, rows)
 
 
 def largest_w(cells, set_, cache, memory, p):
@@ -146,11 +168,12 @@ def largest_table(cells):
                 continue
             lw = largest_w(cells, *key, p)
             rows.append([key[0], key[1], key[2], p, lw or "none", top,
-                         f3(c.rps), c.s503, c.errors, c.ooms, c.killed])
+                         f3(c.rps), c.answered, c.s503, c.errors, c.ooms,
+                         c.killed])
     return markdown_table(
         ["set", "cache", "memory", "path", "largest W", "top W",
-         "req/s at top W", "503 at top W", "errors at top W",
-         "OOM kills at top W", "killed at top W"], "llllrrrrrrr", rows)
+         "req/s at top W", "2xx at top W", "503 at top W", "errors at top W",
+         "OOM kills at top W", "killed at top W"], "llllrrrrrrrr", rows)
 
 
 def sets_table(cells):
@@ -162,11 +185,11 @@ def sets_table(cells):
                 b = cells.get(("set", "warm", memory, f"scaleppm-{p}", w))
                 if a is None or b is None:
                     continue
-                rows.append([memory, p, w, f3(a.rps), f3(b.rps), f(a.peak),
-                             f(b.peak), f(a.majflt, 0), f(b.majflt, 0)])
+                rows.append([memory, p, w, f3(a.rps), f3(b.rps), f(a.growth),
+                             f(b.growth), f(a.majflt, 0), f(b.majflt, 0)])
     return markdown_table(
-        ["memory", "path", "W", "one req/s", "set req/s", "one peak MiB",
-         "set peak MiB", "one major faults", "set major faults"],
+        ["memory", "path", "W", "one req/s", "set req/s", "one growth MiB",
+         "set growth MiB", "one major faults", "set major faults"],
         "llrrrrrrr", rows)
 
 
@@ -181,10 +204,10 @@ def sun_table(cells):
                 continue
             ratio = (c.rps / cgi.rps if cgi and cgi.rps and c.rps is not None
                      else None)
-            rows.append([who, w, f3(c.rps), f3(c.p50), f3(c.p99), f(c.peak),
-                         f(ratio, 2), c.non2xx, c.errors, c.n])
+            rows.append([who, w, f3(c.rps), f3(c.p50), f3(c.p99),
+                         f(c.growth), f(ratio, 2), c.non2xx, c.errors, c.n])
     return markdown_table(
-        ["contender", "W", "req/s", "p50 ms", "p99 ms", "peak MiB", "/ cgi",
+        ["contender", "W", "req/s", "p50 ms", "p99 ms", "growth MiB", "/ cgi",
          "non-2xx", "errors", "rounds"], "lrrrrrrrrr", rows)
 
 
@@ -293,10 +316,12 @@ def report(d):
         f"Large images: {int(big['image_bytes']) / MIB:.1f} MiB each, "
         "reduced by 8; \"one\": one file, \"set\": "
         f"{next((c.rows[0]['files'] for k, c in cells.items() if k[0] == 'set'), '?')}"
-        " files requested in turn. \"peak MiB\": the cgroup's peak above "
-        "its usage at the cell's start (page cache included); \"HWM\": "
-        "the server's peak resident set; \"anon\": memory.stat's rss "
-        "change; \"killed\": rounds whose server died by a signal or an "
+        " files requested in turn. \"start\" and \"peak\": the "
+        "server's memory cgroup's usage at the cell's start and its peak "
+        "(page cache included), \"growth\" the one less the other; "
+        "\"HWM\": the server's peak resident set (pages of a file mapped "
+        "by several requests counted once a mapping); \"anon\": "
+        "memory.stat's rss at the load's end less at its start; \"killed\": rounds whose server died by a signal or an "
         "OOM kill. Medians over the rounds, counts summed.", ""]
     if lim is not None:
         out += [f"Limit: a cgroup of {int(lim['limit_bytes']) / MIB:.0f} "
@@ -306,12 +331,17 @@ def report(d):
     out += markdown_table(["target", "cell", "figure", "threshold", "met?"],
                           "llrll", [t[:4] + ["yes" if t[4] else "missed"]
                                     for t in tg])
+    out += ["", "## Memory against W", "",
+            "No limit: the growth of the server's cgroup over each cell "
+            "(page cache included) and the 2xx throughput, by load path.",
+            ""] + memory_table(cells)
     for key, text in GROUP_TEXT.items():
         if ws_of(cells, *key):
             out += ["", f"## {text}", ""] + group_table(cells, *key)
     out += ["", "## The largest W served with no error", "",
             "The largest W up to which every cell of the path had no error, "
-            "timeout, non-2xx answer or kill.", ""] + largest_table(cells)
+            "timeout, non-2xx answer or kill, and some 2xx answer in its "
+            "time.", ""] + largest_table(cells)
     out += ["", "## One file against the set", ""] + sets_table(cells)
     out += ["", "## The Sun study's image reduced by 4", "",
             "scaleppm serve on each load path, the command line forked per "
