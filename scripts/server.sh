@@ -84,7 +84,8 @@ server_cg_stat() {
         $1 == "cache" || $1 == "file" { c = $2 }
         $1 == "mapped_file" || $1 == "file_mapped" { m = $2 }
         $1 == "pgmajfault" { f = $2 }
-        END { print r + 0, c + 0, m + 0, f + 0 }' "$1/memory.stat"
+        END { printf "%s %s %s %s\n", r == "" ? 0 : r, c == "" ? 0 : c,
+            m == "" ? 0 : m, f == "" ? 0 : f }' "$1/memory.stat"
 }
 
 # server_cg_ooms DIR: the group's OOM kills so far.
