@@ -24,6 +24,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$ROOT/scripts/compressed.sh"
 # shellcheck source=scripts/sun.sh
 . "$ROOT/scripts/sun.sh"
+# shellcheck source=scripts/server.sh
+. "$ROOT/scripts/server.sh"
 # shellcheck source=scripts/reference.sh
 . "$ROOT/scripts/reference.sh"
 # shellcheck source=scripts/seeds.sh
@@ -155,12 +157,24 @@ compressed.csv, compressed.md and env.txt. With it:
   --runs R            rounds (default 5)
   --quick             a 320x256 image and a generated photo: for tests
 
+--suite server puts the study's memory-contention claim to `scaleppm
+serve`: W = 1 to 32 requests in flight, each reducing a 64 MiB image by
+8, loaded by read, mmap or pread; one file and a set of 32; warm and
+cold; with no limit, and in a memory cgroup of 4 images (as root), with
+and without --max-memory; load from wrk (closed loop) and spload (open
+loop at 80% of the best throughput, every answer's bytes checked against
+the command line's); the Sun study's image reduced by 4 against the
+command line forked per request (lighttpd CGI) and nginx's image_filter.
+It writes server.csv, server-latency.csv, server-bodies.csv, server.md
+and env.txt.  About six minutes. With it:
+  --quick             1 MiB images, W = 1 and 4: for tests
+
 --reference makes every committed result under results/ again from this
 tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
 folios, warm in 4 KiB pages, cold), each as three separate sessions with
 their own factor order, then the seed suites, paths, durable, peers,
-threads and batch.  Each
-folder replaces the committed one once complete.  About 110 minutes; with
+threads, batch and server.  Each
+folder replaces the committed one once complete.  About two hours; with
 --quick, tiny sizes into --out (for CI).
   --only LIST         remake only these folders (comma-separated) of those
                       after the Sun study and the model: for a change
@@ -223,10 +237,10 @@ order_seed=${order_seed:-$(($(date +%s) % 1000000))}
 iobench_suites=(syscall-vs-mmap zero-page random-access copy cdb)
 case $suite in
 sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | \
-    durable | paths | threads | batch | photos | compressed) ;;
+    durable | paths | threads | batch | photos | compressed | server) ;;
 *) die "--suite: sun, syscall-vs-mmap, zero-page, random-access, copy," \
-    "cdb, peers, durable, paths, threads, batch, photos, compressed" \
-    "or all" ;;
+    "cdb, peers, durable, paths, threads, batch, photos, compressed," \
+    "server or all" ;;
 esac
 [[ -z $mem_limit || $suite == syscall-vs-mmap ]] ||
     die "--mem-limit: with --suite syscall-vs-mmap only"
@@ -301,6 +315,12 @@ fi
 if [[ $suite == batch ]]; then
     batch_suite "$ROOT" "$bin" "$out" "$runs" "$quick" ||  # writes env.txt
         die "--suite batch failed"
+    printf 'results in %s\n' "$out" >&2
+    exit 0
+fi
+if [[ $suite == server ]]; then
+    server_suite "$ROOT" "$bin" "$out" "$quick" "$order_seed" ||  # env.txt
+        die "--suite server failed"
     printf 'results in %s\n' "$out" >&2
     exit 0
 fi

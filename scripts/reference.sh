@@ -75,6 +75,7 @@ SP_REFERENCE_OTHER=(
     "peers --suite peers --runs 2"
     "threads --suite threads --runs 3"
     "batch --suite batch --runs 3"
+    "server --suite server"
 )
 
 # reference_other NAME SUITE OPTION...: one of the other folders, in
@@ -93,7 +94,7 @@ reference_other() {
         return
     fi
     case $suite in
-    paths | durable | peers | threads | batch) kind=$suite ;;
+    paths | durable | peers | threads | batch | server) kind=$suite ;;
     *) kind=iobench ;;
     esac
     reference_step "$name pooled" spreport pool "$kind" "$dir" \
@@ -116,6 +117,7 @@ reference_other() {
         reference_step "$name report" spreport durable --filesystem "$fs" \
             "$dir" ;;
     peers) reference_peers_report "$dir" ;;
+    server) reference_step "$name report" spreport server "$dir" ;;
     threads) reference_step "$name report" spreport threads --cpus "$(nproc)" \
         --disk "$(df -PT "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $2 " on " $1 }')" \
         "$dir" ;;

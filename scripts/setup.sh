@@ -13,8 +13,8 @@ SP_PACKAGES=(build-essential cmake pkg-config libnetpbm-dev libstb-dev check
     python3 python3-numpy python3-matplotlib git valgrind strace clang
     libclang-rt-14-dev libcdb-dev linux-perf parallel
     libjpeg62-turbo-dev libjpeg-turbo-progs libpng-dev zlib1g-dev
-    libmicrohttpd-dev curl
-    nginx-light)
+    libmicrohttpd-dev curl wrk lighttpd nginx-light
+    libnginx-mod-http-image-filter)
 
 # sp_install: install what is missing of SP_PACKAGES; as a non-root user,
 # print the command to run and exit 2.

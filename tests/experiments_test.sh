@@ -331,6 +331,52 @@ else
         "$(tail -n 3 "$work/photos.log" | tr '\n' ' ')"
 fi
 
+# Issue 29's experiment (--suite server --quick): 1 MiB images, W = 1
+# and 4, three groups of cells (one in a memory cgroup, as root), the Sun
+# study's image at W = 8 against the CGI and nginx, the open-loop runs;
+# every answer's bytes the command line's.
+result "spload --hash: FNV-1a 64 of \"a\"" \
+    "$(h=$(printf a | "$build/src/spload" --hash /dev/stdin)
+        [[ $h == af63dc4c8601ec8c ]] || echo "$h")"
+if "$root/run_experiments.sh" --suite server --quick --bin "$build" \
+    --out "$work/server" >"$work/server.log" 2>&1; then
+    result "run_experiments.sh --suite server --quick" ""
+    p=$work/server
+    groups=2
+    grep -q 'cgroups=yes' "$p/env.txt" && groups=3
+    result "server: $groups groups x 2 W x 3 paths rows, and the Sun's" \
+        "$(n=$(grep -vc '^sun,' "$p/server.csv"); ((n == groups * 6 + 1)) ||
+            echo "$((n - 1)) rows"
+            grep -q 'cgroups=yes' "$p/env.txt" ||
+                grep -q 'memory-limited groups are skipped' "$p/../server.log" ||
+                echo 'no cgroup, and not said')"
+    result "server: every cell answered, 2xx throughput above 0" \
+        "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            $c["requests"] < 1 || $c["rps"] <= 0 { print "row " NR; exit }' \
+            "$p/server.csv")"
+    result "server: the CGI baseline ran at W = 8" \
+        "$(n=$(grep -c '^sun,.*,cgi,8,' "$p/server.csv"); ((n == 1)) || echo "$n")"
+    result "server: 9 open-loop runs, no error, no differing answer" \
+        "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            { n++ } $c["errors"] + $c["timeouts"] + $c["mismatched"] > 0 ||
+            $c["bodies"] < 1 { print "row " NR; exit }
+            END { if (n != 9) print n " runs" }' "$p/server-latency.csv")"
+    result "server: every answer of the set checked against the command line" \
+        "$(awk -F, 'NR > 1 && $1 == "set" { k[$4]++ }
+            END { if (length(k) != 12) print length(k) " targets" }' \
+            "$p/server-bodies.csv")"
+    result "server: a targets line, and the report made again the same" \
+        "$(grep -qE '^Targets met: [0-9]+ of [0-9]+' "$p/server.md" ||
+            echo 'no targets line'
+            cp "$p/server.md" "$work/server.md.first"
+            (cd "$root/scripts" && /usr/bin/python3 -m spreport server "$p") &&
+                cmp -s "$p/server.md" "$work/server.md.first" ||
+                echo 'spreport server differs')"
+else
+    result "run_experiments.sh --suite server --quick" \
+        "$(tail -n 3 "$work/server.log" | tr '\n' ' ')"
+fi
+
 # iobench's experiments, each --quick: its three files, the fixed header,
 # and every measured row verified.
 for suite in syscall-vs-mmap zero-page random-access copy cdb; do

@@ -12,6 +12,8 @@
                                          batch-set.png
   spreport photos DIR                    DIR/photos.md: issue 28's targets
   spreport compressed CSV MD             the load paths on JPEG and PNG
+  spreport server DIR                    DIR/server.md: memory contention
+                                         in scaleppm serve
   spreport pool KIND OUT S1 S2 ...       a suite's sessions pooled into
                                          OUT, and OUT/sessions.md
   spreport readme [--check] (--all|FILE...)
@@ -76,10 +78,12 @@ def parser():
     s = sub.add_parser("compressed", help="the compressed suite's tables")
     s.add_argument("csv", metavar="CSV")
     s.add_argument("md", metavar="MD")
+    s = sub.add_parser("server", help="the server suite's report")
+    s.add_argument("dir", metavar="DIR")
     s = sub.add_parser("pool", help="a suite's sessions together")
     s.add_argument("kind", choices=("iobench", "paths", "durable", "peers",
                                     "threads", "batch", "compressed",
-                                    "photos"))
+                                    "photos", "server"))
     s.add_argument("out", metavar="OUT")
     s.add_argument("dirs", nargs="+", metavar="SESSION")
     s = sub.add_parser("readme", help="the READMEs' figures and their data")
@@ -124,6 +128,9 @@ def run(args):
     elif args.command == "compressed":
         from . import compressed
         compressed.report(args.csv, args.md)
+    elif args.command == "server":
+        from . import server
+        server.report(args.dir)
     elif args.command == "pool":
         from . import pool
         pool.pool(args.kind, args.out, args.dirs)

@@ -1,5 +1,5 @@
 """Sessions of the suites other than the Sun study (the iobench suites,
-paths, durable, peers, threads, batch, compressed, photos): each run as
+paths, durable, peers, threads, batch, compressed, photos, server): each run as
 separate invocations, one folder a session.  pool() writes, into one folder, the
 sessions' rows together (the suite's own report then reads them as it
 reads one session's, its rounds numbered on across the sessions; a
@@ -11,7 +11,7 @@ best, named only where every session has the same one.
 
     spreport pool KIND OUT S1 S2 ...    KIND: iobench, paths, durable,
                                         peers, threads, batch,
-                                        compressed, photos"""
+                                        compressed, photos, server"""
 import glob
 import os
 from dataclasses import dataclass
@@ -63,6 +63,10 @@ KINDS = {
                      "wall_ns", "round"),
                Table("photos-encode.csv", ("image",), "contender",
                      "wall_ns", "round")],
+    "server": [Table("server.csv", ("set", "cache", "memory", "w"),
+                     "contender", "rps", "round"),
+               Table("server-latency.csv", ("set",), "contender", "p99_us",
+                     "round")],
 }
 
 # Files of a session copied from the first session alone: the peers'
@@ -73,7 +77,7 @@ FIRST_ONLY["photos"] = ["photos.csv"]
 
 # Units whose figure is better when larger; a ratio or a size names no
 # winner (their rows are pooled, not judged).
-HIGHER = ("GB/s", "MB/s", "ops/s")
+HIGHER = ("GB/s", "MB/s", "ops/s", "req/s")
 NO_WINNER = ("x", "B")
 
 

@@ -50,6 +50,8 @@ RAW = {
     "photos": ("photos.csv", "photos-thumbs.csv", "photos-encode.csv",
                "env.txt"),
     "compressed": ("compressed.csv", "env.txt"),
+    "server": ("server.csv", "server-latency.csv", "server-bodies.csv",
+               "env.txt"),
 }
 # The folders of the runs the cost model is compared with, beside it
 # (reference.sh: "$scratch"/sun-1280x1024-warm-*/session-*).
@@ -72,7 +74,7 @@ def kind_of(folder):
     if os.path.exists(os.path.join(data, "runs.csv")):
         return "sun", None
     for kind in ("paths", "durable", "peers", "threads", "batch", "photos",
-                 "compressed"):
+                 "compressed", "server"):
         if os.path.exists(os.path.join(data, kind + ".csv")):
             return kind, None
     csvs = glob.glob(os.path.join(data, "*.csv"))
@@ -170,8 +172,8 @@ def suite_report(kind, suite, d, env):
     elif kind in ("paths", "compressed"):
         spreport([kind, os.path.join(d, kind + ".csv"),
                   os.path.join(d, kind + ".md")])
-    elif kind == "photos":
-        spreport(["photos", d])
+    elif kind in ("photos", "server"):
+        spreport([kind, d])
     elif kind == "durable":
         spreport(["durable", "--filesystem", filesystem(env), d])
     elif kind == "threads":
