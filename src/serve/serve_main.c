@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -318,6 +319,13 @@ int main(int argc, char **argv)
     signal(SIGINT, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     signal(SIGPIPE, SIG_IGN);
+    /* One malloc arena for every thread: a raster a request frees is
+     * then reused by the next request, whichever worker takes it, and the
+     * heap holds at most the rasters that were in flight at once (what
+     * --max-memory admits).  With glibc's arena a thread, each worker's
+     * arena kept the last raster it freed: 32 workers on 2 CPUs held
+     * 16 rasters with one request in flight (docs/serve.md). */
+    (void)mallopt(M_ARENA_MAX, 1);
     st = sp_server_start(&cfg, &srv, &port, why);
     if (st != SP_OK) {
         fprintf(stderr, "scaleppm serve: %s%s%s\n", why, why[0] ? ": " : "",
