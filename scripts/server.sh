@@ -25,11 +25,16 @@
 # Baselines at W = 8 on the Sun study's image: the command line forked per
 # request (lighttpd's CGI running a shell script that execs scaleppm) and
 # nginx's image_filter (libgd) on a JPEG of the same image, JPEG out: a
-# different format and filter, a peer server, not the same job.
+# different format and filter, a peer server, not the same job; and
+# nginx serving the command line's answer from a file, the cost of the
+# HTTP and the bytes alone.  Then the server's own account of a request
+# one at a time (its Server-Timing header): the job's phases, which no
+# server doing this job escapes.
 #
 # Rows: server.csv (a cell), server-latency.csv (an spload run),
 # server-bodies.csv (a distinct answer of an spload run with the command
-# line's hash); the report is spreport server.
+# line's hash), server-timing.csv (a request's phases); the report is
+# spreport server.
 
 SERVER_PATHS=(read mmap pread)
 SERVER_WS=(1 2 4 8 16 32)
@@ -50,6 +55,8 @@ SERVER_RATE_PCT=80
 SERVER_WORKERS=32
 SERVER_QUEUE=64
 SERVER_DEADLINE=30
+# Requests one at a time whose Server-Timing is recorded, a load path.
+SERVER_PHASE_REQUESTS=40
 
 server_die() {
     printf 'run_experiments.sh: server: %s\n' "$*" >&2
@@ -398,36 +405,77 @@ CONF
     server_wait_http "$port" || server_die "lighttpd did not start: $(cat "$d/stderr")"
 }
 
-# server_nginx_start PORT: nginx on PORT (one process, no master), its
-# image_filter module resizing a JPEG of the Sun study's image to a
-# quarter of its size (libgd), as JPEG; sets srv_pid.
+# server_nginx_start PORT KIND: nginx on PORT (one process, no master);
+# sets srv_pid.  KIND image-filter: its image_filter module resizing a
+# JPEG of the Sun study's image to a quarter of its size (libgd), as
+# JPEG.  KIND static: the command line's own answer for the Sun study's
+# job, made once before, served from a file (sendfile): what answering
+# these bytes over HTTP costs with no job at all, the floor under any
+# server's.
 server_nginx_start() {
-    local port=$1 d=$tmp/nginx w h t
+    local port=$1 kind=$2 d=$tmp/nginx-$2 w h t
     read -r w h < <(head -c 64 -- "$www/$sun" | tr -s ' \n' '  ' |
         awk '{ print $2, $3 }')
     mkdir -p "$d/www/f" "$d/logs"
-    cjpeg -quality 90 "$www/$sun" >"$d/www/f/sun.jpg"
+    if [[ $kind == static ]]; then
+        "$sp" -s "$SERVER_SUN_SCALE" -- "$www/$sun" "$d/www/f/sun.ppm" ||
+            server_die "the command line failed on $www/$sun"
+    else
+        cjpeg -quality 90 "$www/$sun" >"$d/www/f/sun.jpg"
+    fi
     {
         printf 'daemon off;\nmaster_process off;\nworker_processes 1;\n'
         printf 'pid %s/nginx.pid;\nerror_log %s/logs/error.log;\n' "$d" "$d"
-        printf 'load_module modules/ngx_http_image_filter_module.so;\n'
+        [[ $kind == static ]] ||
+            printf 'load_module modules/ngx_http_image_filter_module.so;\n'
         printf 'events { worker_connections 512; }\nhttp {\n'
-        printf '    access_log off;\n'
+        printf '    access_log off;\n    sendfile on;\n'
         for t in client_body proxy fastcgi uwsgi scgi; do
             printf '    %s_temp_path %s/%s;\n' "$t" "$d" "$t"
         done
         printf '    server {\n        listen 127.0.0.1:%s;\n' "$port"
         printf '        root %s/www;\n        location /f/ {\n' "$d"
-        printf '            image_filter resize %s %s;\n' \
-            "$((w / 4))" "$((h / 4))"
-        printf '            image_filter_buffer 64M;\n'
-        printf '            image_filter_jpeg_quality 90;\n        }\n'
-        printf '    }\n}\n'
+        if [[ $kind != static ]]; then
+            printf '            image_filter resize %s %s;\n' \
+                "$((w / 4))" "$((h / 4))"
+            printf '            image_filter_buffer 64M;\n'
+            printf '            image_filter_jpeg_quality 90;\n'
+        fi
+        printf '        }\n    }\n}\n'
     } >"$d/nginx.conf"
     chown -R nobody "$d" 2>/dev/null || true
     server_launch "$cg" "$d/stderr" nginx -p /usr/share/nginx \
         -c "$d/nginx.conf"
     server_wait_http "$port" || server_die "nginx did not start: $(cat "$d/stderr")"
+}
+
+# server_phases IO: where one request's time goes in the server: a fresh
+# scaleppm serve answers the Sun study's job by IO one request at a time
+# (curl, on CPU 0), SERVER_PHASE_REQUESTS of them after 5 not recorded;
+# each answer's Server-Timing header (load, scale, release, write: the
+# job's phases) a row into server-timing.csv.
+server_phases() {
+    local io=$1 k line log=$tmp/server.log pre=() target
+    ((cpus >= 2)) && pre=(taskset -c 0)
+    printf 'server: sun, %s, phases of %s requests one at a time\n' "$io" \
+        "$phase_requests" >&2
+    server_scaleppm none "$log" || server_die "no server"
+    target=$(server_targets sun "$io" "$SERVER_SUN_SCALE")
+    for ((k = -5; k < phase_requests; k++)); do
+        line=$("${pre[@]}" curl -s -o /dev/null -D - \
+            "http://127.0.0.1:$port$target" | tr -d '\r' |
+            sed -n 's/^[Ss]erver-[Tt]iming: //p')
+        ((k >= 0)) || continue
+        [[ -n $line ]] || server_die "no Server-Timing from $target"
+        awk -v io="$io" -v k="$((k + 1))" -F', ' '
+            { for (i = 1; i <= NF; i++) { split($i, a, ";dur=")
+                  ms[a[1]] = a[2] }
+              printf "sun,scaleppm-%s,1,%d,%s,%s,%s,%s,%.3f,ms\n", io, k,
+                  ms["load"], ms["scale"], ms["release"], ms["write"],
+                  ms["load"] + ms["scale"] + ms["release"] + ms["write"] }' \
+            <<<"$line" >>"$out/server-timing.csv"
+    done
+    server_stop
 }
 
 # server_sun: the Sun study's image reduced by 4 at W = 8 (and W = 1 but
@@ -458,10 +506,19 @@ server_sun() {
         if ((nginx)); then
             printf 'server: sun, nginx image_filter, W=%s\n' "$w" >&2
             port=$(server_free_port)
-            server_nginx_start "$port"
+            server_nginx_start "$port" image-filter
             server_cell sun warm none nginx-image-filter "$w" "$port" \
                 /f/sun.jpg
         fi
+        command -v nginx >/dev/null || continue
+        printf 'server: sun, nginx static (the answer from a file), W=%s\n' \
+            "$w" >&2
+        port=$(server_free_port)
+        server_nginx_start "$port" static
+        server_cell sun warm none nginx-static "$w" "$port" /f/sun.ppm
+    done
+    for io in "${SERVER_PATHS[@]}"; do
+        server_phases "$io"
     done
     for io in "${SERVER_PATHS[@]}"; do
         server_latency sun "$io" "$SERVER_SUN_SCALE"
@@ -527,6 +584,8 @@ timeouts,s2xx,s503,sother,p50_us,p90_us,p99_us,p999_us,max_us,bodies,\
 mismatched,unit" >"$out/server-latency.csv"
     printf 'set,contender,round,target,status,hash,bytes,count,cli_hash\n' \
         >"$out/server-bodies.csv"
+    printf '%s\n' "set,contender,round,request,load_ms,scale_ms,release_ms,\
+write_ms,job_ms,unit" >"$out/server-timing.csv"
 }
 
 # server_suite ROOT BIN OUT QUICK SEED: the suite into OUT: server.csv,
@@ -539,6 +598,7 @@ server_suite() (
     local tmp www sun cgroups cg_why="" cpus nginx=1 srv_exit=0
     cg="" srv_pid=""  # not local: server_cleanup reads them at exit
     local size=$SERVER_SIZE nset=$SERVER_SET seconds=2 lat_seconds=3
+    local phase_requests=$SERVER_PHASE_REQUESTS
     local -a names groups=("${SERVER_GROUPS[@]}") sun_ws=(1 8)
     local -A files bytes limit budget cli_hash
     for t in "$sp" "$spload" "$spcache"; do
@@ -555,7 +615,7 @@ server_suite() (
     if ((quick)); then
         size=640x546 nset=4 seconds=1 lat_seconds=1 SERVER_WS=(1 4)
         groups=("one warm none" "one warm limit+budget" "set warm none")
-        sun_ws=(8)
+        sun_ws=(8) phase_requests=5
     fi
     cpus=$(nproc)
     ((cpus >= 2)) || printf 'server: one CPU: client and server share it\n' >&2
@@ -600,7 +660,7 @@ server_suite() (
     ((quick)) && mem=" quick_limit_extra=50331648"
     sp_write_env "$out/env.txt" "$www/${names[0]}" "$bin" "suite=server \
 quick=$quick seed=$seed size=$size set=$nset seconds=$seconds \
-latency_seconds=$lat_seconds ws=$(IFS=,; echo "${SERVER_WS[*]}") \
+latency_seconds=$lat_seconds phase_requests=$phase_requests ws=$(IFS=,; echo "${SERVER_WS[*]}") \
 workers=$SERVER_WORKERS queue=$SERVER_QUEUE deadline=$SERVER_DEADLINE \
 limit_images=$SERVER_LIMIT_IMAGES budget_images=$SERVER_BUDGET_IMAGES\
 $mem cgroups=$cgroups cpus=$cpus nginx=$nginx \

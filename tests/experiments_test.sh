@@ -356,6 +356,16 @@ if "$root/run_experiments.sh" --suite server --quick --bin "$build" \
             "$p/server.csv")"
     result "server: the CGI baseline ran at W = 8" \
         "$(n=$(grep -c '^sun,.*,cgi,8,' "$p/server.csv"); ((n == 1)) || echo "$n")"
+    result "server: nginx serving the answer from a file, at W = 8" \
+        "$(command -v nginx >/dev/null || exit 0
+            n=$(grep -c '^sun,.*,nginx-static,8,' "$p/server.csv"); ((n == 1)) || echo "$n")"
+    result "server: each path's phases, 5 requests, job = the phases' sum" \
+        "$(awk -F, 'NR > 1 { n[$2]++
+                d = $9 - ($5 + $6 + $7 + $8); if (d < 0) d = -d
+                if ($9 <= 0 || $5 < 0 || d > 0.0015) bad = bad " " $2 ":" $4 }
+            END { for (p in n) if (n[p] != 5) bad = bad " " p "=" n[p]
+                if (length(n) != 3) bad = bad " " length(n) " paths"
+                printf "%s", bad }' "$p/server-timing.csv")"
     result "server: 9 open-loop runs, no error, no differing answer" \
         "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
             { n++ } $c["errors"] + $c["timeouts"] + $c["mismatched"] > 0 ||

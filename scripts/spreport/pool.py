@@ -35,6 +35,7 @@ class Table:
     round: str = None
     sep: str = ","
     written: bool = True
+    since: bool = False  # a later file: sessions made before it lack it
 
 
 KINDS = {
@@ -66,7 +67,9 @@ KINDS = {
     "server": [Table("server.csv", ("set", "cache", "memory", "w"),
                      "contender", "rps", "round"),
                Table("server-latency.csv", ("set",), "contender", "p99_us",
-                     "round")],
+                     "round"),
+               Table("server-timing.csv", ("set",), "contender", "job_ms",
+                     "round", since=True)],
 }
 
 # Files of a session copied from the first session alone: the peers'
@@ -225,6 +228,9 @@ def pool(kind, out, folders):
     os.makedirs(out, exist_ok=True)
     judged = []
     for table in KINDS[kind]:
+        if table.since and not any(
+                glob.glob(os.path.join(f, table.name)) for f in folders):
+            continue
         header, rows = pooled_rows(kind, table, folders)
         path = data_file(kind, folders[0], table)
         if table.written:

@@ -197,8 +197,8 @@ def sun_table(cells):
     rows = []
     for w in sorted({k[4] for k in cells if k[0] == "sun"}):
         cgi = cells.get(("sun", "warm", "none", "cgi", w))
-        for who in [f"scaleppm-{p}" for p in PATHS] + ["cgi",
-                                                      "nginx-image-filter"]:
+        for who in [f"scaleppm-{p}" for p in PATHS] + [
+                "cgi", "nginx-image-filter", "nginx-static"]:
             c = cells.get(("sun", "warm", "none", who, w))
             if c is None:
                 continue
@@ -209,6 +209,46 @@ def sun_table(cells):
     return markdown_table(
         ["contender", "W", "req/s", "p50 ms", "p99 ms", "growth MiB", "/ cgi",
          "non-2xx", "errors", "rounds"], "lrrrrrrrrr", rows)
+
+
+def load_phases(d):
+    """server-timing.csv's rows by contender (a session made before the
+    file existed has none: {})."""
+    path = os.path.join(d, "server-timing.csv")
+    if not os.path.exists(path):
+        return {}
+    out = {}
+    for r in read_rows(path, ("contender", "load_ms", "scale_ms",
+                              "release_ms", "write_ms", "job_ms")):
+        out.setdefault(r["contender"], []).append(r)
+    return out
+
+
+def phases_table(phases, cells, path):
+    """A request's phases by load path (medians over the requests); the
+    study's span (load, scale, release) and the whole job (and the write),
+    each request's own sum; and the rate each alone would allow on one
+    CPU over the CGI's rate at W = 8."""
+    cgi = cells.get(("sun", "warm", "none", "cgi", 8))
+
+    def over_cgi(ms):
+        return (1e3 / ms / cgi.rps if ms > 0 and cgi and cgi.rps
+                else None)
+    rows = []
+    for who, got in phases.items():
+        def med(col):
+            return median(number(r, col, path) for r in got)
+        span = median(sum(number(r, c, path) for c in
+                          ("load_ms", "scale_ms", "release_ms"))
+                      for r in got)
+        job = med("job_ms")
+        rows.append([who, len(got), f3(med("load_ms")), f3(med("scale_ms")),
+                     f3(med("release_ms")), f3(med("write_ms")), f3(span),
+                     f3(job), f(over_cgi(span), 2), f(over_cgi(job), 2)])
+    return markdown_table(
+        ["contender", "requests", "load ms", "scale ms", "release ms",
+         "write ms", "span ms", "job ms", "span-bound / cgi",
+         "job-bound / cgi"], "lrrrrrrrrr", rows)
 
 
 def lat_groups(lat, path):
@@ -348,7 +388,28 @@ def report(d):
             "request (lighttpd's CGI running a shell script that execs "
             "scaleppm), and nginx's image_filter (libgd) resizing a JPEG of "
             "the image to JPEG: another format and filter, a peer server, "
-            "not the same job.", ""] + sun_table(cells)
+            "not the same job; and nginx serving the command line's answer "
+            "for this job from a file (made once, before the cell): the "
+            "cost of HTTP and of the bytes with no job.", ""]
+    out += sun_table(cells)
+    phases = load_phases(d)
+    if phases:
+        out += ["", "## Where a request's time goes", "",
+                "A fresh server answering the Sun study's image reduced by "
+                "4 one request at a time, W = 1: the medians of its "
+                "Server-Timing header (the job's phases, each request's "
+                "own) over the requests. \"span\": load + scale + "
+                "release, the study's span, request by request; \"job\": "
+                "the span and the write of the answer to the server's "
+                "private file. A bound: one CPU doing nothing but the span "
+                "(or the job) answers 1000 / ms requests a second; "
+                "\"span-bound / cgi\" is that rate over the CGI's at W = 8, "
+                "the most a server that loads, scales and releases each "
+                "request's image as the study does could reach against the "
+                "fork per request, with HTTP and the answer's bytes free.",
+                ""]
+        out += phases_table(phases, cells,
+                            os.path.join(d, "server-timing.csv"))
     out += ["", "## Open loop (spload)", "",
             "Requests due at a fixed rate, 80% of the best throughput of "
             "the path on that set, warm, no limit; latency from each "
