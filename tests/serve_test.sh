@@ -2,10 +2,11 @@
 # serve_test.sh: `scaleppm serve` (docs/serve.md) driven by curl: every
 # answer compared with the command line's bytes for the same options,
 # every status code it gives, 304s, HEAD, traversal attempts over HTTP,
-# 503 with Retry-After from a full queue, past a deadline and past
-# --max-memory, /metrics, a slow client, descriptors steady, a file cut
-# while served, a Unix socket, and a SIGTERM that lets the requests in
-# flight finish.  Each server listens on a free loopback port (one on a
+# 503 with Retry-After from a full queue, past a deadline (queued, and
+# a running job cancelled) and past --max-memory, /metrics, a slow
+# client, descriptors steady, a file cut while served, read's heap
+# steady, a Unix socket, and a SIGTERM that lets the requests in flight
+# finish.  Each server listens on a free loopback port (one on a
 # Unix socket) and is stopped at the end; nothing is left behind (its
 # private directory, under $WORK/tmp, checked gone).
 #
@@ -296,6 +297,27 @@ stop_server
 start_server --root root --workers 1 --queue 8 -q \
     --deadline "$(awk -v t="$took" 'BEGIN { printf "%.3f", t * 4 }')"
 turned_away late 8 deadline '503 past the deadline'
+stop_server
+
+# A running job is cancelled at its deadline: one worker, a deadline of
+# one second, a job of seconds (big.ppm enlarged by 8 into a PNG at
+# zlib's level 9, one thread).  The job is seen running first, so that
+# its 503 cannot be the queue's: the watch cancelled it, its worker is
+# free for the next request, and its unfinished answer is gone.
+start_server --root root --workers 1 --deadline 1 -q
+curl -s -o cancelled -w '%{http_code}' \
+    "$URL/big.ppm?s=8&format=png&compression=9" >cancelled.code &
+cut_pid=$!
+why=
+wait_running 1 || why='the job was never seen running'
+wait "$cut_pid" || true
+[[ $(cat cancelled.code) == 503 ]] && grep -q deadline cancelled ||
+    why="$(cat cancelled.code): $(head -c 100 cancelled)"
+wait_running 0 || why='the job still runs after its answer'
+result 'a running job cancelled at its deadline: 503, worker free' "$why"
+expect_status 'and the next request is served' 200 '/gray.pgm?s=2'
+result 'the cancelled answer left nothing in the private directory' \
+    "$(find "$WORK/tmp" -type f | head -n 1)"
 stop_server
 
 # --max-memory: read holds the raster (700x700x3 and two chunks of
