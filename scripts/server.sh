@@ -365,10 +365,11 @@ server_latency() {
     done < <(grep '^body ' <<<"$res")
     line=$(head -n 1 <<<"$res")
     local -a row=("$set" "scaleppm-$io" 1 "$rate" "$lat_seconds")
-    for k in due 'done' errors timeouts s2xx s503 sother; do
+    for k in due 'done' errors timeouts s2xx s503 sother waited; do
         row+=("$(server_kv "$line" "$k")")
     done
-    for k in p50_ns p90_ns p99_ns p999_ns max_ns; do
+    for k in p50_ns p90_ns p99_ns p999_ns max_ns lag_p50_ns lag_p99_ns \
+        lag_max_ns; do
         row+=("$(($(server_kv "$line" "$k") / 1000))")
     done
     row+=("$bodies" "$bad" us)
@@ -580,8 +581,9 @@ timeouts,p50_us,p90_us,p99_us,p999_us,max_us,oom_kills,server_exit,\
 start_bytes,peak_bytes,hwm_kb,rss_delta,cache_delta,mapped_file_delta,\
 pgmajfault_delta,unit,rps" >"$out/server.csv"
     printf '%s\n' "set,contender,round,rate,seconds,due,done,errors,\
-timeouts,s2xx,s503,sother,p50_us,p90_us,p99_us,p999_us,max_us,bodies,\
-mismatched,unit" >"$out/server-latency.csv"
+timeouts,s2xx,s503,sother,waited,p50_us,p90_us,p99_us,p999_us,max_us,\
+lag_p50_us,lag_p99_us,lag_max_us,bodies,mismatched,unit" \
+        >"$out/server-latency.csv"
     printf 'set,contender,round,target,status,hash,bytes,count,cli_hash\n' \
         >"$out/server-bodies.csv"
     printf '%s\n' "set,contender,round,request,load_ms,scale_ms,release_ms,\

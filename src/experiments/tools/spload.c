@@ -12,7 +12,11 @@
  *       its connection is closed.  Prints one line of KEY=VALUE: due,
  *       done, errors, timeouts, s2xx, s503, sother, elapsed_ns, and the
  *       latencies of the answered requests p50_ns p90_ns p99_ns p999_ns
- *       max_ns (nearest rank); then a line a distinct answer, "body
+ *       max_ns (nearest rank); how late the requests that found a
+ *       connection free went out after they were due, lag_p50_ns
+ *       lag_p99_ns lag_max_ns (the client's own delay: the latencies
+ *       include it), and waited, the requests that found every
+ *       connection busy; then a line a distinct answer, "body
  *       TARGET STATUS HASH BYTES COUNT", HASH the FNV-1a 64 of the body.
  *       Exits 1, with one line on stderr, when it cannot run at all.
  *   spload --hash FILE
@@ -42,10 +46,12 @@
 #define READ_CHUNK 65536
 #define MAX_BODIES 4096
 
-/* A request: when it was due, and what came back. */
+/* A request: when it was due, when it went out (0: never), and what
+ * came back. */
 struct req {
-    uint64_t due, done;
+    uint64_t due, sent, done;
     int target, status;  /* status 0: no answer */
+    int waited;          /* found every connection busy when due */
     uint64_t hash, bytes;
 };
 
@@ -191,6 +197,7 @@ static int conn_send(struct load *l, struct conn *c, long r)
     if (n < 0 || (size_t)n >= sizeof buf ||
         write(c->fd, buf, (size_t)n) != n)
         return -1;
+    l->reqs[r].sent = sp_now_ns();
     c->req = r;
     c->head_len = 0;
     c->in_body = 0;
@@ -341,8 +348,10 @@ static void send_due(struct load *l, uint64_t now)
         struct conn *c = NULL;
         int got = a_conn(l, &c);
 
-        if (got > 0)
+        if (got > 0) {
+            l->reqs[l->next_sent].waited = 1;
             return;
+        }
         if (got < 0 || conn_send(l, c, l->next_sent) < 0) {
             if (got == 0)
                 conn_close(c);
@@ -444,18 +453,23 @@ static void count_body(struct body *b, size_t *n, const struct req *r)
 static int report(const struct load *l, uint64_t elapsed)
 {
     uint64_t *lat = malloc(sizeof *lat * (size_t)l->nreqs + 1);
+    uint64_t *lag = malloc(sizeof *lag * (size_t)l->nreqs + 1);
     struct body *b = malloc(sizeof *b * MAX_BODIES);
-    size_t n = 0, nb = 0;
-    long ok = 0, s503 = 0, other = 0;
+    size_t n = 0, nb = 0, nl = 0;
+    long ok = 0, s503 = 0, other = 0, waited = 0;
 
-    if (lat == NULL || b == NULL) {
+    if (lat == NULL || lag == NULL || b == NULL) {
         free(lat);
+        free(lag);
         free(b);
         fprintf(stderr, "spload: out of memory\n");
         return 1;
     }
     for (long i = 0; i < l->nreqs; i++) {
         const struct req *r = &l->reqs[i];
+        if (r->sent != 0 && !r->waited)
+            lag[nl++] = r->sent - r->due;
+        waited += r->waited;
         if (r->status == 0)
             continue;
         lat[n++] = r->done - r->due;
@@ -465,17 +479,22 @@ static int report(const struct load *l, uint64_t elapsed)
         count_body(b, &nb, r);
     }
     qsort(lat, n, sizeof *lat, by_value);
+    qsort(lag, nl, sizeof *lag, by_value);
     printf("due=%ld done=%zu errors=%ld timeouts=%ld s2xx=%ld s503=%ld "
            "sother=%ld elapsed_ns=%" PRIu64 " p50_ns=%" PRIu64
            " p90_ns=%" PRIu64 " p99_ns=%" PRIu64 " p999_ns=%" PRIu64
-           " max_ns=%" PRIu64 "\n", l->nreqs, n, l->errors, l->timeouts, ok,
-           s503, other, elapsed, rank(lat, n, 50), rank(lat, n, 90),
-           rank(lat, n, 99), rank(lat, n, 99.9), n ? lat[n - 1] : 0);
+           " max_ns=%" PRIu64 " lag_p50_ns=%" PRIu64 " lag_p99_ns=%" PRIu64
+           " lag_max_ns=%" PRIu64 " waited=%ld\n", l->nreqs, n, l->errors,
+           l->timeouts, ok, s503, other, elapsed, rank(lat, n, 50),
+           rank(lat, n, 90), rank(lat, n, 99), rank(lat, n, 99.9),
+           n ? lat[n - 1] : 0, rank(lag, nl, 50), rank(lag, nl, 99),
+           nl ? lag[nl - 1] : 0, waited);
     for (size_t i = 0; i < nb; i++)
         printf("body %s %d %016" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
                l->targets[b[i].target], b[i].status, b[i].hash, b[i].bytes,
                b[i].count);
     free(lat);
+    free(lag);
     free(b);
     return 0;
 }
