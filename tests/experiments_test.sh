@@ -335,9 +335,15 @@ fi
 # and 4, three groups of cells (one in a memory cgroup, as root), the Sun
 # study's image at W = 8 against the CGI and nginx, the open-loop runs;
 # every answer's bytes the command line's.
-result "spload --hash: FNV-1a 64 of \"a\"" \
+result "spload --hash: FNV-1a 64 of \"a\" (no whole word)" \
     "$(h=$(printf a | "$build/src/spload" --hash /dev/stdin)
         [[ $h == af63dc4c8601ec8c ]] || echo "$h")"
+# two words and a byte, the first word split between two reads (the
+# value from the definition in spload.c, worked in Python)
+result "spload --hash: words across reads, then the tail's bytes" \
+    "$(h=$( (printf abc; sleep 0.2; printf defghijklmnopq) |
+        "$build/src/spload" --hash /dev/stdin)
+        [[ $h == 196b4e73945806f4 ]] || echo "$h")"
 if "$root/run_experiments.sh" --suite server --quick --bin "$build" \
     --out "$work/server" >"$work/server.log" 2>&1; then
     result "run_experiments.sh --suite server --quick" ""

@@ -17,10 +17,10 @@
  *       lag_p99_ns lag_max_ns (the client's own delay: the latencies
  *       include it), and waited, the requests that found every
  *       connection busy; then a line a distinct answer, "body
- *       TARGET STATUS HASH BYTES COUNT", HASH the FNV-1a 64 of the body.
+ *       TARGET STATUS HASH BYTES COUNT", HASH the body's (hash_add).
  *       Exits 1, with one line on stderr, when it cannot run at all.
  *   spload --hash FILE
- *       print FILE's FNV-1a 64 hash as a body's is printed. */
+ *       print FILE's hash as a body's is printed. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +46,20 @@
 #define READ_CHUNK 65536
 #define MAX_BODIES 4096
 
+/* A body's hash, fed in pieces of any size: FNV-1a's prime over 64-bit
+ * words (native order), each product folded by a shift, so that a word
+ * costs one multiply where FNV-1a's bytes cost eight; the bytes left
+ * after the last whole word, FNV-1a's byte by byte.  Every step is a
+ * bijection of the state, so a body that differs from another in one
+ * word never hashes alike.  Fast enough that the one client thread is
+ * not what limits the rate (FNV-1a's bytes took a third of a CPU at a
+ * thousand 240 KiB answers a second). */
+struct hasher {
+    uint64_t h;
+    unsigned char tail[8];
+    unsigned ntail;
+};
+
 /* A request: when it was due, when it went out (0: never), and what
  * came back. */
 struct req {
@@ -64,7 +78,8 @@ struct conn {
     size_t head_len;
     int in_body, status, close_after;
     long long length;  /* Content-Length; -1: to the end of the stream */
-    uint64_t got, hash;
+    uint64_t got;
+    struct hasher hash;
 };
 
 /* A distinct answer and how many times it came. */
@@ -92,17 +107,52 @@ static int usage(void)
     return 2;
 }
 
-static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
+static void hash_start(struct hasher *x)
 {
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * FNV_PRIME;
+    x->h = FNV_OFFSET;
+    x->ntail = 0;
+}
+
+static uint64_t hash_word(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * FNV_PRIME;
+    return h ^ (h >> 32);
+}
+
+static void hash_add(struct hasher *x, const unsigned char *p, size_t n)
+{
+    uint64_t w;
+
+    while (x->ntail > 0 && x->ntail < 8 && n > 0) {
+        x->tail[x->ntail++] = *p++;
+        n--;
+    }
+    if (x->ntail == 8) {
+        memcpy(&w, x->tail, 8);
+        x->h = hash_word(x->h, w);
+        x->ntail = 0;
+    }
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        x->h = hash_word(x->h, w);
+    }
+    memcpy(x->tail + x->ntail, p, n);
+    x->ntail += (unsigned)n;
+}
+
+static uint64_t hash_end(const struct hasher *x)
+{
+    uint64_t h = x->h;
+
+    for (unsigned i = 0; i < x->ntail; i++)
+        h = (h ^ x->tail[i]) * FNV_PRIME;
     return h;
 }
 
 static int hash_file(const char *path)
 {
     unsigned char buf[READ_CHUNK];
-    uint64_t h = FNV_OFFSET;
+    struct hasher x;
     ssize_t n;
     int fd = open(path, O_RDONLY);
 
@@ -110,14 +160,15 @@ static int hash_file(const char *path)
         fprintf(stderr, "spload: %s: %s\n", path, strerror(errno));
         return 1;
     }
+    hash_start(&x);
     while ((n = read(fd, buf, sizeof buf)) > 0)
-        h = fnv(h, buf, (size_t)n);
+        hash_add(&x, buf, (size_t)n);
     close(fd);
     if (n < 0) {
         fprintf(stderr, "spload: %s: %s\n", path, strerror(errno));
         return 1;
     }
-    printf("%016" PRIx64 "\n", h);
+    printf("%016" PRIx64 "\n", hash_end(&x));
     return 0;
 }
 
@@ -202,7 +253,7 @@ static int conn_send(struct load *l, struct conn *c, long r)
     c->head_len = 0;
     c->in_body = 0;
     c->got = 0;
-    c->hash = FNV_OFFSET;
+    hash_start(&c->hash);
     return 0;
 }
 
@@ -235,7 +286,7 @@ static int parse_head(struct conn *c, size_t end)
 /* take_body: N bytes of C's body. */
 static void take_body(struct conn *c, const char *p, size_t n)
 {
-    c->hash = fnv(c->hash, (const unsigned char *)p, n);
+    hash_add(&c->hash, (const unsigned char *)p, n);
     c->got += n;
 }
 
@@ -246,7 +297,7 @@ static void finish(struct load *l, struct conn *c)
 
     r->done = sp_now_ns();
     r->status = c->status;
-    r->hash = c->hash;
+    r->hash = hash_end(&c->hash);
     r->bytes = c->got;
     if (c->close_after)
         conn_close(c);
