@@ -39,8 +39,8 @@ usage: run_experiments.sh [--suite NAME] [options]
 With no options: the Sun 2002 study "A Performance Comparison of read and
 mmap" on this machine.  scaleppm loads the study's 1280x1024 image with
 read() or with mmap(), scales it by each factor with 10 threads and
-releases it; the time of load + scale + release is compared, read against
-mmap.  At the end it prints read/mmap for each factor beside 2002's (above
+releases it, writing no output, as the study did; the time of load +
+scale + release is compared, read against mmap.  At the end it prints read/mmap for each factor beside 2002's (above
 1: mmap was faster) and where the files are.  A few seconds to a minute.
 
 --suite sun (the default): every scale factor, in an order drawn from
