@@ -39,8 +39,8 @@ usage: run_experiments.sh [--suite NAME] [options]
 With no options: the Sun 2002 study "A Performance Comparison of read and
 mmap" on this machine.  scaleppm loads the study's 1280x1024 image with
 read() or with mmap(), scales it by each factor with 10 threads and
-releases it; the time of load + scale + release is compared, read against
-mmap.  At the end it prints read/mmap for each factor beside 2002's (above
+releases it, writing no output, as the study did; the time of load +
+scale + release is compared, read against mmap.  At the end it prints read/mmap for each factor beside 2002's (above
 1: mmap was faster) and where the files are.  A few seconds to a minute.
 
 --suite sun (the default): every scale factor, in an order drawn from
@@ -68,6 +68,15 @@ table1.md, figure1.png and env.txt (the machine, the commit, the order).
                       runs/DATE-TIME-HOST, which git ignores)
   --seed N            the seed of the order the factors run in (default:
                       drawn from the clock; env.txt records it)
+  --sun-output none|file
+                      none (default, as 2002): each run writes nothing
+                      (scaleppm --no-output), so the timed load + scale +
+                      release has no write in it or beside it; file:
+                      each run writes its output to a file, whose write
+                      overlaps the scale (a second, named case)
+  --sun-cpus N        run scaleppm on the first N CPUs alone (taskset;
+                      default: every CPU it may use); 1: the study's 10
+                      threads on one CPU, as the Ultra 30 had
   --quick             2 runs, a 320x256 image, scales -2,-4,2: for tests
   --bin DIR           use the scaleppm build in DIR as it is: no package
                       install, no build (the tests use this)
@@ -170,9 +179,11 @@ and env.txt.  About six minutes. With it:
   --quick             1 MiB images, W = 1 and 4: for tests
 
 --reference makes every committed result under results/ again from this
-tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
-folios, warm in 4 KiB pages, cold), each as three separate sessions with
-their own factor order, then the seed suites, paths, durable, peers,
+tree: the eight Sun-study folders (1280x1024 and 12000x10000; warm in
+large folios, warm in 4 KiB pages, cold; no output written, as 2002; and
+at 1280x1024, warm in large folios, the output written to a file, and the
+10 threads on one CPU), each as three separate sessions with their own
+factor order, then the seed suites, paths, durable, peers,
 threads, batch and server.  Each
 folder replaces the committed one once complete.  About two hours; with
 --quick, tiny sizes into --out (for CI).
@@ -189,7 +200,7 @@ die() {
 
 image="" size="" threads=10 runs="" cache=warm page_cache=large out="" bin=""
 suite=sun file_size="" quick=0 order_seed="" reference=0 reps="" mem_limit=""
-perf=0 reference_only=""
+perf=0 reference_only="" sun_output=none sun_cpus=""
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
     case $1 in
@@ -211,6 +222,8 @@ while (($#)); do
     --seed) order_seed=${2:?--seed needs a number}; shift 2 ;;
     --reference) reference=1; shift ;;
     --only) reference_only=${2:?--only needs folder names}; shift 2 ;;
+    --sun-output) sun_output=${2:?--sun-output needs none or file}; shift 2 ;;
+    --sun-cpus) sun_cpus=${2:?--sun-cpus needs a number}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -225,6 +238,12 @@ if [[ -z $runs ]]; then
     [[ $suite == photos || $suite == compressed ]] && runs=5
 fi
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs: a positive number"
+[[ $sun_output == none || $sun_output == file ]] ||
+    die "--sun-output: none or file"
+[[ -z $sun_cpus || $sun_cpus =~ ^[1-9][0-9]*$ ]] ||
+    die "--sun-cpus: a positive number"
+[[ -z $sun_cpus || $sun_cpus -le $(nproc) ]] ||
+    die "--sun-cpus $sun_cpus: only $(nproc) CPUs here"
 [[ $threads =~ ^[1-9][0-9]*$ ]] || die "--threads: a positive number"
 [[ $scales =~ ^-?[0-9]+(,-?[0-9]+)*$ ]] || die "--scales: e.g. -2,-4,3"
 [[ -z $size || $size =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "--size: WxH"
@@ -244,6 +263,8 @@ sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | \
 esac
 [[ -z $mem_limit || $suite == syscall-vs-mmap ]] ||
     die "--mem-limit: with --suite syscall-vs-mmap only"
+[[ ($sun_output == none && -z $sun_cpus) || $suite == sun || $suite == all ]] ||
+    die "--sun-output, --sun-cpus: with --suite sun (or all) only"
 ((perf == 0)) || command -v perf >/dev/null ||
     die "--perf: perf not found (apt-get install linux-perf)"
 

@@ -14,7 +14,12 @@
 
 SP_SESSIONS=3
 
-# The Sun-study folders: NAME SIZE CACHE PAGE_CACHE SCALES.
+# The Sun-study folders: NAME SIZE CACHE PAGE_CACHE SCALES [OPTION...],
+# the options run_experiments.sh's, kept with --quick.  Each writes no
+# output, as the study did (--sun-output none), but the two after the six:
+# the warm 1280x1024 case with each run's output written to a file, the
+# second, named case, and with its 10 threads on one CPU, as the Ultra 30
+# had.  Their names keep them out of the model's sun-1280x1024-warm-*.
 SP_REFERENCE_SUN=(
     "sun-1280x1024-warm-large 1280x1024 warm large all"
     "sun-1280x1024-warm-small 1280x1024 warm small all"
@@ -22,6 +27,8 @@ SP_REFERENCE_SUN=(
     "big-12000x10000-warm-large 12000x10000 warm large reduce"
     "big-12000x10000-warm-small 12000x10000 warm small reduce"
     "big-12000x10000-cold 12000x10000 cold large reduce"
+    "sun-1280x1024-output-warm-large 1280x1024 warm large all --sun-output file"
+    "sun-1280x1024-1cpu-warm-large 1280x1024 warm large all --sun-cpus 1"
 )
 
 # reference_step NAME COMMAND...: run one piece, its output to
@@ -38,12 +45,13 @@ reference_step() {
     printf '%d s\n' "$((SECONDS - t0))" >&2
 }
 
-# reference_sun NAME SIZE CACHE PAGE_CACHE SCALES: one Sun-study folder,
-# SP_SESSIONS sessions and their combined table.
+# reference_sun NAME SIZE CACHE PAGE_CACHE SCALES [OPTION...]: one
+# Sun-study folder, SP_SESSIONS sessions and their combined table.
 reference_sun() {
     local name=$1 size=$2 cache=$3 pc=$4 which=$5 k dir args
+    shift 5
     dir=$scratch/$name
-    args=(--bin "$bin" --suite sun --cache "$cache" --page-cache "$pc")
+    args=(--bin "$bin" --suite sun --cache "$cache" --page-cache "$pc" "$@")
     if ((quick)); then
         args+=(--quick)
     else

@@ -2,7 +2,8 @@
 # sun.sh: one session of the Sun 2002 study on one image (sourced by
 # run_experiments.sh, whose options set the globals used here: image size
 # cache page_cache runs threads scales order_seed out work bin spcache
-# scaleppm; sun_study sets input and copy_block for env.txt).
+# scaleppm sun_output sun_cpus; sun_study sets input, copy_block,
+# sun_ncpus and sun_cpu_list for env.txt).
 # shellcheck disable=SC2154  # those globals are assigned there
 
 # sun_input: set image to the input, generating it into images/ (git-
@@ -26,7 +27,7 @@ sun_shuffle() {
 # sun_cost SCALE: the bytes one run of a case touches: the input, read
 # (three times its size when cold: evicted, it is read from the disk at
 # about a third of the rate of the page cache, as the committed cold and
-# warm 12000x10000 runs show), and the output it writes.
+# warm 12000x10000 runs show), and the output it makes (written or not).
 sun_cost() {
     local n=${1#-} bytes k=1
     bytes=$(stat -c %s -- "$input")
@@ -115,6 +116,7 @@ sun_study() {
     "$spcache" copy "$copy_block" "$image" "$input"
     sync "$input"
     outfile=$work/out.ppm
+    sun_confine
     fault_around=$("$spcache" faultaround "$input" 2>/dev/null || echo '?')
     folios=$("$spcache" folios "$input" 2>/dev/null || echo '?')
 
@@ -124,7 +126,7 @@ sun_study() {
     local header="scale,method,order,run" f
     for f in "${fields[@]}"; do header+=",$f"; done
     header+=",cache,page_cache,cached_pages,total_pages,retries,folio_kib"
-    header+=",image"
+    header+=",image,output,cpus"
     printf '%s\n' "$header" >"$out/runs.csv"
 
     mapfile -t order < <(sun_shuffle "$order_seed" "$scales")
@@ -152,15 +154,46 @@ sun_study() {
     sp_sun_report "$out"
 }
 
+# sun_confine: set sun_pin, the command prefix that runs scaleppm on the
+# first sun_cpus CPUs (taskset; none when sun_cpus is empty: every CPU
+# this process may use), and sun_ncpus and sun_cpu_list, what scaleppm is
+# given, as a pinned process sees it.  The Ultra 30 of 2002 had one CPU.
+sun_confine() {
+    sun_pin=() sun_cpu_list=all
+    if [[ -n $sun_cpus ]]; then
+        sun_cpu_list=0
+        ((sun_cpus == 1)) || sun_cpu_list=0-$((sun_cpus - 1))
+        sun_pin=(taskset -c "$sun_cpu_list")
+    fi
+    sun_ncpus=$("${sun_pin[@]}" nproc) ||
+        die "taskset -c $sun_cpu_list: cannot pin"
+    [[ -z $sun_cpus || $sun_ncpus == "$sun_cpus" ]] ||
+        die "--sun-cpus $sun_cpus: scaleppm would get $sun_ncpus CPUs"
+}
+
+# sun_span: the span's words for the headline: what a run writes, and the
+# CPUs its threads share.
+sun_span() {
+    local what="no output written, as 2002"
+    [[ $sun_output == file ]] &&
+        what="output written to a file (its write overlaps the scale)"
+    printf '%s; %s threads on %s CPU%s' "$what" "$threads" "$sun_ncpus" \
+        "$( ((sun_ncpus == 1)) || echo s)"
+}
+
 # sun_settings: the session's settings for env.txt: the options, the
 # image the input was copied from and the size of the writes that made
 # the copy (env.txt's input: line is the copy, the file the runs read),
 # the order the factors ran in and its seed, and the input's page-cache
 # state as measured before the runs (pages one fault maps, the folios
-# that hold it).
+# that hold it); what a run writes (output=none: scaleppm --no-output, the
+# span load + scale + release has no write in or beside it; file: each run
+# writes out.ppm, its write timed apart) and the CPUs scaleppm ran on.
 sun_settings() {
     printf 'threads=%s runs=%s scales=%s cache=%s page_cache=%s ' \
         "$threads" "$runs" "$scales" "$cache" "$page_cache"
+    printf 'output=%s timed=load+scale+release cpus=%s cpu_list=%s ' \
+        "$sun_output" "$sun_ncpus" "$sun_cpu_list"
     printf 'input_copied_from=%s copy_write_bytes=%s ' "$image" "$copy_block"
     printf 'order_seed=%s order=%s fault_around_pages=%s folios=%s\n' \
         "$order_seed" "$(IFS=,; echo "${order[*]}")" "$fault_around" \
@@ -170,14 +203,15 @@ sun_settings() {
 # sun_headline DIR: the result in a few lines: read/mmap at each factor
 # beside 2002's, and where the files are.
 sun_headline() {
-    awk -F, '
+    awk -F, -v span="$(sun_span)" '
         NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         { s = $c["scale"] + 0; r[s] = $c["ratio"]; lo[s] = $c["ratio_lo"]
           hi[s] = $c["ratio_hi"] }
         END {
             split("2 1.14 3 1.28 4 1.48 8 2.03", t, " ")
             for (i = 1; i <= 8; i += 2) sun[-t[i]] = t[i + 1]
-            print "read/mmap, load + scale + release (above 1: mmap faster):"
+            print "read/mmap, load + scale + release (above 1: mmap faster;"
+            print "  " span "):"
             for (k = 2; k <= 15; k++) {
                 s = k <= 8 ? -k : k - 7  # reduce 2..8, then enlarge 2..8
                 if (!(s in r)) continue
@@ -209,17 +243,24 @@ sun_case() {
     done
 }
 
-# sun_run METHOD SCALE RUN FIRST FOLIO: one scaleppm process; RUN 0 is
-# the warm-up, not recorded; FIRST says which method ran first in the pair.
+# sun_run METHOD SCALE RUN FIRST FOLIO: one scaleppm process (on the CPUs
+# sun_confine chose); RUN 0 is the warm-up, not recorded; FIRST says which
+# method ran first in the pair.  With output none (the study's case) it
+# writes nothing: every row is scaled and dropped (--no-output).
 sun_run() {
     local method=$1 scale=$2 run=$3 first=$4 folio=$5 line pair row f
     local -A kv=()
+    local args=(--io "$method" -s "$scale" -t "$threads" --timings)
     sun_ready
-    # A new output each run: replacing one would add its fsyncs (see
-    # --suite durable) to the write phase.
-    rm -f -- "$outfile"
-    line=$("$scaleppm" --io "$method" -s "$scale" -t "$threads" --timings \
-        "$input" "$outfile" 2>&1 >/dev/null) ||
+    if [[ $sun_output == none ]]; then
+        args+=(--no-output "$input")
+    else
+        # A new output each run: replacing one would add its fsyncs (see
+        # --suite durable) to the write phase.
+        rm -f -- "$outfile"
+        args+=("$input" "$outfile")
+    fi
+    line=$("${sun_pin[@]}" "$scaleppm" "${args[@]}" 2>&1 >/dev/null) ||
         die "scaleppm -s $scale --io $method failed: $line"
     ((run > 0)) || return 0
     for pair in $line; do kv[${pair%%=*}]=${pair#*=}; done
@@ -228,7 +269,7 @@ sun_run() {
         [[ -n ${kv[$f]:-} ]] || die "no $f in scaleppm's timings: $line"
         row+=",${kv[$f]}"
     done
-    printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$row" "$cache" "$page_cache" \
+    printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$row" "$cache" "$page_cache" \
         "$cached" "$total" "$retries" "$folio" "$(basename "$image")" \
-        >>"$out/runs.csv"
+        "$sun_output" "$sun_ncpus" >>"$out/runs.csv"
 }

@@ -568,6 +568,92 @@ else
     skip '--timings=json is valid JSON' 'python3 not installed'
 fi
 
+# --- --no-output: the study's span, nothing written ------------------------
+usage_case '--no-output with OUT' --no-output -s 2 c.ppm od/u.ppm
+usage_case '--no-output in a batch' --no-output -s 2 -o od/ c.ppm
+usage_case '--no-output with --quality' --no-output --quality 50 -s 2 c.ppm
+
+# timing_keys FILE: the keys of the one --timings line in FILE, sorted.
+timing_keys() {
+    tr ' ' '\n' <"$1" | sed -n 's/=.*//p' | sort
+}
+
+# timing_value FILE KEY: KEY's value in FILE's --timings line.
+timing_value() {
+    tr ' ' '\n' <"$1" | sed -n "s/^$2=//p"
+}
+
+# Every path and thread count: the same record as a run that writes od/n.ppm
+# (the same keys; the same input, sizes, path and threads), with output=none
+# and the write phase zero; nothing on stdout, and no file made where it
+# runs.
+mkdir nodir
+for io in "${IO_PATHS[@]}" auto; do
+    for t in 1 3; do
+        sp --io "$io" -t "$t" --timings -s -2 c.ppm od/n.ppm
+        mv e wrote.e
+        (cd nodir && "$SP" --io "$io" -t "$t" --timings --no-output -s -2 \
+            ../c.ppm >../o 2>../e) && rc=0 || rc=$?
+        why=$(expect_status 0)
+        [[ -n $why || ! -s o ]] || why='stdout is not empty'
+        [[ -n $why || -z $(ls -A nodir) ]] || why="it made $(ls -A nodir)"
+        [[ -n $why || $(lines e) == 1 ]] || why="$(lines e) lines on stderr"
+        [[ -n $why ]] || cmp -s <(timing_keys e) <(timing_keys wrote.e) ||
+            why="keys differ: $(diff <(timing_keys e) <(timing_keys wrote.e) | tr '\n' ' ')"
+        for key in output write_ns write_minflt write_majflt; do
+            want=0
+            [[ $key == output ]] && want=none
+            [[ -n $why || $(timing_value e "$key") == "$want" ]] ||
+                why="$key=$(timing_value e "$key"), want $want"
+        done
+        for key in io threads factor in out codec status; do
+            [[ -n $why || $(timing_value e "$key") == "$(timing_value wrote.e "$key")" ]] ||
+                why="$key=$(timing_value e "$key"), written: $(timing_value wrote.e "$key")"
+        done
+        [[ -n $why || $(timing_value e scale_ns) -gt 0 ]] || why='scale_ns=0'
+        result "--no-output --io $io -t $t: the written run's record, write 0, nothing made" "$why"
+    done
+done
+
+# A bad input fails as it does for a run that writes: the same line and
+# status, and no file.
+for io in "${IO_PATHS[@]}"; do
+    sp --io "$io" -s 2 hdr6.ppm od/bad.ppm
+    mv e wrote.e
+    want=$rc
+    sp --io "$io" -s 2 --no-output hdr6.ppm
+    why=$(expect_status "$want")
+    [[ -n $why ]] || cmp -s e wrote.e ||
+        why="stderr \"$(head -n 1 e)\", written: \"$(head -n 1 wrote.e)\""
+    [[ -n $why || ! -e od/bad.ppm ]] || why='the written run left od/bad.ppm'
+    result "--no-output --io $io, a raster cut short: the written run's error" "$why"
+done
+
+# Standard input (a pipe) and a stream of images: every image scaled.
+cat c.ppm g.pgm c.ppm >three-no.ppm
+pipe_in=three-no.ppm
+sp -v --no-output -s 2
+pipe_in=''
+why=$(expect_status 0)
+[[ -n $why || ! -s o ]] || why='stdout is not empty'
+[[ -n $why ]] || grep -q '3 images' e || why="-v does not say 3 images: $(tr '\n' '|' <e)"
+[[ -n $why ]] || grep -q 'no output' e || why="-v does not say no output: $(head -n 1 e)"
+result '--no-output from a pipe, three images: each scaled, nothing written' "$why"
+
+if have python3; then
+    sp --timings=json --no-output -s 3 c.ppm
+    why=$(expect_status 0)
+    [[ -n $why ]] || why=$(python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+if d["output"] is not None or d["write_ns"] != 0 or not d["scale_ns"] > 0:
+    print("output, write_ns or scale_ns wrong:", d)
+' e 2>&1 | tail -n 1) || true
+    result '--no-output --timings=json: output null, write_ns 0' "$why"
+else
+    skip '--no-output --timings=json' 'python3 not installed'
+fi
+
 # Multi-image streams: every image scaled, as pamscale does, from a file
 # on every I/O path, and from a pipe.
 cat c.ppm g.pgm c.ppm >three.ppm

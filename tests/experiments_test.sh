@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # experiments_test.sh BUILD_DIR: run_experiments.sh --quick end to end: the
 # Sun study warm and cold (every file is there, runs.csv has its columns and
-# one row a run, summary.csv's ratios are what runs.csv's times give), and
-# each iobench suite (its files, and every measured row verified).
+# one row a run, summary.csv's ratios are what runs.csv's times give), with
+# no output written, with an output file and on one CPU (each case said in
+# runs.csv, env.txt and table1.md), and each iobench suite (its files, and
+# every measured row verified).
 set -euo pipefail
 
 build=${1:?usage: experiments_test.sh BUILD_DIR}
@@ -76,7 +78,7 @@ for cache in warm cold; do
     result "$cache: figure1.png is a PNG" \
         "$(head -c 4 "$out/figure1.png" | od -An -c | grep -q 'P   N   G' ||
             echo 'no PNG signature')"
-    want="scale,method,order,run,load_ns,scale_ns,release_ns,write_ns,load_minflt,load_majflt,scale_minflt,scale_majflt,release_minflt,release_majflt,write_minflt,write_majflt,io,threads,cache,page_cache,cached_pages,total_pages,retries,folio_kib,image"
+    want="scale,method,order,run,load_ns,scale_ns,release_ns,write_ns,load_minflt,load_majflt,scale_minflt,scale_majflt,release_minflt,release_majflt,write_minflt,write_majflt,io,threads,cache,page_cache,cached_pages,total_pages,retries,folio_kib,image,output,cpus"
     result "$cache: runs.csv columns" \
         "$([[ $(head -n 1 "$out/runs.csv") == "$want" ]] || echo 'header differs')"
     rows=$(($(wc -l <"$out/runs.csv") - 1))
@@ -102,6 +104,41 @@ for cache in warm cold; do
             "$out/env.txt" || echo 'not found')"
     result "$cache: table1.md has a row a scale" \
         "$(n=$(grep -cE '^\| -?[0-9]+\*? \| [0-9]+/[0-9]+ \|' "$out/table1.md"); ((n == 3)) || echo "$n rows")"
+done
+
+# The study's span: no output written (scaleppm --no-output), the write
+# phase zero in every row; --sun-output file, the second case, writes one
+# each run; --sun-cpus 1 runs scaleppm on one CPU.  Each says so in
+# runs.csv, env.txt's settings and table1.md's heading.
+ncpu=$(nproc)
+span_check() {
+    local name=$1 output=$2 cpus=$3 list=$4 words=$5 out=$work/$1
+    result "$name: every run's output and CPUs in runs.csv" \
+        "$(awk -F, -v o="$output" -v c="$cpus" 'NR > 1 && ($26 != o || $27 != c) { print "row " NR ": " $26 "," $27; exit }' "$out/runs.csv" 2>/dev/null)"
+    result "$name: the write phase $([[ $output == none ]] && echo zero || echo timed)" \
+        "$(awk -F, -v o="$output" 'NR > 1 && (o == "none" ? ($8 != 0 || $15 != 0 || $16 != 0) : !($8 > 0)) { print "row " NR ": write_ns " $8; exit }' "$out/runs.csv" 2>/dev/null)"
+    result "$name: env.txt's settings say what was written and the CPUs" \
+        "$(grep -qE "^settings: .* output=$output timed=load\+scale\+release cpus=$cpus cpu_list=$list " "$out/env.txt" 2>/dev/null || echo 'not found')"
+    result "$name: table1.md's heading names the case" \
+        "$(grep -qF "mmap/scale/free ($words" "$out/table1.md" 2>/dev/null || echo "no \"$words\"")"
+}
+span_check warm none "$ncpu" all "no output written, as 2002; $ncpu CPU"
+for kase in "output --sun-output file" "onecpu --sun-cpus 1"; do
+    read -r name opt val <<<"$kase"
+    "$root/run_experiments.sh" --quick --bin "$build" "$opt" "$val" \
+        --out "$work/$name" >"$work/$name.log" 2>&1 ||
+        result "run_experiments.sh --quick $opt $val" \
+            "exit $?: $(tail -n 3 "$work/$name.log" | tr '\n' ' ')"
+done
+span_check output file "$ncpu" all "output written to a file; $ncpu CPU"
+span_check onecpu none 1 0 "no output written, as 2002; 1 CPU)"
+for bad in "--sun-output bogus" "--sun-cpus 0" "--sun-cpus $((ncpu + 1))" \
+    "--suite paths --sun-output file"; do
+    # shellcheck disable=SC2086  # the words are the options
+    "$root/run_experiments.sh" --quick --bin "$build" $bad \
+        --out "$work/bad" >"$work/bad.log" 2>&1 && rc=0 || rc=$?
+    result "run_experiments.sh $bad: refused, nothing run" \
+        "$( ((rc == 1)) && [[ ! -e $work/bad ]] || echo "exit $rc: $(head -n 1 "$work/bad.log")")"
 done
 
 # Cold runs start with the input evicted, and that was checked.

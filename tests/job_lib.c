@@ -1,5 +1,6 @@
 /* job_lib.c: what the job suites (test_job_*.c) share: their includes, the
- * allocator that returns NULL under a sanitizer, and run(), one job. */
+ * allocator that returns NULL under a sanitizer, run(), one job, and the
+ * bytes a job preads, counted. */
 #include "job_lib.h"
 
 /* A too-large allocation must come back as NULL (ENOMEM), not end the
@@ -14,6 +15,27 @@ const char *__tsan_default_options(void);
 const char *__tsan_default_options(void)
 {
     return "allocator_may_return_null=1";
+}
+
+size_t pread_bytes;
+
+ssize_t counting_pread(int fd, void *buf, size_t len, off_t off)
+{
+    ssize_t n = pread(fd, buf, len, off);
+
+    if (n > 0 && off > 0)
+        __atomic_add_fetch(&pread_bytes, (size_t)n, __ATOMIC_RELAXED);
+    return n;
+}
+
+ssize_t counting_preadv2(int fd, const struct iovec *iov, int k, off_t off,
+                         int flags)
+{
+    ssize_t n = preadv2(fd, iov, k, off, flags);
+
+    if (n > 0)
+        __atomic_add_fetch(&pread_bytes, (size_t)n, __ATOMIC_RELAXED);
+    return n;
 }
 
 sp_status run(const char *in, const char *out, enum sp_io io,

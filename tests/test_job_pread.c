@@ -3,29 +3,6 @@
  * output; an output too large. */
 #include "job_lib.h"
 
-/* The bytes a job preads, counted (threads add to it at once); not those
- * the loader reads from offset 0 to parse the header. */
-static size_t pread_bytes;
-
-static ssize_t counting_pread(int fd, void *buf, size_t len, off_t off)
-{
-    ssize_t n = pread(fd, buf, len, off);
-
-    if (n > 0 && off > 0)
-        __atomic_add_fetch(&pread_bytes, (size_t)n, __ATOMIC_RELAXED);
-    return n;
-}
-
-static ssize_t counting_preadv2(int fd, const struct iovec *iov, int k,
-                                off_t off, int flags)
-{
-    ssize_t n = preadv2(fd, iov, k, off, flags);
-
-    if (n > 0)
-        __atomic_add_fetch(&pread_bytes, (size_t)n, __ATOMIC_RELAXED);
-    return n;
-}
-
 /* The read a thread last had refused with EAGAIN, and how many were. */
 static __thread int refused_fd = -1;
 static __thread off_t refused_at = -1;

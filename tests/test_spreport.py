@@ -509,6 +509,65 @@ class Sessions(Folder):
         self.assertIn("two or more", err)
 
 
+def with_span(text, output, cpus):
+    """TEXT, a runs.csv, with the columns sun.sh writes since issue 30:
+    what each run wrote (OUTPUT) and the CPUs it ran on (CPUS)."""
+    head, *rows = text.splitlines()
+    return "\n".join([head + ",output,cpus"]
+                     + [f"{r},{output},{cpus}" for r in rows]) + "\n"
+
+
+class SunSpan(Folder):
+    """The case a Sun-study report is of: no output (the study's span) or
+    an output file, and the CPUs, in table1.md and the figures' titles;
+    runs without the columns reported as before."""
+
+    def report(self, text):
+        self.write("run/runs.csv", text)
+        with Figures() as figs:
+            self.assertEqual(self.spreport("sun", self.path("run")),
+                             (0, ""))
+        (path, fig), = figs.drawn
+        return self.read("run/table1.md"), fig.axes[0].get_title()
+
+    def test_no_output_one_cpu(self):
+        table, title = self.report(with_span(session_runs({-2: 1.5}),
+                                             "none", 1))
+        self.assertEqual(table.splitlines()[0],
+                         "# Table 1: read/scale/free vs mmap/scale/free "
+                         "(no output written, as 2002; 1 CPU)")
+        self.assertIn("output=none, cpus=1. No output was written", table)
+        self.assertIn("ran on 1 CPU, as on the Ultra 30", table)
+        self.assertIn("\nno output written, as 2002; 1 CPU", title)
+
+    def test_output_file(self):
+        table, title = self.report(with_span(session_runs({-2: 1.5}),
+                                             "file", 2))
+        self.assertIn("(output written to a file; 2 CPUs)",
+                      table.splitlines()[0])
+        self.assertIn("Each run wrote its output to a file", table)
+        self.assertIn("output written to a file; 2 CPUs", title)
+
+    def test_before_the_columns(self):
+        table, title = self.report(session_runs({-2: 1.5}))
+        self.assertEqual(table.splitlines()[0],
+                         "# Table 1: read/scale/free vs mmap/scale/free")
+        self.assertNotIn("output", table + title)
+        self.assertNotIn("\n", title.split("\n", 1)[1])
+
+    def test_sessions_of_two_cases_refused(self):
+        for i, (output, cpus) in enumerate((("none", 2), ("file", 2),
+                                            ("none", 1))):
+            self.write(f"s{i}/runs.csv",
+                       with_span(session_runs({-2: 1.5}), output, cpus))
+        for pair, word in (((0, 1), "output is file in one, none"),
+                           ((0, 2), "cpus is 1 in one, 2")):
+            rc, err = self.spreport("sun", "--sessions", self.path("out"),
+                                    *(self.path(f"s{i}") for i in pair))
+            self.assertEqual(rc, 1)
+            self.assertIn(f"not one case: {word}", err)
+
+
 # ---- iobench ----------------------------------------------------------------
 
 IOBENCH = """experiment,case,param,method,metric,value,unit,seed,check

@@ -80,6 +80,10 @@ cmp -s o "$c2" || why='stdout differs from the file output'
 result 'memcheck: stdin to stdout gives the right bytes' "$why"
 vg 'plain P3 input' 0 -s 2 plain.ppm od/p.ppm
 vg '--timings=json -v' 0 --timings=json -v -s -2 c.ppm od/t.ppm
+for io in "${IO_PATHS[@]}"; do
+    vg "$io, --no-output --timings" 0 --io "$io" -t 3 --no-output --timings \
+        -s -3 c.ppm
+done
 vg 'a truncated input' 1 -s 2 cut.ppm od/cut.ppm
 vg 'a missing input' 1 -s 2 nope.ppm od/nope.ppm
 vg 'output /dev/full' 1 -s 2 c.ppm /dev/full

@@ -4,7 +4,8 @@ and figure1.png; and, from several folders of the same case run in
 independent sessions, the table of how far the sessions agree.
 
 A run's time is load + scale + release (the study's read/scale/free
-against mmap/scale/free); write is kept apart.  The ratio of a scale is
+against mmap/scale/free); write is kept apart, and in the study's case
+(runs.csv's output none) there is none: scaleppm --no-output.  The ratio of a scale is
 mean(read) / mean(mmap) with its 95% bootstrap interval (stats.py)."""
 import os
 from dataclasses import dataclass, field
@@ -22,7 +23,19 @@ FIELDS = ("load_ns", "scale_ns", "release_ns", "write_ns",
           "release_minflt", "release_majflt", "write_minflt", "write_majflt")
 TIMES = FIELDS[:4]
 NEED = ("scale", "method", "load_ns", "scale_ns", "release_ns")
-CONTEXT = ("image", "cache", "page_cache", "threads")
+CONTEXT = ("image", "cache", "page_cache", "threads", "output", "cpus")
+
+# What a run wrote (runs.csv's output column, since issue 30): the case's
+# words in tables and titles.  Older runs have no such column (each wrote
+# a file), and their reports are made as they were.
+OUTPUT_WORDS = {"none": "no output written, as 2002",
+                "file": "output written to a file"}
+OUTPUT_SENTENCE = {
+    "none": "No output was written (scaleppm --no-output): every row was "
+            "scaled and dropped, so the span is the study's, with no write "
+            "in it or beside it.",
+    "file": "Each run wrote its output to a file: the write (write ms) is "
+            "timed apart, but it overlaps the scale."}
 
 # The 2002 study, Table 1: reduce factor -> read s, mmap s, read/mmap.
 SUN2002 = {-2: (5.48, 4.79, 1.14), -3: (3.11, 2.44, 1.28),
@@ -154,9 +167,41 @@ def ms_cell(s):
     return f"{s.mean / 1e6:.3f} ± {s.sd / 1e6:.3f} ({s.median / 1e6:.3f})"
 
 
+def span(runs_list):
+    """What RUNS_LIST's runs wrote and the CPUs they ran on, for a title:
+    a list of words, empty for runs that record neither."""
+    parts = []
+    outs = sorted({r.context.get("output", "") for r in runs_list})
+    if outs != [""]:
+        parts.append("/".join(OUTPUT_WORDS.get(o, o or "?") for o in outs))
+    cpus = sorted({r.context.get("cpus", "") for r in runs_list})
+    if cpus != [""]:
+        parts.append(f"{'/'.join(c or '?' for c in cpus)} "
+                     f"CPU{'' if cpus == ['1'] else 's'}")
+    return parts
+
+
+def span_sentences(runs):
+    """RUNS's case in words for table1.md: what each run wrote, and the
+    CPUs its threads shared; "" for runs that record neither."""
+    text = ""
+    if runs.context.get("output") in OUTPUT_SENTENCE:
+        text += " " + OUTPUT_SENTENCE[runs.context["output"]]
+    if runs.context.get("cpus"):
+        text += (f" The {runs.context.get('threads', '?')} threads ran on "
+                 f"{runs.context['cpus']} CPU"
+                 f"{'' if runs.context['cpus'] == '1' else 's'}"
+                 + (", as on the Ultra 30, which had one."
+                    if runs.context["cpus"] == "1" else "."))
+    return text
+
+
 def table1_md(runs, ratios):
-    out = ["# Table 1: read/scale/free vs mmap/scale/free", "",
-           f"{runs.describe()}. Times are load + scale + release, in ms: "
+    case = "; ".join(span([runs]))
+    out = ["# Table 1: read/scale/free vs mmap/scale/free"
+           + (f" ({case})" if case else ""), "",
+           f"{runs.describe()}.{span_sentences(runs)} "
+           "Times are load + scale + release, in ms: "
            "mean ± sample standard deviation (median) over n runs. The "
            "ratio's interval is a 95% percentile bootstrap "
            f"({stats.BOOT_ITERS} resamples). Negative scales reduce, "
@@ -195,21 +240,31 @@ def table1_md(runs, ratios):
     return "\n".join(out) + "\n"
 
 
-def state(runs_list):
-    """The cache state and folio size of RUNS_LIST, for a title: one value
-    each where all agree, else every value, joined by /."""
+def cache_folio(runs_list):
+    """The cache state and folio size of RUNS_LIST: one value each where
+    all agree, else every value, joined by /."""
     cache = "/".join(sorted({r.cache for r in runs_list}))
     folio = "/".join(sorted({r.folio for r in runs_list}))
     return f"{cache} cache, folio {folio}"
 
 
+def state(runs_list):
+    """The cache state and folio size of RUNS_LIST, for a title
+    (cache_folio's), then span's words, where the runs record them."""
+    return cache_folio(runs_list) + "".join(
+        "; " + p for p in span(runs_list))
+
+
 def title_of(runs_list):
-    """A figure's title line for RUNS_LIST: the image (its name carries
-    its size), the threads, the cache state and folio size."""
+    """A figure's title for RUNS_LIST: the image (its name carries its
+    size), the threads, the cache state and folio size; on a line of its
+    own, span's words, where the runs record them."""
     image = "/".join(sorted({r.context.get("image", "?") for r in runs_list}))
     threads = "/".join(sorted({r.context.get("threads", "?")
                                for r in runs_list}))
-    return f"{image}, {threads} threads, {state(runs_list)}"
+    words = span(runs_list)
+    return (f"{image}, {threads} threads, {cache_folio(runs_list)}"
+            + ("\n" + "; ".join(words) if words else ""))
 
 
 def ratio_figure(path, series, title):

@@ -247,7 +247,8 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
            "%s: %zux%zu, %s, %u thread%s", job->in, coded, li->magic,
            r->in_width, r->in_height, r->channels,
            r->channels == 1 ? "" : "s", r->maxval, sp_io_name(li->io_used),
-           job->out, r->out_width, r->out_height, scale, r->threads_used,
+           job->out != NULL ? job->out : "no output (--no-output)",
+           r->out_width, r->out_height, scale, r->threads_used,
            r->threads_used == 1 ? "" : "s");
     if (r->shrink > 1)
         sp_say("%s: decoded at 1/%u of its size (shrink-on-load; "
@@ -270,9 +271,12 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
 static int check_output(const struct sp_job *job)
 {
     struct stat in, out;
-    int read_in = strcmp(job->in, "-") == 0 ? fstat(STDIN_FILENO, &in)
-                                            : stat(job->in, &in);
+    int read_in;
 
+    if (job->out == NULL)  /* --no-output: nothing written anywhere */
+        return 0;
+    read_in = strcmp(job->in, "-") == 0 ? fstat(STDIN_FILENO, &in)
+                                        : stat(job->in, &in);
     if (strcmp(job->out, "-") == 0 && isatty(STDOUT_FILENO)) {
         sp_say("not writing an image to a terminal: name OUT or redirect "
                "standard output (see scaleppm --help)");
@@ -340,6 +344,7 @@ int main(int argc, char **argv)
     struct options o = {.job = {.io = SP_IO_AUTO, .filter = SP_FILTER_SAMPLE,
                                 .threads = sp_default_threads()}};
     struct sp_report report;
+    const char *shown;
     int rc;
     sp_status st;
 
@@ -350,12 +355,14 @@ int main(int argc, char **argv)
     rc = sp_parse_options(argc, argv, &o);
     if (rc >= 0)
         return rc;
-    sp_show_name(o.target ? o.target : o.job.out, shown_out,
-                 sizeof shown_out);
+    /* What a signal's message names: the output, or with none the
+     * input. */
+    shown = o.target ? o.target : o.job.out ? o.job.out : o.job.in;
+    sp_show_name(shown, shown_out, sizeof shown_out);
     quiet_tally = o.quiet;
     st = catch_signals();
     if (st != SP_OK) {
-        sp_print_error(o.target ? o.target : o.job.out, st, "");
+        sp_print_error(shown, st, "");
         return EXIT_FAILURE;
     }
     if (o.target != NULL) {
@@ -367,7 +374,8 @@ int main(int argc, char **argv)
     if ((rc = check_output(&o.job)) != 0)
         return rc;
     st = run_job(&o.job, &report);
-    if (st == SP_OK && strcmp(o.job.out, "-") == 0 && fclose(stdout) != 0) {
+    if (st == SP_OK && o.job.out != NULL && strcmp(o.job.out, "-") == 0 &&
+        fclose(stdout) != 0) {
         st = errno;
         report.failed_path = "-";
         report.why[0] = '\0';

@@ -71,6 +71,9 @@ static void usage(FILE *f)
 "                      (the default, whatever the quality); for JPEG only\n"
 "      --compression L PNG zlib level, 0 (stored) to 9 (smallest; default\n"
 "                      6); for PNG outputs only\n"
+"      --no-output     scale IN fully and write nothing (no OUT): every\n"
+"                      row made and dropped, the write phase 0; the\n"
+"                      span Sun's 2002 study timed\n"
 "      --timings[=text|json]\n"
 "                      a record of each run on stderr: files, factor,\n"
 "                      filter, I/O path, codec, threads, each phase's\n"
@@ -156,7 +159,8 @@ static int parse_int(const char *s, long lo, long hi, int *out)
 enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS, OPT_QUALITY,
        OPT_COMPRESSION, OPT_SUBSAMPLE, OPT_FORMAT, OPT_FILES_FROM,
        OPT_FAIL_FAST, OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO,
-       OPT_FIT, OPT_WIDTH, OPT_HEIGHT, OPT_ENLARGE, OPT_NO_SHRINK };
+       OPT_FIT, OPT_WIDTH, OPT_HEIGHT, OPT_ENLARGE, OPT_NO_SHRINK,
+       OPT_NO_OUTPUT };
 
 /* parse_side: the N bytes at S, all digits, as a side of 1 to
  * SP_RESAMPLE_MAX pixels into *OUT. */
@@ -371,6 +375,22 @@ static int check_batch(int n, char **files, struct options *o)
     return -1;
 }
 
+/* check_no_output: --no-output with the N file arguments FILES (no
+ * batch): one input and no OUT, and no option about an output.  -1 to run (O's job
+ * has no output), or the exit status of a usage error. */
+static int check_no_output(int n, char **files, struct options *o)
+{
+    if (n > 1)
+        return usage_error("'%s': --no-output writes no OUT", files[1]);
+    if (o->job.quality != 0 || o->job.subsample != 0 ||
+        o->job.compression_set)
+        return usage_error("%s", "--quality, --subsample and --compression: "
+                           "for an output, and --no-output writes none");
+    o->job.in = n > 0 ? files[0] : "-";
+    o->job.out = NULL;
+    return -1;
+}
+
 /* check_options: the N file arguments FILES, and what the options ask
  * together, into O: -1 to run, or the exit status of a usage error. */
 static int check_options(int n, char **files, struct options *o)
@@ -394,6 +414,9 @@ static int check_options(int n, char **files, struct options *o)
         access(files[0], F_OK) != 0)
         return usage_error("--timings %s: the format goes after '=': "
                            "--timings=%s", files[0], files[0]);
+    if (o->no_output && o->target != NULL)
+        return usage_error("%s", "--no-output: for one input; a batch (-o) "
+                           "writes its outputs");
     if (o->target != NULL)
         return check_batch(n, files, o);
     if (o->relative_to != NULL)
@@ -403,6 +426,8 @@ static int check_options(int n, char **files, struct options *o)
         return usage_error("%s", "--format, --files-from, -0, --fail-fast, "
                            "--skip-existing and --read-buffer are for a "
                            "batch (-o)");
+    if (o->no_output)
+        return check_no_output(n, files, o);
     if (n > 2)
         return usage_error("'%s': one input and one output at most "
                            "(a batch: -o DIR/)", files[2]);
@@ -456,6 +481,7 @@ int sp_parse_options(int argc, char **argv, struct options *o)
         {"height", required_argument, NULL, OPT_HEIGHT},
         {"enlarge", no_argument, NULL, OPT_ENLARGE},
         {"no-shrink-on-load", no_argument, NULL, OPT_NO_SHRINK},
+        {"no-output", no_argument, NULL, OPT_NO_OUTPUT},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -496,6 +522,9 @@ int sp_parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_NO_SHRINK:
             o->job.no_shrink = 1;
+            break;
+        case OPT_NO_OUTPUT:
+            o->no_output = 1;
             break;
         case 'o': case '0': case 'q': case OPT_FORMAT: case OPT_FILES_FROM:
         case OPT_FAIL_FAST: case OPT_SKIP_EXISTING: case OPT_READ_BUFFER:

@@ -13,6 +13,7 @@ struct options {
     struct sp_job job;
     int have_scale, timings, json, verbose;
     int timings_bare;  /* --timings without =FORMAT */
+    int no_output;     /* --no-output: scale, and write nothing */
     /* A batch (-o or --files-from): */
     const char *target;       /* -o: a directory or a %s pattern */
     int target_dir;           /* TARGET is a directory */

@@ -17,6 +17,34 @@ static sp_status fail(struct sp_report *r, const char *path, sp_status st)
     return st;
 }
 
+/* begin_output: OUT opened for JOB's first image (*OPENED then set), or
+ * its next image begun, laid out as LAYOUT; the time and faults are the
+ * write phase's.  With no output (JOB->out NULL) nothing is opened and
+ * the write phase stays empty. */
+static sp_status begin_output(const struct sp_job *job, enum sp_outfmt fmt,
+                              const struct sp_image *layout,
+                              struct sp_output *out, int *opened,
+                              struct sp_report *r)
+{
+    struct sp_meter m;
+    sp_status st;
+
+    if (job->out == NULL)
+        return SP_OK;
+    sp_meter_start(&m);
+    if (!*opened) {
+        st = sp_output_open(out, job->out, fmt, layout, r->why);
+        *opened = st == SP_OK;
+        out->quality = job->quality;
+        out->compression = job->compression_set ? job->compression : -1;
+        out->subsample = job->subsample;
+    } else {
+        st = sp_output_next(out, layout, r->why);
+    }
+    sp_meter_stop(&m, &r->phase[SP_WRITE]);
+    return st;
+}
+
 /* run_image: the next image of IN, loaded (its geometry decided from its
  * header: policy.h), scaled into OUT (opened for the first image, *OPENED
  * then set; the next image's header after it) and released.  Every image of a regular file is checked against the
@@ -63,21 +91,11 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     sp_plan_type(&image.geom, job->filter, &in.img, &layout);
     layout.width = r->out_width;
     layout.height = r->out_height;
-    sp_meter_start(&m);
-    if (!*opened) {
-        st = sp_output_open(out, job->out, fmt, &layout, r->why);
-        *opened = st == SP_OK;
-        out->quality = job->quality;
-        out->compression = job->compression_set ? job->compression : -1;
-        out->subsample = job->subsample;
-    } else {
-        st = sp_output_next(out, &layout, r->why);
-    }
-    sp_meter_stop(&m, &r->phase[SP_WRITE]);
+    st = begin_output(job, fmt, &layout, out, opened, r);
     if (st != SP_OK)
         r->failed_path = job->out;
     else
-        st = sp_work_run(&image, &in, out, fmt, r);
+        st = sp_work_run(&image, &in, job->out != NULL ? out : NULL, fmt, r);
     /* The runner's SP_E_THREAD is a malloc of its bookkeeping that failed
      * (parallel.h): for the job, memory like any other allocation. */
     if (st == SP_E_THREAD)
@@ -102,8 +120,8 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     struct sp_output out;
     int opened = 0, more = 0;
     struct sp_meter m;
-    enum sp_outfmt fmt;
-    sp_status st;
+    enum sp_outfmt fmt = SP_OUT_PNM;  /* no output: the input's type */
+    sp_status st = SP_OK;
 
     memset(r, 0, sizeof *r);
     r->input = job->in;
@@ -116,7 +134,8 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
                     : sp_filter_name(job->filter);
     if (job->threads < 1 || job->threads > SP_THREADS_MAX)
         return fail(r, job->in, SP_E_USAGE);
-    st = sp_outfmt_for(job->out, &fmt);
+    if (job->out != NULL)
+        st = sp_outfmt_for(job->out, &fmt);
     if (st != SP_OK)
         return fail(r, job->out, st);
 

@@ -39,7 +39,11 @@ struct sp_geom {
 
 struct sp_job {
     const char *in;        /* input path, "-" for standard input */
-    const char *out;       /* output path, "-" for standard output */
+    const char *out;       /* output path, "-" for standard output;
+                              NULL: none (--no-output): every item is
+                              scaled into its chunk as for a PNM of the
+                              input's type, and nothing is opened or
+                              written */
     enum sp_io io;
     int factor;            /* see scale.h */
     enum sp_filter filter;

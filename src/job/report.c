@@ -55,7 +55,10 @@ void sp_report_print(const struct sp_report *r, sp_status st, int json,
     fputs(json ? "{\"input\":" : "input=", f);
     put_string(r->input != NULL ? r->input : "", f);
     fputs(json ? ",\"output\":" : " output=", f);
-    put_string(r->output != NULL ? r->output : "", f);
+    if (r->output != NULL)
+        put_string(r->output, f);
+    else  /* no output: a word a name (always quoted) cannot be */
+        fputs(json ? "null" : "none", f);
     if (json)
         fprintf(f, ",\"factor\":%d,\"filter\":\"%s\",\"io\":\"%s\","
                 "\"codec\":\"%s\",\"threads\":%u", r->factor,

@@ -4,7 +4,8 @@
  *   scale   fill the output, rows split among the threads
  *   release free(), madvise(MADV_DONTNEED) + munmap(), or close() of the
  *           input
- *   write   encode and write the output (timed apart: not in the study)
+ *   write   encode and write the output (timed apart: not in the study;
+ *           zero with no output, --no-output, as the study wrote none)
  * The scale figure is the wall time during which at least one thread was
  * scaling; items are written one at a time, so the write and release
  * figures are sums; scale and write overlap, so together they can exceed
@@ -34,7 +35,8 @@ struct sp_report {
     unsigned shrink;           /* the decoder's shrink-on-load; 1 or 0:
                                   none */
     unsigned channels, sample_size, maxval;
-    const char *input, *output;  /* the job's paths ("-": standard I/O) */
+    const char *input, *output;  /* the job's paths ("-": standard I/O;
+                                    output NULL: none, --no-output) */
     int factor;
     const char *filter;          /* sp_filter_name()'s */
     int skipped;               /* --skip-existing: the output was there,
@@ -51,7 +53,8 @@ struct sp_report {
 /* sp_report_print: REPORT of a job that ended with ST on F as key=value
  * pairs on one line, or as one JSON object when JSON is set; one line
  * either way, a record a run that names what ran: input, output (as JSON
- * strings in both forms), factor, filter, I/O path, threads, sizes, each
+ * strings in both forms; no output: output=none, JSON null), factor,
+ * filter, I/O path, threads, sizes, each
  * phase's time and faults, shrink when the input was decoded shrunk, and
  * last status ok, or status error and
  * error, sp_strerror(ST) as a JSON string in both forms (the figures of

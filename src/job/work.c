@@ -94,7 +94,8 @@ static sp_status scale_item(void *arg, unsigned slot, size_t item)
 }
 
 /* write_item: with every earlier item written, tell the source which rows
- * no later item reads, and write this one's rows. */
+ * no later item reads, and write this one's rows (if there is an
+ * output). */
 static sp_status write_item(void *arg, unsigned slot, size_t item)
 {
     struct work *w = arg;
@@ -116,6 +117,10 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
                               sp_plan_first_row(&w->plan, y1 - keep));
         sp_meter_stop(&m, &w->release);
     }
+    /* No output: the item's rows stay in its chunk, scaled and never
+     * written, and the slot is free again. */
+    if (w->out == NULL)
+        return SP_OK;
     if (w->lookback) {
         sp_meter_start(&m);
         st = sp_output_put_segment(w->out, l->seg, w->report->why);
@@ -168,7 +173,7 @@ static sp_status prepare(struct work *w, int chunked)
         st = sp_image_raster_size(w->report->out_width, p->chunk_rows,
                                   &w->type, &chunk);
     /* A pipe takes whole pages: each chunk its own. */
-    if (st == SP_OK && chunked && w->out->splice) {
+    if (st == SP_OK && chunked && w->out != NULL && w->out->splice) {
         size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
         chunk = w->gift = (chunk + page - 1) / page * page;
@@ -208,7 +213,7 @@ sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
 
     sp_plan_type(&job->geom, job->filter, &src->img, &w.type);
     w.orow = sp_image_row_bytes(&w.type, r->out_width);
-    if (!chunked || !sp_output_segmented(out, &w.lookback))
+    if (!chunked || out == NULL || !sp_output_segmented(out, &w.lookback))
         w.lookback = 0;
     sp_plan_make(&w.plan, job, chunked, w.orow, r->out_height,
                  src->img.height, w.lookback);
