@@ -91,3 +91,19 @@ def between_sessions(values, threshold=1.0):
     else:
         agree = 0
     return Spread(len(v), min(v), max(v), agree)
+
+
+def separated(intervals, threshold=1.0):
+    """Whether every session's 95% interval (lo, hi) of a figure excludes
+    THRESHOLD on the same side: +1 every interval lies wholly above it, -1
+    every one wholly below, 0 otherwise (an interval contains it or the
+    sessions fall on opposite sides), and then the data cannot separate
+    the two contenders.  ValueError when INTERVALS is empty."""
+    v = [(float(lo), float(hi)) for lo, hi in intervals]
+    if not v:
+        raise ValueError("verdict of no sessions")
+    if all(lo > threshold for lo, _ in v):
+        return 1
+    if all(hi < threshold for _, hi in v):
+        return -1
+    return 0
