@@ -66,6 +66,11 @@ table1.md, figure1.png and env.txt (the machine, the commit, the order).
                       folios, the default); see results/README.md
   --out DIR           a new or empty output folder (default: a new one,
                       runs/DATE-TIME-HOST, which git ignores)
+  --session K         this is session K of several (--reference's): the
+                      contenders' rotation of the pooled suites starts at
+                      round offset (K - 1) x runs, so that over the
+                      sessions each contender runs in every position
+                      (env.txt's session line)
   --seed N            the seed of the order the factors run in (default:
                       drawn from the clock; env.txt records it)
   --quick             2 runs, a 320x256 image, scales -2,-4,2: for tests
@@ -189,7 +194,7 @@ die() {
 
 image="" size="" threads=10 runs="" cache=warm page_cache=large out="" bin=""
 suite=sun file_size="" quick=0 order_seed="" reference=0 reps="" mem_limit=""
-perf=0 reference_only=""
+perf=0 reference_only="" session=1
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
     case $1 in
@@ -209,6 +214,7 @@ while (($#)); do
     --perf) perf=1; shift ;;
     --bin) bin=${2:?--bin needs a build folder}; shift 2 ;;
     --seed) order_seed=${2:?--seed needs a number}; shift 2 ;;
+    --session) session=${2:?--session needs a number}; shift 2 ;;
     --reference) reference=1; shift ;;
     --only) reference_only=${2:?--only needs folder names}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
@@ -234,6 +240,11 @@ fi
 [[ -z $mem_limit || $mem_limit =~ ^[1-9][0-9]*$ ]] || die "--mem-limit: bytes"
 order_seed=${order_seed:-$(($(date +%s) % 1000000))}
 [[ $order_seed =~ ^[0-9]+$ ]] || die "--seed: a number"
+[[ $session =~ ^[1-9][0-9]*$ ]] || die "--session: a positive number"
+# when this invocation began, and where its contenders' rotation starts
+# (sp_write_env's started and session lines)
+sp_started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+sp_session=$session sp_offset=$(((session - 1) * runs))
 iobench_suites=(syscall-vs-mmap zero-page random-access copy cdb)
 case $suite in
 sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | \

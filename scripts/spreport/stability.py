@@ -154,11 +154,18 @@ def text(result, against):
               "identities." if across else " Both references ran on one "
               "machine identity in every folder."), ""]
     rows = [[d, str(n), str(len(f)), pct(len(f), n), str(o),
-             f"{ids[0]} → {ids[1]}" if ids else "same"]
+             "differs" if ids else "same"]
             for d, n, f, o, ids in result]
     out += markdown_table(["folder", "cells", "flipped", "share",
                            "to the opposite winner", "machine identity"],
                           "lrrrrl", rows)
+    pairs = {}
+    for d, _, _, _, ids in result:
+        if ids:
+            pairs.setdefault(ids, []).append(d)
+    for (was, now), where in pairs.items():
+        out += ["", f"Machine identity in {', '.join(where)}: previous "
+                f"{was}; now {now}."]
     changed = [[d, c, x, y] for d, _, f, _, _ in result for c, x, y in f]
     if changed:
         out += ["", "## The flipped cells", ""]
