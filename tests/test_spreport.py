@@ -758,24 +758,31 @@ class Pool(Folder):
                           "size,case,round,wall_ns,rss_kb\n" + rows)
 
     def test_pooled_and_judged(self):
+        self.session(2, "8x8,new,1,4000000,1\n8x8,replace,1,9000000,1\n"
+                     "9x9,new,1,1000000,1\n9x9,replace,1,2000000,1\n"
+                     "8x8,new,2,4000000,1\n8x8,replace,2,9000000,1\n"
+                     "7x7,new,1,1000000,1\n7x7,replace,1,3000000,1\n")
         self.session(1, "8x8,new,1,1000000,1\n8x8,replace,1,3000000,1\n"
                      "8x8,new,2,2000000,1\n8x8,replace,2,5000000,1\n"
-                     "9x9,new,1,7000000,1\n9x9,replace,1,6000000,1\n")
-        self.session(2, "8x8,new,1,4000000,1\n8x8,replace,1,9000000,1\n"
-                     "9x9,new,1,1000000,1\n9x9,replace,1,2000000,1\n")
+                     "9x9,new,1,7000000,1\n9x9,replace,1,6000000,1\n"
+                     "7x7,new,1,1000000,1\n7x7,replace,1,3000000,1\n")
         rc, err = self.spreport("pool", "durable", self.path("out"),
                                 self.path("s1"), self.path("s2"))
         self.assertEqual((rc, err), (0, ""))
         rounds = [ln.split(",")[2] for ln in
                   self.read("out/durable.csv").splitlines()[1:]]
-        self.assertEqual(rounds, ["1", "1", "2", "2", "1", "1", "3", "3",
-                                  "3", "3"])
+        self.assertEqual(rounds, ["1", "1", "2", "2", "1", "1", "1", "1",
+                                  "3", "3", "3", "3", "4", "4", "3", "3"])
         md = self.read("out/sessions.md")
         # new: medians 1.5 and 4 ms; 9x9: replace wins one, new the other
         self.assertIn("| 8x8 | new | 1.5 (1–2) | 4 (4–4) | 1.5–4 | ms | "
                       "new best in every session |", md)
         self.assertIn("| 9x9 | new | 7 (7–7) | 1 (1–1) | 1–7 | ms | "
                       "cannot separate: replace, new |", md)
+        # 7x7: new best in both sessions, but one repeat each: a point is
+        # no interval
+        self.assertIn("| 7x7 | new | 1 (1–1) | 1 (1–1) | 1–1 | ms | "
+                      "cannot separate: new, new |", md)
         # the pooled rows make the suite's own report
         rc, err = self.spreport("durable", self.path("out"))
         self.assertEqual((rc, err), (0, ""))
@@ -831,6 +838,7 @@ class Pool(Folder):
         for k in (1, 2):
             self.write(f"s{k}/x.csv", head +
                        "x,c,0,read,time,2,s,,ok\nx,c,0,mmap,time,1,s,,ok\n"
+                       "x,c,0,read,time,2,s,,ok\nx,c,0,mmap,time,1,s,,ok\n"
                        "x,c,0,read/mmap,ratio,2,x,,ok\n")
         rc, err = self.spreport("pool", "iobench", self.path("out"),
                                 self.path("s1"), self.path("s2"))
@@ -840,7 +848,7 @@ class Pool(Folder):
                       "mmap best in every session |", md)
         self.assertIn("| x c 0 ratio | read/mmap | 2 (2–2) | 2 (2–2) | 2–2 "
                       "| x | |", md)
-        self.assertEqual(len(self.read("out/x.csv").splitlines()), 7)
+        self.assertEqual(len(self.read("out/x.csv").splitlines()), 11)
 
 
 # ---- batch ------------------------------------------------------------------

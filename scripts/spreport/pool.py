@@ -161,15 +161,17 @@ def verdict_of(complete, sign, nsessions):
     """The verdict of one group: COMPLETE {who: [values a session]}, SIGN
     better()'s.  The contender best by median in every session is named
     only where, in every session, the 95% interval of every other
-    contender's mean over its mean excludes 1 on its side; otherwise the
-    data cannot separate them, and each session's best by median is
-    listed."""
+    contender's mean over its mean excludes 1 on its side (a session of
+    one repeat has no interval); otherwise the data cannot separate them,
+    and each session's best by median is listed."""
     best = []
     for s in range(nsessions):
         best.append(max(complete, key=lambda w, s=s: sign *
                         stats.median(complete[w][s])))
     win = best[0]
-    if len(set(best)) == 1:
+    # one value has no interval: a session of one repeat names no winner
+    if len(set(best)) == 1 and all(len(v[s]) > 1 for v in complete.values()
+                                   for s in range(nsessions)):
         intervals = []
         try:
             for w, vals in complete.items():
@@ -206,9 +208,9 @@ def sessions_tables(kind, tables, nsessions):
           "sessions' medians. A contender is named best only where it is "
           "best by median in every session and, in every session, the 95% "
           "bootstrap interval of each other contender's mean over its "
-          "mean excludes 1 on its side; otherwise \"cannot separate\", "
-          "with each session's best by median. A ratio or a size names "
-          "none.", ""]
+          "mean excludes 1 on its side (a session of one repeat has no "
+          "interval); otherwise \"cannot separate\", with each session's "
+          "best by median. A ratio or a size names none.", ""]
     csv = ["table,group,who,session,n,median,min,max"]
     for name, table, judged in tables:
         md += [f"## {name}: {table.value} by {table.who}", ""]

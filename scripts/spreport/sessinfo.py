@@ -99,7 +99,8 @@ def section(names, folders):
            "records its start, else \"ended\"), the time since the "
            "session before, and its order seed."
            + (" " + ACROSS if across else
-              " Every session ran on one machine identity: " + ids[0]
+              " No session's env.txt names its machine." if ids[0] == "?"
+              else " Every session ran on one machine identity: " + ids[0]
               + "."), ""]
     out += markdown_table(["session", "time", "since the one before",
                            "order seed"] + (["machine"] if across else []),
