@@ -176,10 +176,11 @@ and env.txt.  About six minutes. With it:
 
 --reference makes every committed result under results/ again from this
 tree: the six Sun-study folders (1280x1024 and 12000x10000; warm in large
-folios, warm in 4 KiB pages, cold), each as three separate sessions with
-their own factor order, then the seed suites, paths, durable, peers,
-threads, batch and server.  Each
-folder replaces the committed one once complete.  About two hours; with
+folios, warm in 4 KiB pages, cold), then the seed suites, paths, durable,
+peers, threads, batch and server, each as three separate sessions with
+their own seed, interleaved: session 1 of every folder, then session 2,
+then 3.  Each folder replaces the committed one once complete;
+stability.md compares the new verdicts with the committed ones.  About two hours; with
 --quick, tiny sizes into --out (for CI).
   --only LIST         remake only these folders (comma-separated) of those
                       after the Sun study and the model: for a change
