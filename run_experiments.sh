@@ -66,6 +66,11 @@ table1.md, figure1.png and env.txt (the machine, the commit, the order).
                       folios, the default); see results/README.md
   --out DIR           a new or empty output folder (default: a new one,
                       runs/DATE-TIME-HOST, which git ignores)
+  --session K         this is session K of several (--reference's): the
+                      contenders' rotation of the pooled suites starts at
+                      round offset (K - 1) x runs, so that over the
+                      sessions each contender runs in every position
+                      (env.txt's session line)
   --seed N            the seed of the order the factors run in (default:
                       drawn from the clock; env.txt records it)
   --sun-output none|file
@@ -182,10 +187,11 @@ and env.txt.  About six minutes. With it:
 tree: the eight Sun-study folders (1280x1024 and 12000x10000; warm in
 large folios, warm in 4 KiB pages, cold; no output written, as 2002; and
 at 1280x1024, warm in large folios, the output written to a file, and the
-10 threads on one CPU), each as three separate sessions with their own
-factor order, then the seed suites, paths, durable, peers,
-threads, batch and server.  Each
-folder replaces the committed one once complete.  About two hours; with
+10 threads on one CPU), then the seed suites, paths, durable, peers,
+threads, batch and server, each as three separate sessions with their own
+seed, interleaved: session 1 of every folder, then session 2, then 3.
+Each folder replaces the committed one once complete; stability.md
+compares the new verdicts with the committed ones.  About two hours; with
 --quick, tiny sizes into --out (for CI).
   --only LIST         remake only these folders (comma-separated) of those
                       after the Sun study and the model: for a change
@@ -200,7 +206,7 @@ die() {
 
 image="" size="" threads=10 runs="" cache=warm page_cache=large out="" bin=""
 suite=sun file_size="" quick=0 order_seed="" reference=0 reps="" mem_limit=""
-perf=0 reference_only="" sun_output=none sun_cpus=""
+perf=0 reference_only="" sun_output=none sun_cpus="" session=1
 scales="-2,-3,-4,-5,-6,-7,-8,2,3,4,5,6,7,8"
 while (($#)); do
     case $1 in
@@ -220,6 +226,7 @@ while (($#)); do
     --perf) perf=1; shift ;;
     --bin) bin=${2:?--bin needs a build folder}; shift 2 ;;
     --seed) order_seed=${2:?--seed needs a number}; shift 2 ;;
+    --session) session=${2:?--session needs a number}; shift 2 ;;
     --reference) reference=1; shift ;;
     --only) reference_only=${2:?--only needs folder names}; shift 2 ;;
     --sun-output) sun_output=${2:?--sun-output needs none or file}; shift 2 ;;
@@ -253,6 +260,11 @@ fi
 [[ -z $mem_limit || $mem_limit =~ ^[1-9][0-9]*$ ]] || die "--mem-limit: bytes"
 order_seed=${order_seed:-$(($(date +%s) % 1000000))}
 [[ $order_seed =~ ^[0-9]+$ ]] || die "--seed: a number"
+[[ $session =~ ^[1-9][0-9]*$ ]] || die "--session: a positive number"
+# when this invocation began, and where its contenders' rotation starts
+# (sp_write_env's started and session lines)
+sp_started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+sp_session=$session sp_offset=$(((session - 1) * runs))
 iobench_suites=(syscall-vs-mmap zero-page random-access copy cdb)
 case $suite in
 sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | \

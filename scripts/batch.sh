@@ -136,31 +136,32 @@ batch_time() {
         batch_die "${*:1:4} ... failed: $(tail -n 2 "$meta/err")"
 }
 
-# batch_peers IMAGE INDIR ORIGINALS OUTDIR JOB WHO...: RUNS rounds of
-# every contender WHO on INDIR's files (ORIGINALS: a folder of the
-# distinct files behind them, checked warm), rows into batch.csv.  In
-# round 1 each contender's outputs are counted, and the scaleppm ones'
-# first output kept to be compared.
+# batch_peers IMAGE INDIR ORIGINALS OUTDIR JOB WHO...: a warm-up round,
+# not recorded (the enlarge's first round took several times the later
+# ones'), then RUNS rounds of every contender WHO on INDIR's files
+# (ORIGINALS: a folder of the distinct files behind them, checked warm),
+# rows into batch.csv.  In the warm-up round each contender's outputs are
+# counted, and the scaleppm ones' first output kept to be compared.
 batch_peers() {
     local image=$1 indir=$2 orig=$3 o=$4 job=$5 r k who res wall rss n
     local -a files whos ref
     shift 5
     mapfile -t files < <(cd -- "$indir" && ls -- *.ppm)
     n=${#files[@]}
-    for ((r = 1; r <= runs; r++)); do
-        printf 'batch: %s x %d, -s %s, round %d of %d\n' "$image" "$n" \
-            "$job" "$r" "$runs" >&2
+    for ((r = 0; r <= runs; r++)); do
+        printf 'batch: %s x %d, -s %s, round %d of %d%s\n' "$image" "$n" \
+            "$job" "$r" "$runs" "$( ((r)) || echo ' (warm-up)')" >&2
         whos=("$@")
-        k=$(((r - 1) % ${#whos[@]}))
+        k=$(((r - 1 + ${sp_offset:-0} + ${#whos[@]}) % ${#whos[@]}))
         whos=("${whos[@]:k}" "${whos[@]:0:k}")
         for who in "${whos[@]}"; do
             batch_ready warm "$orig"/*.ppm
             batch_cmd "$who" "$job" "$o" "${files[@]}"
             res=$(batch_time "$indir" "$o" "${cmd[@]}") || exit 1
             read -r wall rss _ <<<"$res"
-            printf '%s,%d,%s,%s,%d,%s,%s\n' "$image" "$n" "$job" "$who" \
-                "$r" "$wall" "$rss" >>"$out/batch.csv"
-            ((r == 1)) || continue
+            ((r == 0)) || printf '%s,%d,%s,%s,%d,%s,%s\n' "$image" "$n" \
+                "$job" "$who" "$r" "$wall" "$rss" >>"$out/batch.csv"
+            ((r == 0)) || continue
             k=$(find "$o" -type f | wc -l)
             ((k == n)) || batch_die "$who wrote $k outputs of $n"
             [[ $who == gm-* || $who == vips-* ]] ||
@@ -220,7 +221,7 @@ batch_set() {
         printf 'batch: the %s set of %d, %s, %d rounds\n' "$name" "$n" \
             "$cache" "$runs" >&2
         for ((r = 0; r <= runs; r++)); do
-            k=$((r % ${#BATCH_LOADS[@]}))
+            k=$(((r + ${sp_offset:-0}) % ${#BATCH_LOADS[@]}))
             loads=("${BATCH_LOADS[@]:k}" "${BATCH_LOADS[@]:0:k}")
             for load in "${loads[@]}"; do
                 read -r -a opts <<<"$(batch_load_args "$load")"
@@ -304,6 +305,7 @@ batch_suite() (
 quick=$quick reduce=${small}x$nsmall enlarge=${big}x$nbig \
 memory=${small}x$((nsmall * 10)) set=${small}x$nset \
 set_scale=$BATCH_SET_SCALE outputs=tmpfs enlarged_outputs=$where \
+warmup_rounds=1 \
 parallel=$(parallel --version | awk 'NR == 1 { print $3 }') \
 gm=$(gm version | awk 'NR == 1 { print $2 }') \
 vips=$(vips --version | awk '{ print $1 }' | sed 's/^vips-//')"

@@ -55,7 +55,7 @@ paths_rounds() {
     shift 5
     for ((r = 0; r <= runs; r++)); do
         for ((k = 0; k < 3; k++)); do
-            io=${paths[(r + k) % 3]}
+            io=${paths[(r + k + ${sp_offset:-0}) % 3]}
             paths_one "$in" "$io" "$cache" "$@" || return 1
             ((r > 0)) || continue  # round 0 warms up
             printf '%s,%s,%d,%s%s\n' "$prefix" "$io" "$r" "$paths_row" \

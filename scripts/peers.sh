@@ -436,7 +436,7 @@ XML
                 done
                 k=${#tools[@]}
                 for ((i = 0; i < k; i++)); do
-                    tool=${tools[(i + r - 1) % k]}
+                    tool=${tools[(i + r - 1 + ${sp_offset:-0}) % k]}
                     run_tool "$job" "$tool" "$size" "$dir/out.ppm" ||
                         peers_die "$tool failed on $size $job in round $r: $(reason)"
                     rm -f -- "$dir/out.ppm"

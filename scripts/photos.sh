@@ -157,7 +157,7 @@ photos_thumbs() {
     for ((r = 1; r <= runs; r++)); do
         printf 'photos: %d thumbnails, round %d of %d\n' "$n" "$r" \
             "$runs" >&2
-        k=$(((r - 1) % 2))
+        k=$(((r - 1 + ${sp_offset:-0}) % 2))
         whos=("${PHOTOS_THUMBS[@]:k}" "${PHOTOS_THUMBS[@]:0:k}")
         for who in "${whos[@]}"; do
             case $who in
@@ -207,7 +207,7 @@ photos_encode() {
     for ((r = 1; r <= runs; r++)); do
         printf 'photos: %s as PNG, JPEG, PPM, round %d of %d\n' "$label" \
             "$r" "$runs" >&2
-        k=$(((r - 1) % ${#PHOTOS_ENCODERS[@]}))
+        k=$(((r - 1 + ${sp_offset:-0}) % ${#PHOTOS_ENCODERS[@]}))
         whos=("${PHOTOS_ENCODERS[@]:k}" "${PHOTOS_ENCODERS[@]:0:k}")
         for who in "${whos[@]}"; do
             photos_encode_cmd "$who" "$in" "$o/out"

@@ -3,12 +3,18 @@
 # made again from this tree, each folder by separate invocations of
 # run_experiments.sh (sourced by it).
 #
-# A Sun-study folder holds SP_SESSIONS sessions (session-1, ...): each a
-# fresh invocation with its own order of factors (seed recorded in its
-# env.txt), so that a figure is seen to hold across sessions and not only
-# within one.  Folders are made in a scratch folder beside the target and
-# each moved into place once complete: an interrupted run leaves the old
-# folder, never half a new one.
+# A folder holds SP_SESSIONS sessions (session-1, ...): each a fresh
+# invocation with its own order seed (recorded in its env.txt), so that a
+# figure is seen to hold across sessions and not only within one.  The
+# sessions are interleaved across the whole run: session 1 of every
+# folder, then session 2 of every folder, and so on, so that a folder's
+# sessions lie a whole round apart (their start times are in their
+# env.txt and sessions.md), and the pooled suites' contenders' rotation
+# goes on from one session to the next (--session).  Folders are made in
+# a scratch folder beside the target and each moved into place once
+# complete: an interrupted run leaves the old folder, never half a new
+# one.  At the end, results/stability.md: the new verdicts against the
+# previous committed reference's (spreport stability).
 # shellcheck disable=SC2154  # quick bin order_seed out iobench_suites
 #                              reference_only are run_experiments.sh's
 
@@ -45,12 +51,17 @@ reference_step() {
     printf '%d s\n' "$((SECONDS - t0))" >&2
 }
 
-# reference_sun NAME SIZE CACHE PAGE_CACHE SCALES [OPTION...]: one
-# Sun-study folder, SP_SESSIONS sessions and their combined table.
+# reference_seed K I: the order seed of session K of the I-th folder: its
+# own for every session of every folder.
+reference_seed() {
+    echo $((seed_base + 100 * $2 + $1))
+}
+
+# reference_sun K I NAME SIZE CACHE PAGE_CACHE SCALES [OPTION...]: session
+# K of one Sun-study folder (the I-th).
 reference_sun() {
-    local name=$1 size=$2 cache=$3 pc=$4 which=$5 k dir args
-    shift 5
-    dir=$scratch/$name
+    local k=$1 i=$2 name=$3 size=$4 cache=$5 pc=$6 which=$7 args
+    shift 7
     args=(--bin "$bin" --suite sun --cache "$cache" --page-cache "$pc" "$@")
     if ((quick)); then
         args+=(--quick)
@@ -58,11 +69,9 @@ reference_sun() {
         args+=(--size "$size")
         [[ $which == reduce ]] && args+=(--scales "-2,-3,-4,-5,-6,-7,-8")
     fi
-    for ((k = 1; k <= SP_SESSIONS; k++)); do
-        reference_step "$name session $k" "$ROOT/run_experiments.sh" "${args[@]}" \
-            --seed "$((seed_base + k))" --out "$dir/session-$k"
-    done
-    sp_sun_sessions_report "$dir"
+    reference_step "$name session $k" "$ROOT/run_experiments.sh" "${args[@]}" \
+        --seed "$(reference_seed "$k" "$i")" --session "$k" \
+        --out "$scratch/$name/session-$k"
 }
 
 # The other folders: NAME, then run_experiments.sh's options of one
@@ -86,17 +95,55 @@ SP_REFERENCE_OTHER=(
     "server --suite server"
 )
 
-# reference_other NAME SUITE OPTION...: one of the other folders, in
-# SP_SESSIONS sessions pooled by spreport pool (one for a profile), then
-# the suite's own report from the pooled rows.
+# reference_other_opts SPEC: SPEC's folder name in other_name and its
+# options (--suite first) in other_opts, as this run makes it (--quick:
+# the suite alone at its tiny sizes); fails where the folder is left out
+# here (--only, perf or a cgroup not to be had), saying why.
+reference_other_opts() {
+    read -r -a other_opts <<<"$1"
+    other_name=${other_opts[0]}
+    other_opts=("${other_opts[@]:1}")
+    [[ -z $reference_only || ,$reference_only, == *",$other_name,"* ]] ||
+        return 1
+    # --quick: the suite alone (and the memory limit, kept below the
+    # quick file's size), at its tiny sizes
+    if ((quick)); then
+        other_opts=("${other_opts[@]:0:2}" --quick)
+        [[ $other_name == *-perf ]] && other_opts+=(--perf)
+    fi
+    if [[ $other_name == *-perf ]] && ! perf record -q -o /dev/null -- true \
+        >/dev/null 2>&1; then
+        printf '%s: left out (perf cannot record here)\n' "$other_name" >&2
+        return 1
+    fi
+    if [[ $other_name == *-memlimit ]]; then
+        if ((EUID != 0)); then
+            printf '%s: left out (a memory cgroup needs root)\n' \
+                "$other_name" >&2
+            return 1
+        fi
+        ((quick)) && other_opts+=(--file-size 50331648 --mem-limit 33554432)
+    fi
+    return 0
+}
+
+# reference_other_session K I NAME SUITE OPTION...: session K of one of
+# the other folders (the I-th); a profile (-perf) has one session.
+reference_other_session() {
+    local k=$1 i=$2 name=$3 suite=$4
+    shift 4
+    [[ $name == *-perf ]] && ((k > 1)) && return 0
+    reference_step "$name session $k" "$ROOT/run_experiments.sh" \
+        --bin "$bin" --suite "$suite" "$@" --seed "$(reference_seed "$k" "$i")" \
+        --session "$k" --out "$scratch/$name/session-$k"
+}
+
+# reference_other NAME SUITE: one of the other folders, its SP_SESSIONS
+# sessions made, pooled by spreport pool (one for a profile), then the
+# suite's own report from the pooled rows.
 reference_other() {
-    local name=$1 suite=$2 dir=$scratch/$1 k n=$SP_SESSIONS kind fs
-    shift 2
+    local name=$1 suite=$2 dir=$scratch/$1 n=$SP_SESSIONS kind fs
     [[ $name == *-perf ]] && n=1
-    for ((k = 1; k <= n; k++)); do
-        reference_step "$name session $k" "$ROOT/run_experiments.sh" \
-            --bin "$bin" --suite "$suite" "$@" --out "$dir/session-$k"
-    done
     if ((n == 1)); then  # the one session is the folder
         mv "$dir/session-1" "$dir.one" && rmdir "$dir" && mv "$dir.one" "$dir"
         return
@@ -155,32 +202,57 @@ reference_peers_report() {
         ${specs//,/ }
 }
 
+# reference_units K: the cost model's unit costs of session round K
+# (spcost), into $scratch/model/units-K.csv: measured once a round, before
+# the warm 1280x1024 folders it is compared with (a shared machine's costs
+# drift; the model takes each unit's median over the rounds).
+reference_units() {
+    local spcost=("$bin/src/spcost")
+    ((quick)) && spcost+=(--quick)
+    reference_step "model units $1" "${spcost[@]}"
+    cp "$scratch/model units $1.log" "$scratch/model/units-$1.csv"
+}
+
+# reference_round K: session K of every folder, in the order of the
+# arrays (a Sun-study folder's, the model's units before the first).
+reference_round() {
+    local k=$1 i=0 spec
+    for spec in "${sun[@]}"; do
+        i=$((i + 1))
+        ((i == 1)) && reference_units "$k"
+        # shellcheck disable=SC2086  # the spec's words are the arguments
+        reference_sun "$k" "$i" $spec
+    done
+    for spec in "${SP_REFERENCE_OTHER[@]}"; do
+        i=$((i + 1))
+        reference_other_opts "$spec" 2>/dev/null || continue
+        reference_other_session "$k" "$i" "$other_name" \
+            "${other_opts[1]}" "${other_opts[@]:2}"
+    done
+}
+
 # reference_run: every folder, then each moved over its committed one.
 reference_run() {
-    local dest=${out:-$ROOT/results} t0=$SECONDS spec name
-    local -a names=()
+    local dest=${out:-$ROOT/results} t0=$SECONDS spec name k
+    local -a names=() other_opts sun=("${SP_REFERENCE_SUN[@]}")
+    local other_name
     mkdir -p "$dest"
     scratch=$(mktemp -d "$dest/.reference.XXXXXX")
     seed_base=$order_seed
     printf 'reference run into %s (tree %s); each step logs to %s\n' \
         "$dest" "$(sp_tree_state)" "$scratch" >&2
-    # The cost model's unit costs: measured before, between and after the
-    # two warm 1280x1024 folders it is compared with (a shared machine's
-    # costs drift; the model takes each unit's median over the three).
     mkdir -p "$scratch/model"
-    local spcost=("$bin/src/spcost") units=0 sun=("${SP_REFERENCE_SUN[@]}")
-    ((quick)) && spcost+=(--quick)
     [[ -n $reference_only ]] && sun=()
+    for spec in "${SP_REFERENCE_OTHER[@]}"; do
+        reference_other_opts "$spec" || true  # say once what is left out
+    done
+    for ((k = 1; k <= SP_SESSIONS; k++)); do
+        reference_round "$k"
+    done
     for spec in "${sun[@]}"; do
-        if ((units < 3)); then
-            units=$((units + 1))
-            reference_step "model units $units" "${spcost[@]}"
-            cp "$scratch/model units $units.log" \
-                "$scratch/model/units-$units.csv"
-        fi
-        # shellcheck disable=SC2086  # the spec's words are the arguments
-        reference_sun $spec
-        names+=("${spec%% *}")
+        name=${spec%% *}
+        sp_sun_sessions_report "$scratch/$name"
+        names+=("$name")
     done
     if [[ -z $reference_only ]]; then
         reference_step model spreport model \
@@ -189,38 +261,14 @@ reference_run() {
         # spcost's own files are gone: the machine and the build that
         # measured the units (the runs it predicts have their own)
         sp_write_env "$scratch/model/env.txt" "" "$bin" \
-            "suite=model quick=$quick units=$units runs=$(cd "$scratch" &&
+            "suite=model quick=$quick units=$SP_SESSIONS runs=$(cd "$scratch" &&
                 printf '%s\n' sun-1280x1024-warm-*/session-* | paste -sd,)"
         names+=(model)
     fi
-    local -a opts
     for spec in "${SP_REFERENCE_OTHER[@]}"; do
-        read -r -a opts <<<"$spec"
-        name=${opts[0]}
-        opts=("${opts[@]:1}")
-        [[ -z $reference_only || ,$reference_only, == *",$name,"* ]] ||
-            continue
-        # --quick: the suite alone (and the memory limit, kept below the
-        # quick file's size), at its tiny sizes
-        if ((quick)); then
-            opts=("${opts[@]:0:2}" --quick)
-            [[ $name == *-perf ]] && opts+=(--perf)
-        fi
-        if [[ $name == *-perf ]] && ! perf record -q -o /dev/null -- true \
-            >/dev/null 2>&1; then
-            printf '%s: left out (perf cannot record here)\n' "$name" >&2
-            continue
-        fi
-        if [[ $name == *-memlimit ]]; then
-            if ((EUID != 0)); then
-                printf '%s: left out (a memory cgroup needs root)\n' \
-                    "$name" >&2
-                continue
-            fi
-            ((quick)) && opts+=(--file-size 50331648 --mem-limit 33554432)
-        fi
-        reference_other "$name" "${opts[1]}" "${opts[@]:2}"
-        names+=("$name")
+        reference_other_opts "$spec" 2>/dev/null || continue
+        reference_other "$other_name" "${other_opts[1]}"
+        names+=("$other_name")
     done
     for name in "${names[@]}"; do
         # a folder's README.md is prose written by hand: the new folder
@@ -232,6 +280,11 @@ reference_run() {
         mv "$scratch/$name" "$dest/$name"
     done
     rm -rf "$scratch"
+    # The new verdicts against the committed reference's (HEAD's results/),
+    # cell by cell: how many flipped.
+    spreport stability --rev HEAD --results "$dest" \
+        --out "$dest/stability.md" ||
+        printf 'reference: no stability table (above)\n' >&2
     # The documents' figures and generated blocks made again from the new
     # folders; a verdict or a cause the new runs no longer bear is named,
     # for its sentence to be rewritten.
@@ -244,6 +297,7 @@ reference_run() {
             "$SP_SESSIONS"
         sed -n '/^| scale/,/^$/p' "$dest/sun-1280x1024-warm-large/sessions.md"
     fi
+    [[ ! -f $dest/stability.md ]] || sed -n '/^In all:/p' "$dest/stability.md"
     printf 'reference: %d folders in %s, %d min %d s\n' "${#names[@]}" \
         "$dest" "$(((SECONDS - t0) / 60))" "$(((SECONDS - t0) % 60))" >&2
 }

@@ -128,8 +128,16 @@ sp_build_lines() {
         "$(sha256sum <"$build/src/scaleppm" | cut -d' ' -f1)"
 }
 
+# sp_offset: where the contenders' rotation of this session starts: round
+# r's order begins at the contender (r - 1 + sp_offset) mod their number
+# (run_experiments.sh --session: (K - 1) x runs, the rounds of the
+# sessions before it).
+: "${sp_offset:=0}"
+
 # sp_write_env FILE IMAGE BUILD_DIR SETTINGS [IMAGE...]: what the figures
-# depend on.  IMAGE (and each after SETTINGS): a file the runs read, as
+# depend on; started (when the invocation began: sp_started) and the
+# session's index, order seed and rotation offset where
+# run_experiments.sh set them.  IMAGE (and each after SETTINGS): a file the runs read, as
 # they read it (a copy, not what it was copied from); "" for none.  The
 # fault-around is probed beside the first.
 sp_write_env() {
@@ -139,6 +147,7 @@ sp_write_env() {
         if [[ -f $image ]]; then images+=("$image"); fi
     done
     {
+        [[ -z ${sp_started:-} ]] || printf 'started: %s\n' "$sp_started"
         printf 'date: %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
         printf 'host: %s\n' "$(hostname)"
         printf 'machine: %s\n' "$(sp_machine)"
@@ -162,6 +171,8 @@ sp_write_env() {
         printf 'commit: %s\n' "$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
         printf 'tree: %s\n' "$(sp_tree_state)"
         printf 'settings: %s\n' "$settings"
+        [[ -z ${sp_session:-} ]] || printf 'session: k=%s order_seed=%s %s\n' \
+            "$sp_session" "${order_seed:-}" "rotation_offset=${sp_offset:-0}"
     } >"$file"
 }
 

@@ -128,7 +128,7 @@ threads_rounds() {
                                 whos+=("$who")
                             ((i == 1)) && whos+=(floor-vmsplice floor-write)
                         fi
-                        k=$((r % ${#whos[@]}))
+                        k=$(((r + ${sp_offset:-0}) % ${#whos[@]}))
                         whos=("${whos[@]:k}" "${whos[@]:0:k}")
                         dest=$shm/out.ppm
                         [[ $output == disk ]] && dest=$tmp/out.ppm

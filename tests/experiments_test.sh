@@ -263,8 +263,10 @@ fi
 # The batch against its peers and the study's set (--suite batch
 # --quick, 2 rounds): 20 images reduced and 3 enlarged by 5 contenders,
 # the batch alone on 200 names; 2 sets x 2 caches x 4 loads of 8 images.
+# As session 2: the contenders' rotation goes on from session 1's 2
+# rounds.
 if "$root/run_experiments.sh" --suite batch --quick --bin "$build" \
-    --out "$work/batch" >"$work/batch.log" 2>&1; then
+    --session 2 --out "$work/batch" >"$work/batch.log" 2>&1; then
     result "run_experiments.sh --suite batch --quick" ""
     b=$work/batch
     for f in batch.csv batch-set.csv batch-set-runs.csv batch.md batch.png \
@@ -285,10 +287,18 @@ if "$root/run_experiments.sh" --suite batch --quick --bin "$build" \
             END { if (n != 22) print n " rows"
                   for (x in k) if (k[x] != 1) { print x; exit } }' \
             "$b/batch.csv")"
-    result "batch: the contenders' order rotated by one a round" \
+    result "batch: the order rotated by one a round, on from session 1" \
         "$(awk -F, '$2 == 20 && !(($5) in first) { first[$5] = $4 }
-            END { if (first[1] != "batch" || first[2] != "loop")
+            END { if (first[1] != "parallel" || first[2] != "gm-mogrify")
                       print first[1] ", " first[2] }' "$b/batch.csv")"
+    result "batch: env.txt records the start, the session and the warm-up" \
+        "$(grep -q '^started: ' "$b/env.txt" &&
+            grep -q '^session: k=2 order_seed=[0-9]* rotation_offset=2$' \
+                "$b/env.txt" && grep -q ' warmup_rounds=1 ' "$b/env.txt" ||
+            echo 'not found')"
+    result "batch: the warm-up round is not recorded" \
+        "$(awk -F, 'NR > 1 && $5 == 0 { print "row " NR; exit }' \
+            "$b/batch.csv")"
     result "batch: 2 sets x 2 caches x 4 loads x 2 rounds of 8 images" \
         "$(n=$(($(wc -l <"$b/batch-set-runs.csv") - 1))
             m=$(($(wc -l <"$b/batch-set.csv") - 1))

@@ -218,6 +218,29 @@ class BetweenSessions(unittest.TestCase):
             stats.between_sessions([None])
 
 
+class Separated(unittest.TestCase):
+    """A winner only where every session's interval excludes 1 on one
+    side."""
+
+    def test_one_side(self):
+        self.assertEqual(stats.separated([(1.1, 1.3), (1.01, 1.5)]), 1)
+        self.assertEqual(stats.separated([(0.5, 0.9), (0.7, 0.99)]), -1)
+
+    def test_straddles(self):
+        # every ratio above 1, but one interval holds it: no winner
+        self.assertEqual(stats.separated([(1.1, 1.3), (0.95, 1.4)]), 0)
+        # an interval ending on the threshold does not exclude it
+        self.assertEqual(stats.separated([(1.0, 1.3), (1.1, 1.2)]), 0)
+        # each excludes 1, but on opposite sides
+        self.assertEqual(stats.separated([(1.1, 1.3), (0.7, 0.9)]), 0)
+        self.assertEqual(stats.separated([(3.6, 4), (3.7, 4)],
+                                         threshold=3.5), 1)
+
+    def test_empty(self):
+        with self.assertRaises(ValueError):
+            stats.separated([])
+
+
 # ---- The Sun study ---------------------------------------------------------
 
 def summary_rows(text):
@@ -456,11 +479,17 @@ class Sessions(Folder):
         # -2: every session has mmap faster; 2: every one read faster;
         # -4: the sessions part (1.07 and 0.79, as the cold runs did);
         # -8: missing in one session.
+        # 3: every session's ratio above 1 (1.15) but each interval
+        # holds 1 (read 0.8 or 1.5 ms, mmap 1 ms), which the rule of one
+        # side would have called "mmap faster".
         spec = [{-2: 1.5, 2: 0.6, -4: 1.07, -8: 2},
                 {-2: 1.3, 2: 0.7, -4: 0.79},
                 {-2: 1.4, 2: 0.8, -4: 1.1, -8: 2}]
+        wide = "".join(f"3,{m},{ns},0,0,cold,large\n" for m, ns in
+                       (("read", 800000), ("mmap", 1000000),
+                        ("read", 1500000), ("mmap", 1000000)))
         for i, s in enumerate(spec):
-            self.write(f"s{i}/runs.csv", session_runs(s, seed=i))
+            self.write(f"s{i}/runs.csv", session_runs(s, seed=i) + wide)
         with Figures() as figs:
             rc, err = self.spreport("sun", "--sessions", self.path("out"),
                                     *(self.path(f"s{i}") for i in range(3)))
@@ -472,7 +501,9 @@ class Sessions(Folder):
                 rows[cells[0]] = cells
         self.assertEqual(rows["-2*"][5], "mmap faster")
         self.assertEqual(rows["2"][5], "read faster")
-        self.assertEqual(rows["-4*"][5], "sessions disagree")
+        self.assertEqual(rows["-4*"][5], "cannot separate")
+        self.assertEqual(rows["3"][5], "cannot separate")
+        self.assertEqual(rows["3"][1], "1.15 (0.80–1.50)")
         self.assertEqual(rows["-8*"][5], "not in every session")
         # each session's ratio with its interval, and the spread
         lo, hi = (float(v) for v in rows["-2*"][4].split("–"))
@@ -485,7 +516,7 @@ class Sessions(Folder):
         self.assertEqual(rows["2"][6], "")
         csv = self.read("out/sessions.csv").splitlines()
         self.assertEqual(csv[0], "scale,session,ratio,ratio_lo,ratio_hi")
-        self.assertEqual(len(csv) - 1, 3 * 3 + 2)
+        self.assertEqual(len(csv) - 1, 4 * 3 + 2)
         (path, fig), = figs.drawn
         self.assertEqual(len(fig.axes), 2)
         for ax in fig.axes:
@@ -786,27 +817,71 @@ class Pool(Folder):
                           "size,case,round,wall_ns,rss_kb\n" + rows)
 
     def test_pooled_and_judged(self):
+        self.session(2, "8x8,new,1,4000000,1\n8x8,replace,1,9000000,1\n"
+                     "9x9,new,1,1000000,1\n9x9,replace,1,2000000,1\n"
+                     "8x8,new,2,4000000,1\n8x8,replace,2,9000000,1\n"
+                     "7x7,new,1,1000000,1\n7x7,replace,1,3000000,1\n")
         self.session(1, "8x8,new,1,1000000,1\n8x8,replace,1,3000000,1\n"
                      "8x8,new,2,2000000,1\n8x8,replace,2,5000000,1\n"
-                     "9x9,new,1,7000000,1\n9x9,replace,1,6000000,1\n")
-        self.session(2, "8x8,new,1,4000000,1\n8x8,replace,1,9000000,1\n"
-                     "9x9,new,1,1000000,1\n9x9,replace,1,2000000,1\n")
+                     "9x9,new,1,7000000,1\n9x9,replace,1,6000000,1\n"
+                     "7x7,new,1,1000000,1\n7x7,replace,1,3000000,1\n")
         rc, err = self.spreport("pool", "durable", self.path("out"),
                                 self.path("s1"), self.path("s2"))
         self.assertEqual((rc, err), (0, ""))
         rounds = [ln.split(",")[2] for ln in
                   self.read("out/durable.csv").splitlines()[1:]]
-        self.assertEqual(rounds, ["1", "1", "2", "2", "1", "1", "3", "3",
-                                  "3", "3"])
+        self.assertEqual(rounds, ["1", "1", "2", "2", "1", "1", "1", "1",
+                                  "3", "3", "3", "3", "4", "4", "3", "3"])
         md = self.read("out/sessions.md")
         # new: medians 1.5 and 4 ms; 9x9: replace wins one, new the other
         self.assertIn("| 8x8 | new | 1.5 (1–2) | 4 (4–4) | 1.5–4 | ms | "
                       "new best in every session |", md)
         self.assertIn("| 9x9 | new | 7 (7–7) | 1 (1–1) | 1–7 | ms | "
-                      "sessions disagree: replace, new |", md)
+                      "cannot separate: replace, new |", md)
+        # 7x7: new best in both sessions, but one repeat each: a point is
+        # no interval
+        self.assertIn("| 7x7 | new | 1 (1–1) | 1 (1–1) | 1–1 | ms | "
+                      "cannot separate: new, new |", md)
         # the pooled rows make the suite's own report
         rc, err = self.spreport("durable", self.path("out"))
         self.assertEqual((rc, err), (0, ""))
+
+    def test_intervals_straddle(self):
+        # new has the lower median in both sessions (3 against 4 ms), but
+        # each session's interval of replace/new holds 1: no winner
+        for k in (1, 2):
+            self.session(k, "7x7,new,1,1000000,1\n7x7,replace,1,2000000,1\n"
+                         "7x7,new,2,5000000,1\n7x7,replace,2,6000000,1\n")
+        rc, err = self.spreport("pool", "durable", self.path("out"),
+                                self.path("s1"), self.path("s2"))
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("| 7x7 | new | 3 (1–5) | 3 (1–5) | 3–3 | ms | "
+                      "cannot separate: new, new |", self.read("out/sessions.md"))
+
+    def test_session_times_and_identities(self):
+        env = ("started: 2026-11-23 20:00:00 UTC\n"
+               "machine: kernel 6.1, build #1; cpu X\n"
+               "settings: suite=durable order_seed=%d\n")
+        for k, (t, m) in enumerate((("20:00:00", "6.1"),
+                                    ("20:12:05", "6.1")), start=1):
+            self.session(k, "8x8,new,1,1,1\n8x8,replace,1,2,1\n")
+            self.write(f"s{k}/env.txt", (env % (40 + k)).replace(
+                "20:00:00", t).replace("6.1", m))
+        rc, err = self.spreport("pool", "durable", self.path("out"),
+                                self.path("s1"), self.path("s2"))
+        self.assertEqual((rc, err), (0, ""))
+        md = self.read("out/sessions.md")
+        self.assertIn("| session 2 | 2026-11-23 20:12:05 UTC (started) | "
+                      "12 min 5 s | 42 |", md)
+        self.assertIn("one machine identity: kernel 6.1", md)
+        self.assertNotIn("across identities", md)
+        self.write("s2/env.txt", (env % 42).replace("6.1", "6.2"))
+        rc, err = self.spreport("pool", "durable", self.path("out"),
+                                self.path("s1"), self.path("s2"))
+        self.assertEqual((rc, err), (0, ""))
+        md = self.read("out/sessions.md")
+        self.assertIn("a comparison across identities", md)
+        self.assertIn("| 0 s | 42 | kernel 6.2, build #1; cpu X |", md)
 
     def test_headers_differ(self):
         self.session(1, "8x8,new,1,1,1\n")
@@ -822,6 +897,7 @@ class Pool(Folder):
         for k in (1, 2):
             self.write(f"s{k}/x.csv", head +
                        "x,c,0,read,time,2,s,,ok\nx,c,0,mmap,time,1,s,,ok\n"
+                       "x,c,0,read,time,2,s,,ok\nx,c,0,mmap,time,1,s,,ok\n"
                        "x,c,0,read/mmap,ratio,2,x,,ok\n")
         rc, err = self.spreport("pool", "iobench", self.path("out"),
                                 self.path("s1"), self.path("s2"))
@@ -831,7 +907,7 @@ class Pool(Folder):
                       "mmap best in every session |", md)
         self.assertIn("| x c 0 ratio | read/mmap | 2 (2–2) | 2 (2–2) | 2–2 "
                       "| x | |", md)
-        self.assertEqual(len(self.read("out/x.csv").splitlines()), 7)
+        self.assertEqual(len(self.read("out/x.csv").splitlines()), 11)
 
 
 # ---- batch ------------------------------------------------------------------

@@ -23,6 +23,10 @@
                                          the cost model against the runs
                                          (model.py's options)
   spreport regen [--check] [DIR ...]     results/ folders' generated files
+  spreport stability [--check] [--out FILE] [--results DIR]
+                     (--rev REV | --previous DIR)
+                                         this reference's verdicts against
+                                         a previous one's, cell by cell
                                          made again from their raw rows
 
 Exits 0, 1 after one line on stderr when a report cannot be made, 2 on a
@@ -149,6 +153,9 @@ def main(argv=None):
     if argv[:1] == ["regen"]:
         from . import regen
         return regen.main(argv[1:])
+    if argv[:1] == ["stability"]:
+        from . import stability
+        return stability.main(argv[1:])
     args = parser().parse_args(argv)
     try:
         return run(args)

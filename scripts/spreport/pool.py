@@ -7,7 +7,9 @@ table too large to keep twice is judged but not copied, and its report
 reads the sessions' files) and sessions.md/sessions.csv: each
 contender's median in each session with that session's min-max,
 the spread of the medians between the sessions, and which contender is
-best, named only where every session has the same one.
+best, named only where every session's 95% interval of each other
+contender's mean over the best's excludes 1 on the same side (else
+"cannot separate"), and when each session ran (sessinfo).
 
     spreport pool KIND OUT S1 S2 ...    KIND: iobench, paths, durable,
                                         peers, threads, batch,
@@ -16,7 +18,7 @@ import glob
 import os
 from dataclasses import dataclass
 
-from . import stats
+from . import sessinfo, stats
 from .tables import (ReportError, markdown_table, number, read_rows,
                      write_text)
 
@@ -153,16 +155,38 @@ def judge(table, rows, nsessions, path):
         complete = {w: v for w, v in per["who"].items() if all(v)}
         verdict = ""
         if sign and len(complete) > 1:
-            best = []
-            for s in range(nsessions):
-                best.append(max(complete, key=lambda w, s=s: sign *
-                                stats.median(complete[w][s])))
-            if len(set(best)) == 1:
-                verdict = f"{best[0]} best in every session"
-            else:
-                verdict = "sessions disagree: " + ", ".join(best)
+            verdict = verdict_of(complete, sign, nsessions)
         out.append((g, per["unit"], per["who"], verdict))
     return out
+
+
+def verdict_of(complete, sign, nsessions):
+    """The verdict of one group: COMPLETE {who: [values a session]}, SIGN
+    better()'s.  The contender best by median in every session is named
+    only where, in every session, the 95% interval of every other
+    contender's mean over its mean excludes 1 on its side (a session of
+    one repeat has no interval); otherwise the data cannot separate them,
+    and each session's best by median is listed."""
+    best = []
+    for s in range(nsessions):
+        best.append(max(complete, key=lambda w, s=s: sign *
+                        stats.median(complete[w][s])))
+    win = best[0]
+    # one value has no interval: a session of one repeat names no winner
+    if len(set(best)) == 1 and all(len(v[s]) > 1 for v in complete.values()
+                                   for s in range(nsessions)):
+        intervals = []
+        try:
+            for w, vals in complete.items():
+                for s in range(nsessions) if w != win else ():
+                    r = stats.ratio_bootstrap(vals[s], complete[win][s])
+                    intervals.append((r.lo, r.hi))
+        except ValueError:  # a mean of 0: no ratio, no winner
+            intervals = [(1.0, 1.0)]
+        # smaller is better (sign -1): the others' ratios lie above 1
+        if stats.separated(intervals) == -sign:
+            return f"{win} best in every session"
+    return "cannot separate: " + ", ".join(best)
 
 
 def shown(table, unit):
@@ -185,7 +209,11 @@ def sessions_tables(kind, tables, nsessions):
           "session's median with, in brackets, the min–max of its "
           "repeats; \"between\": the smallest and largest of the "
           "sessions' medians. A contender is named best only where it is "
-          "best in every session; a ratio or a size names none.", ""]
+          "best by median in every session and, in every session, the 95% "
+          "bootstrap interval of each other contender's mean over its "
+          "mean excludes 1 on its side (a session of one repeat has no "
+          "interval); otherwise \"cannot separate\", with each session's "
+          "best by median. A ratio or a size names none.", ""]
     csv = ["table,group,who,session,n,median,min,max"]
     for name, table, judged in tables:
         md += [f"## {name}: {table.value} by {table.who}", ""]
@@ -243,5 +271,7 @@ def pool(kind, out, folders):
         with open(src, encoding="utf-8") as f:
             write_text(os.path.join(out, name), f.read())
     md, csv = sessions_tables(kind, judged, len(folders))
+    md += sessinfo.section([f"session {k}" for k in
+                            range(1, len(folders) + 1)], folders) + [""]
     write_text(os.path.join(out, "sessions.md"), "\n".join(md) + "\n")
     write_text(os.path.join(out, "sessions.csv"), "\n".join(csv) + "\n")

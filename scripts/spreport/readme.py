@@ -35,7 +35,7 @@ Verdicts and causes, lines of the same comment:
         the committed measurement that shows a cause
 
 A paragraph that says who is faster, slower, wins, beats, loses, is
-ahead, or that sessions disagree, needs a verdict line (or is a generated block);
+ahead, that sessions disagree or cannot separate, needs a verdict line (or is a generated block);
 one that says "because" needs a cause line or calls itself a hypothesis.
 
 Generated blocks, between `<!-- generated: SPEC -->` and
@@ -44,7 +44,8 @@ Generated blocks, between `<!-- generated: SPEC -->` and
   include FILE [HEADING]   FILE's lines, or those of its section HEADING
   sessions SCALES DIR...   a row a Sun-study case DIR, a column a factor:
                            the lowest to the highest session's read/mmap
-                           ratio, † where the sessions disagree
+                           ratio, † where they cannot separate read and
+                           mmap (an interval holds 1, or they disagree)
   verdicts DIR...          a sentence a case: its factors grouped by the
                            verdict of DIR/sessions.md
   provenance DIR           the commits DIR's env.txt files name, and
@@ -71,7 +72,7 @@ COUNT = re.compile(LEAD + r"(\d+(?:,\d{3})*)\s+of\s+(?:the\s+|all\s+)?"
                    r"(\d+(?:,\d{3})*)(?![\w]|\.\d)")
 VERDICT = re.compile(r"\b(faster|slower|fastest|slowest|wins?|won|beats?|"
                      r"loses?|ahead of|(?:is|are|was|were|stays?) ahead|"
-                     r"disagrees?)\b", re.I)
+                     r"disagrees?|cannot separate)\b", re.I)
 BECAUSE = re.compile(r"\bbecause\b", re.I)
 HYPOTHESIS = re.compile(r"\bhypothes[ie]s\b", re.I)
 
@@ -134,11 +135,13 @@ def sessions(scales, dirs):
            "| Sun 2002 (Ultra 30) | "
            + " | ".join(SUN2002.get(c, "") for c in cols) + " |"]
     for d in dirs:
-        ratios = {}
+        ratios, intervals = {}, {}
         with open(os.path.join(root(), d, "sessions.csv")) as f:
             for row in csv.DictReader(f):
                 ratios.setdefault(int(row["scale"]), []).append(
                     float(row["ratio"]))
+                intervals.setdefault(int(row["scale"]), []).append(
+                    (row["ratio_lo"], row["ratio_hi"]))
         row = []
         for c in cols:
             if c not in ratios:
@@ -146,7 +149,8 @@ def sessions(scales, dirs):
                 continue
             sp = stats.between_sessions(ratios[c])
             row.append(f"{sp.lo:.2f}–{sp.hi:.2f}"
-                       + (" †" if sp.agree == 0 else ""))
+                       + (" †" if stats.separated(intervals[c]) == 0
+                          else ""))
         out.append(f"| {folder_label(d)} | " + " | ".join(row) + " |")
     return out
 
@@ -170,12 +174,12 @@ def verdicts(dirs):
             groups.setdefault(cells.clean(r["verdict"]), []).append(
                 int(cells.clean(r["scale"])))
         parts = []
-        for v in ("mmap faster", "read faster", "sessions disagree"):
+        for v in ("mmap faster", "read faster", "cannot separate"):
             if v in groups:
                 at = listing([factor(s) for s in sorted(
                     groups.pop(v), key=lambda s: (s > 0, abs(s)))])
-                parts.append(f"the sessions disagree at {at}"
-                             if v == "sessions disagree"
+                parts.append(f"the sessions cannot separate them at {at}"
+                             if v == "cannot separate"
                              else f"{v} in every session at {at}")
         if groups:
             raise ValueError(f"{d}/sessions.md: verdict "

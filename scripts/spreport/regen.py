@@ -13,6 +13,9 @@ at report time (the durable and threads suites' filesystem, the CPUs,
 the batch's enlarged outputs, the peers' copy rates and inputs) is read
 from the env.txt the same run wrote.
 
+Without DIR, results/stability.md too, where there is one (spreport
+stability, against the previous reference's commit it names).
+
 With --check nothing is written: every committed text file of DIR that
 is not raw must be byte for byte the one made again, every text file
 made again must be committed, and each difference is named (exit 1).
@@ -366,4 +369,25 @@ def main(argv):
             bad += bool(problems)
             print(f"{folder}: {kind}, {len(same)} generated files identical"
                   + (f", {len(problems)} not" if problems else ""))
+    if not a.dirs:
+        bad += stability_again(a.check)
     return 1 if bad else 0
+
+
+def stability_again(check):
+    """results/stability.md (where there is one) made again, or checked,
+    against the previous reference's commit it names: 1 on a failure."""
+    from . import stability
+    path = os.path.join(ROOT, "results", stability.NAME)
+    if not os.path.isfile(path):
+        return 0
+    try:
+        args = ["--check"] if check else ["--rev", stability.against_of(path)]
+    except ReportError as e:
+        print(f"spreport regen: {e}", file=sys.stderr)
+        return 1
+    rc = stability.main(args)
+    print(f"{path}: stability, "
+          + ("identical" if check and rc == 0 else
+             "made again" if rc == 0 else "failed"))
+    return 1 if rc else 0

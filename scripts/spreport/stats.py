@@ -1,7 +1,8 @@
 """The statistics every report uses: a sample's summary, the ratio of two
-means with a percentile-bootstrap interval, and the spread between
-sessions.  Pure functions of their inputs: the bootstrap's generator is
-seeded, so the same runs give the same tables."""
+means with a percentile-bootstrap interval, the spread between sessions,
+and whether the sessions' intervals separate two contenders.  Pure
+functions of their inputs: the bootstrap's generator is seeded, so the
+same runs give the same tables."""
 import math
 from dataclasses import dataclass
 
@@ -79,8 +80,8 @@ class Spread:
 def between_sessions(values, threshold=1.0):
     """The spread of one figure (a ratio, a median) measured once in each
     of several independent sessions, and whether every session puts it on
-    the same side of THRESHOLD: a claim such as "read wins" is made only
-    where agree is not 0."""
+    the same side of THRESHOLD.  A verdict such as "read faster" needs
+    more: every session's interval on one side (separated)."""
     v = [float(x) for x in values if x is not None and not math.isnan(x)]
     if not v:
         raise ValueError("spread of no sessions")
@@ -91,3 +92,19 @@ def between_sessions(values, threshold=1.0):
     else:
         agree = 0
     return Spread(len(v), min(v), max(v), agree)
+
+
+def separated(intervals, threshold=1.0):
+    """Whether every session's 95% interval (lo, hi) of a figure excludes
+    THRESHOLD on the same side: +1 every interval lies wholly above it, -1
+    every one wholly below, 0 otherwise (an interval contains it or the
+    sessions fall on opposite sides), and then the data cannot separate
+    the two contenders.  ValueError when INTERVALS is empty."""
+    v = [(float(lo), float(hi)) for lo, hi in intervals]
+    if not v:
+        raise ValueError("verdict of no sessions")
+    if all(lo > threshold for lo, _ in v):
+        return 1
+    if all(hi < threshold for _, hi in v):
+        return -1
+    return 0

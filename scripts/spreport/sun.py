@@ -10,7 +10,7 @@ mean(read) / mean(mmap) with its 95% bootstrap interval (stats.py)."""
 import os
 from dataclasses import dataclass, field
 
-from . import figures, stats
+from . import figures, sessinfo, stats
 from .tables import (ReportError, markdown_table, number, read_rows,
                      write_text)
 
@@ -327,14 +327,15 @@ def report(folder):
     return table
 
 
-VERDICT = {1: "mmap faster", -1: "read faster", 0: "sessions disagree"}
+VERDICT = {1: "mmap faster", -1: "read faster", 0: "cannot separate"}
 
 
 def sessions(out, folders):
     """OUT/sessions.md, sessions.csv and sessions.png from FOLDERS, each
     the runs.csv of one independent session of the same case: per scale,
     each session's ratio and its 95% interval, the spread between the
-    sessions, and a verdict only where every session agrees.  ReportError
+    sessions, and a winner named only where every session's interval
+    excludes 1 on the same side (else "cannot separate").  ReportError
     when the sessions are not of one case (image, cache, page cache,
     threads), or fewer than two."""
     if len(folders) < 2:
@@ -358,19 +359,20 @@ def sessions(out, folders):
     rows, verdicts = [], []
     for s in scales:
         cells = [f"{s}{'*' if s in SUN2002 else ''}"]
-        got = []
+        got, intervals = [], []
         for name, rs in zip(names, ratios):
             r = rs.get(s)
             cells.append(f"{r.ratio:.2f} ({r.lo:.2f}–{r.hi:.2f})" if r
                          else "")
             if r:
                 got.append(r.ratio)
+                intervals.append((r.lo, r.hi))
                 csv.append(f"{s},{name},{r.ratio:.6f},{r.lo:.6f},"
                            f"{r.hi:.6f}")
         if len(got) == len(folders):
             spread = stats.between_sessions(got)
             cells.append(f"{spread.lo:.2f}–{spread.hi:.2f}")
-            verdict = VERDICT[spread.agree]
+            verdict = VERDICT[stats.separated(intervals)]
         else:
             cells.append("")
             verdict = "not in every session"
@@ -386,13 +388,15 @@ def sessions(out, folders):
             + "). Each session's read/mmap ratio of load + scale + release"
             " with its 95% percentile bootstrap interval within that "
             "session; \"between sessions\": the smallest and largest of "
-            "the sessions' ratios. The verdict says which path is faster "
-            "only where every session's ratio is on the same side of 1; "
-            "otherwise \"sessions disagree\". * marks the study's factors; "
+            "the sessions' ratios. The verdict names the faster path "
+            "only where every session's 95% interval excludes 1 on the "
+            "same side; otherwise \"cannot separate\" (an interval "
+            "contains 1, or the sessions fall on opposite sides). * marks the study's factors; "
             "2002: the Sun study's ratio.", ""]
     text += markdown_table(["scale"] + names + ["between sessions",
                                                 "verdict", "2002"],
                            "r" + "r" * len(names) + "rlr", rows)
+    text += [""] + sessinfo.section(names, folders)
     write_text(os.path.join(out, "sessions.csv"), "\n".join(csv) + "\n")
     write_text(os.path.join(out, "sessions.md"), "\n".join(text) + "\n")
     ratio_figure(os.path.join(out, "sessions.png"),
