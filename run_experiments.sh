@@ -193,9 +193,11 @@ seed, interleaved: session 1 of every folder, then session 2, then 3.
 Each folder replaces the committed one once complete; stability.md
 compares the new verdicts with the committed ones.  About two hours; with
 --quick, tiny sizes into --out (for CI).
-  --only LIST         remake only these folders (comma-separated) of those
-                      after the Sun study and the model: for a change
-                      that alters what they alone measure
+  --only LIST         remake only these folders (comma-separated; "sun":
+                      every Sun-study folder and the model): for a change
+                      that alters what they alone measure, or the
+                      reference in parts, each from a clean clone at one
+                      commit (results/README.md)
 USAGE
 }
 

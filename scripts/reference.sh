@@ -93,6 +93,8 @@ SP_REFERENCE_OTHER=(
     "threads --suite threads --runs 3"
     "batch --suite batch --runs 3"
     "server --suite server"
+    "compressed --suite compressed --runs 2"
+    "photos --suite photos --runs 2"
 )
 
 # reference_other_opts SPEC: SPEC's folder name in other_name and its
@@ -149,7 +151,8 @@ reference_other() {
         return
     fi
     case $suite in
-    paths | durable | peers | threads | batch | server) kind=$suite ;;
+    paths | durable | peers | threads | batch | server | compressed | photos)
+        kind=$suite ;;
     *) kind=iobench ;;
     esac
     reference_step "$name pooled" spreport pool "$kind" "$dir" \
@@ -172,7 +175,9 @@ reference_other() {
         reference_step "$name report" spreport durable --filesystem "$fs" \
             "$dir" ;;
     peers) reference_peers_report "$dir" ;;
-    server) reference_step "$name report" spreport server "$dir" ;;
+    server | photos) reference_step "$name report" spreport "$kind" "$dir" ;;
+    compressed) reference_step "$name report" spreport compressed \
+        "$dir/compressed.csv" "$dir/compressed.md" ;;
     threads) reference_step "$name report" spreport threads --cpus "$(nproc)" \
         --disk "$(df -PT "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $2 " on " $1 }')" \
         "$dir" ;;
@@ -219,7 +224,7 @@ reference_round() {
     local k=$1 i=0 spec
     for spec in "${sun[@]}"; do
         i=$((i + 1))
-        ((i == 1)) && reference_units "$k"
+        ((i == 1)) && reference_whole_sun && reference_units "$k"
         # shellcheck disable=SC2086  # the spec's words are the arguments
         reference_sun "$k" "$i" $spec
     done
@@ -231,18 +236,51 @@ reference_round() {
     done
 }
 
+# reference_whole_sun: whether this run makes every Sun-study folder and
+# the model (no --only, or "sun" in its list).
+reference_whole_sun() {
+    [[ -z $reference_only || ,$reference_only, == *,sun,* ]]
+}
+
+# reference_sun_only: sun, the Sun-study folders this run makes: all of
+# them (reference_whole_sun), or those --only names.
+reference_sun_only() {
+    local spec
+    sun=()
+    for spec in "${SP_REFERENCE_SUN[@]}"; do
+        if reference_whole_sun ||
+            [[ ,$reference_only, == *",${spec%% *},"* ]]; then
+            sun+=("$spec")
+        fi
+    done
+}
+
+# reference_check_only: every name --only lists is a folder of the
+# reference (or "sun"), so that a misspelt one is not silently skipped.
+reference_check_only() {
+    local name spec known=",sun,"
+    for spec in "${SP_REFERENCE_SUN[@]}" "${SP_REFERENCE_OTHER[@]}"; do
+        known+="${spec%% *},"
+    done
+    for name in ${reference_only//,/ }; do
+        [[ $known == *",$name,"* ]] ||
+            die "--only: no folder $name in the reference"
+    done
+}
+
 # reference_run: every folder, then each moved over its committed one.
 reference_run() {
     local dest=${out:-$ROOT/results} t0=$SECONDS spec name k
     local -a names=() other_opts sun=("${SP_REFERENCE_SUN[@]}")
     local other_name
+    reference_check_only
     mkdir -p "$dest"
     scratch=$(mktemp -d "$dest/.reference.XXXXXX")
     seed_base=$order_seed
     printf 'reference run into %s (tree %s); each step logs to %s\n' \
         "$dest" "$(sp_tree_state)" "$scratch" >&2
     mkdir -p "$scratch/model"
-    [[ -n $reference_only ]] && sun=()
+    reference_sun_only
     for spec in "${SP_REFERENCE_OTHER[@]}"; do
         reference_other_opts "$spec" || true  # say once what is left out
     done
@@ -254,7 +292,7 @@ reference_run() {
         sp_sun_sessions_report "$scratch/$name"
         names+=("$name")
     done
-    if [[ -z $reference_only ]]; then
+    if reference_whole_sun; then
         reference_step model spreport model \
             --units "$scratch"/model/units-*.csv --out "$scratch/model" \
             "$scratch"/sun-1280x1024-warm-*/session-*
@@ -292,7 +330,7 @@ reference_run() {
         (cd "$ROOT" && spreport readme --all) ||
             printf 'reference: document sentences to rewrite (above)\n' >&2
     fi
-    if [[ -z $reference_only ]]; then
+    if reference_whole_sun; then
         printf '\nThe Sun study on the 1280x1024 image, warm, %d sessions:\n' \
             "$SP_SESSIONS"
         sed -n '/^| scale/,/^$/p' "$dest/sun-1280x1024-warm-large/sessions.md"

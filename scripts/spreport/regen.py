@@ -54,7 +54,7 @@ RAW = {
                "env.txt"),
     "compressed": ("compressed.csv", "env.txt"),
     "server": ("server.csv", "server-latency.csv", "server-bodies.csv",
-               "env.txt"),
+               "server-timing.csv", "env.txt"),
 }
 # The folders of the runs the cost model is compared with, beside it
 # (reference.sh: "$scratch"/sun-1280x1024-warm-*/session-*).
