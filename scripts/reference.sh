@@ -157,10 +157,13 @@ reference_run() {
     printf 'reference run into %s (tree %s); each step logs to %s\n' \
         "$dest" "$(sp_tree_state)" "$scratch" >&2
     # The cost model's unit costs: measured before, between and after the
-    # two warm 1280x1024 folders it is compared with (a shared machine's
-    # costs drift; the model takes each unit's median over the three).
+    # Sun study's folders it is compared with (a shared machine's costs
+    # drift; the model predicts a session-N folder from the units-K.csv
+    # with K not N, each unit's median over them), with files of the
+    # two images' sizes (a cost a page depends on the folios of the file).
     mkdir -p "$scratch/model"
-    local spcost=("$bin/src/spcost") units=0 sun=("${SP_REFERENCE_SUN[@]}")
+    local spcost=("$bin/src/spcost" --size $((1280 * 1024 * 3))
+        --size $((12000 * 10000 * 3))) units=0 sun=("${SP_REFERENCE_SUN[@]}")
     ((quick)) && spcost+=(--quick)
     [[ -n $reference_only ]] && sun=()
     for spec in "${sun[@]}"; do
@@ -177,12 +180,13 @@ reference_run() {
     if [[ -z $reference_only ]]; then
         reference_step model spreport model \
             --units "$scratch"/model/units-*.csv --out "$scratch/model" \
-            "$scratch"/sun-1280x1024-warm-*/session-*
+            "$scratch"/sun-*/session-* "$scratch"/big-*/session-*
         # spcost's own files are gone: the machine and the build that
         # measured the units (the runs it predicts have their own)
         sp_write_env "$scratch/model/env.txt" "" "$bin" \
             "suite=model quick=$quick units=$units runs=$(cd "$scratch" &&
-                printf '%s\n' sun-1280x1024-warm-*/session-* | paste -sd,)"
+                printf '%s\n' sun-*/session-* big-*/session-* |
+                paste -sd,)"
         names+=(model)
     fi
     local -a opts

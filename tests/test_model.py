@@ -29,6 +29,8 @@ UNITS = {
     "anon_fault_2m_t10": 40000.0, "madvise_file_large_busy": 13.0,
     "madvise_file_small_busy": 45.0, "read_cold": 1.7,
     "mmap_cold_fault": 900000.0, "mmap_cold_pages_per_fault": 100.0,
+    "anon_fault_4k_t10": 700.0, "enlarge2_byte_writing": 0.4,
+    "enlarge8_byte_writing": 0.16,
 }
 
 
@@ -128,10 +130,10 @@ class Predict(unittest.TestCase):
         # 640x512 output pixels at reduce2_px_t10, the gate once, half an
         # mmap+munmap, and the chunks' base pages (20 slots of 52 rows of
         # 1920 bytes: 1996800 bytes, under a huge page; the 10 items'
-        # slots, 998400 bytes from the start, on 244 pages); the read
-        # path faults no input.
+        # slots, 998400 bytes from the start, on 244 pages, at 10 threads
+        # at once); the read path faults no input.
         r = model.predict(UNITS, (1280, 1024), -2, "read")
-        scale = 640 * 512 * 0.75 + 20000 + 1500 + 244 * 1000
+        scale = 640 * 512 * 0.75 + 20000 + 1500 + 244 * 700
         self.assertAlmostEqual(r["scale"], scale)
 
     def test_cold_costs_the_device(self):
@@ -144,6 +146,16 @@ class Predict(unittest.TestCase):
         # Rows 0..1016 read: readahead brings pages 0..953, 954 of them.
         self.assertAlmostEqual(cold["scale"] - warm["scale"],
                                954 * 900000.0 / 100)
+
+    def test_items_past_the_slots_beside_the_writer(self):
+        # Enlarge by 8: 512 items, 20 slots.  The first 20 items' work at
+        # 10 threads at once, the other 492 one at a time beside the
+        # writer: the rest of the kernel at enlarge8_byte_writing.
+        r = model.predict(UNITS, (1280, 1024), 8, "read")
+        slow = dict(UNITS, enlarge8_byte_writing=0.32)
+        r2 = model.predict(slow, (1280, 1024), 8, "read")
+        self.assertAlmostEqual(r2["scale"] - r["scale"],
+                               1024 * 30720 * 0.16 * 492 / 512)
 
     def test_stand_ins_for_older_units(self):
         old = {k: v for k, v in UNITS.items()

@@ -12,11 +12,25 @@ writes DIR/model.md, DIR/model.csv, DIR/model.png and DIR/bytes.csv
 A prediction is a dict of ns by phase ("load", "scale", "release") and
 of the counts it rests on (faults, madvise calls).
 
+The units are measured under the runs' conditions where the runs' threads
+meet: the kernels, the input's and the chunks' first faults with ten
+threads at once on the CPUs the process has (*_t10, each net of the gate,
+gate_t10, the threads' wake-ups, paid once a run); the pages given back
+during the run with the other CPU busy (*_busy); the enlarge kernel with
+a writer beside it (*_writing); a cold file's read and faults
+(read_cold, mmap_cold_*).  Held out: a session-N folder is predicted from
+the units-K.csv files with K not N (held_out).  A cost a page or a byte
+of a file is taken at the size spcost measured nearest the run's file
+(SIZED, read_units).
+
 Units spcost measures that no phase uses, kept as checks on the others:
 thread (the threads start before the gate opens, outside every timed
 phase), read_fresh and anon_fault_4k (the same in a long-running
 process: read_process and anon_fault_process are what a run pays),
-memcpy, madvise_anon, free_large and file_fault_page_*."""
+memcpy, madvise_anon, free_large, file_fault_page_*, and the
+single-thread costs the *_t10 units replace (cpus, wake_remote,
+switch_local, anon_fault_2m; STAND_INS uses them for an older spcost's
+files)."""
 import argparse
 import csv
 import math
@@ -202,7 +216,7 @@ def chunk_faults(units, p):
     for s in range(n_used):
         a = s * p.chunk
         pages.update(range(a // PAGE, (a + used - 1) // PAGE + 1))
-    return len(pages), len(pages) * units["anon_fault_process"]
+    return len(pages), len(pages) * units["anon_fault_4k_t10"]
 
 
 def scale_ns(units, geo, p, factor, n_in, kind, cold_ns=0.0):
@@ -236,9 +250,10 @@ def scale_ns(units, geo, p, factor, n_in, kind, cold_ns=0.0):
         k_item = count * lerp(units, name, n) / p.items
         if units["write_cached"] * p.chunk * p.times >= k_item:
             first = p.slots / p.items
+            alone = name + ("_writing" if factor > 1 else "")
             return n_chunk, prepare + cold_ns + chunk_ns + first * (
                 kernel + faults) + (1 - first) * (
-                count * lerp(units, name, n) +
+                count * lerp(units, alone, n) +
                 n_in * units["file_fault_" + kind])
     return n_chunk, prepare + cold_ns + kernel + chunk_ns + faults
 
@@ -263,7 +278,8 @@ def drops(p, factor, stride, off, length):
 # The units an older spcost did not measure, each with the stand-in the
 # model took before it had them: the single-thread cost shared out over
 # the CPUs spcost found the process to have (cpus), one remote wake-up
-# for the gate, the madvise of an idle machine.  stand_ins says which
+# for the gate, the madvise of an idle machine, the kernel with no
+# writer beside it.  stand_ins says which
 # were stood in for.
 STAND_INS = {
     "gate_t10": lambda u: u["wake_remote"],
@@ -274,6 +290,9 @@ STAND_INS = {
     "file_fault_large_t10": lambda u: u["file_fault_large"] / u["cpus"],
     "file_fault_small_t10": lambda u: u["file_fault_small"] / u["cpus"],
     "anon_fault_2m_t10": lambda u: u["anon_fault_2m"] / u["cpus"],
+    "anon_fault_4k_t10": lambda u: u["anon_fault_process"] / u["cpus"],
+    "enlarge2_byte_writing": lambda u: u["enlarge2_byte"],
+    "enlarge8_byte_writing": lambda u: u["enlarge8_byte"],
     "madvise_file_large_busy": lambda u: u["madvise_file_large"],
     "madvise_file_small_busy": lambda u: u["madvise_file_small"],
 }

@@ -282,7 +282,16 @@ def sun_section(units):
     copy_ns = a / k / raster * 1e9
     fault_us = m / k * 1e6
     px_ns = s / k * 1e9
-    out = ["## 2002: what the same model needs to reproduce Table 1", "",
+    out = ["## 2002: Table 1 fitted, not predicted", "",
+           "A fit, not a prediction: the model's three costs are chosen "
+           "to match Table 1's %d times (3 parameters, %d degrees of "
+           "freedom left), so its agreement with the table is no test of "
+           "the model.  A prediction would need the Ultra 30's own "
+           "published costs (its clock, memory bandwidth and a page "
+           "fault's cost under Solaris 8); the seed names the machine "
+           "and the system only, and none of those figures is in this "
+           "repository with a source to cite." % (
+               2 * len(SUN_2002), 2 * len(SUN_2002) - 3), "",
            "Table 1 solved, by least squares, for the model's three costs "
            "(read's fixed cost A: the copy, the zero-fill of the buffer's "
            "pages and free(); mmap's cost M a page the scale reads: the "
@@ -347,23 +356,23 @@ REASONS = {
     ("load", "read"): "the copy and the buffer's first faults in a "
     "process just started: spcost's read_process times them in one, but "
     "on a shared machine they swing with what else runs",
-    ("scale", "read"): "ten threads on the CPUs the process gets: the "
-    "model shares the work out over spcost's cpus, but small items gain "
-    "little from a second CPU (the threads wake, switch and fault in "
-    "one mapping), and an enlarge's scaling shares the CPUs with the "
-    "output's writer",
-    ("scale", "mmap"): "as for read, plus ten threads faulting in the "
-    "input at once and the finisher's madvise flushing the other CPU's "
-    "TLB mid-item",
+    ("scale", "read"): "ten threads on the CPUs the process gets: "
+    "spcost times the kernel, the gate and the faults with ten threads "
+    "at once, but a run's threads also wake one another item by item, "
+    "and an enlarge's scaling shares the CPUs with the output's writer",
+    ("scale", "mmap"): "as for read, plus the input's faults of ten "
+    "threads at once, which spcost times on a file of its own, and the "
+    "finisher's madvise flushing the other CPU's TLB mid-item",
     ("release", "read"): "free() of the raster in a process with ten "
     "threads' stacks and chunks to unmap too",
     ("release", "mmap"): "the madvise calls made during the run, by "
     "whichever thread finishes an item while the others run: each waits "
     "for the other CPU's TLB flush, and the thread may lose its CPU "
-    "meanwhile; spcost's madvise_call_shared has one busy thread, not "
+    "meanwhile; spcost's madvise_file_*_busy has one busy thread, not "
     "nine",
-    ("load", "mmap"): "a few system calls and first touches: small "
-    "beside the other phases",
+    ("load", "mmap"): "a few system calls and first touches in a "
+    "process just started, which spcost times one by one in a process "
+    "long running: small beside the other phases",
 }
 
 
@@ -696,10 +705,12 @@ def write_all(out_dir, units, rows, units_paths, touched=None,
         lines += [""] + failures(rs)
     if touched:
         lines += [""] + touched_section(units, touched)
-    lines += ["", "## Unit costs", "", "The model's inputs (spcost; "
-              "`thread`, `read_fresh`, `anon_fault_4k`, `memcpy`, "
-              "`madvise_anon`, `free_large` and `file_fault_page_*` are "
-              "measured as checks and not used: see model.py).", "",
+    lines += ["", "## Unit costs", "", "The model's inputs (spcost, at "
+              "the smallest size measured; `thread`, `read_fresh`, "
+              "`anon_fault_4k`, `memcpy`, `madvise_anon`, `free_large`, "
+              "`file_fault_page_*`, `cpus`, `wake_remote`, `switch_local` "
+              "and the single-thread `anon_fault_2m` are measured as "
+              "checks and not used: see model.py).", "",
               "| unit | value |", "|---|---:|"]
     lines += ["| %s | %.4g |" % kv for kv in sorted(units.items())]
     lines += [""] + sun_section(units)

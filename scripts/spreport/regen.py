@@ -54,8 +54,8 @@ RAW = {
                "env.txt"),
 }
 # The folders of the runs the cost model is compared with, beside it
-# (reference.sh: "$scratch"/sun-1280x1024-warm-*/session-*).
-MODEL_RUNS = "sun-1280x1024-warm-*/session-*"
+# (reference.sh: "$scratch"/sun-*/session-* "$scratch"/big-*/session-*).
+MODEL_RUNS = ("sun-*/session-*", "big-*/session-*")
 FIGURE = ".png"
 
 
@@ -220,10 +220,12 @@ def make(folder, work):
         for u in units:
             copy(os.path.basename(u))
         copy("env.txt")  # reference.sh's, where the folder has one
-        runs = sorted(glob.glob(os.path.join(os.path.dirname(
-            os.path.abspath(folder)), MODEL_RUNS)))
+        runs = [r for pattern in MODEL_RUNS for r in sorted(glob.glob(
+            os.path.join(os.path.dirname(os.path.abspath(folder)),
+                         pattern)))]
         if not runs:
-            raise ReportError(f"{folder}: no {MODEL_RUNS} beside it")
+            raise ReportError(f"{folder}: no {' or '.join(MODEL_RUNS)} "
+                              "beside it")
         spreport(["model", "--units"]
                  + [os.path.join(work, os.path.basename(u)) for u in units]
                  + ["--out", work] + runs)

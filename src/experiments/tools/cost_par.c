@@ -239,6 +239,60 @@ sp_status sp_cost_enlarge_par(const struct sp_cost_env *env, double *out)
     return SP_OK;
 }
 
+static volatile int writing;
+
+/* writer: write() ARG's env's buffer into its empty file over and over
+ * until WRITING is 0, as the finisher writes the items out meanwhile. */
+static void *writer(void *arg)
+{
+    const struct sp_cost_env *env = arg;
+
+    while (writing) {
+        if (ftruncate(env->fd_out, 0) != 0 ||
+            lseek(env->fd_out, 0, SEEK_SET) < 0 ||
+            write(env->fd_out, env->buf2, env->size) < 0)
+            break;
+    }
+    return NULL;
+}
+
+/* The enlarge kernel by 2 and by 8 on one thread, into a chunk, while
+ * another writes a file, as the items past the slots are scaled one at a
+ * time while the finisher writes (work.c): ns an output byte. */
+sp_status sp_cost_enlarge_writing(const struct sp_cost_env *env,
+                                  double *out)
+{
+    static const int by[2] = {2, 8};
+    const size_t h = env->size / (ROW_PX * 3);
+    unsigned char *chunk = malloc(CHUNK);
+    pthread_t tid;
+    sp_status st = SP_OK;
+
+    if (chunk == NULL)
+        return ENOMEM;
+    memset(chunk, 1, CHUNK);
+    writing = 1;
+    if (pthread_create(&tid, NULL, writer, (void *)env) != 0) {
+        free(chunk);
+        return EAGAIN;
+    }
+    for (int k = 0; st == SP_OK && k < 2; k++) {
+        struct share s = {.what = W_ENLARGE, .by = by[k], .in = env->buf,
+                          .out = chunk, .from = 0, .to = h};
+        uint64_t t0;
+
+        st = sp_cost_flush_caches();
+        t0 = sp_now_ns();
+        work(&s);
+        out[k] = (double)(sp_now_ns() - t0) /
+                 (double)(h * ROW_PX * 3 * (size_t)by[k]);
+    }
+    writing = 0;
+    pthread_join(tid, NULL);
+    free(chunk);
+    return st;
+}
+
 /* file_fault_par: every page of FD's cached mapping read once,
  * SP_COST_THREADS threads at once each its band: wall ns a fault. */
 static sp_status file_fault_par(const struct sp_cost_env *env, int fd,
@@ -316,6 +370,33 @@ static size_t grain(size_t len, size_t page)
     while (g / 2 >= page && g > len / 64)
         g /= 2;
     return g;
+}
+
+/* Fresh anonymous base pages of one mapping (advised MADV_NOHUGEPAGE),
+ * SP_COST_THREADS threads at once each writing its band, as the threads
+ * fault in the chunks of a plan under 2 MiB: wall ns a fault. */
+sp_status sp_cost_anon_4k_par(const struct sp_cost_env *env, double *out)
+{
+    struct share s[SP_COST_THREADS];
+    unsigned char *m;
+    uint64_t dt, g;
+    long faults;
+
+    m = mmap(NULL, env->size, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return errno;
+    (void)madvise(m, env->size, MADV_NOHUGEPAGE);
+    for (int i = 0; i < SP_COST_THREADS; i++)
+        s[i] = (struct share){.what = W_WRITE, .out = m, .page = env->page};
+    split(s, env->size / env->page, env->page);
+    g = gate();
+    dt = run_shares(s, &faults);
+    munmap(m, env->size);
+    if (dt == 0 || g == 0)
+        return EAGAIN;
+    out[0] = net(dt, g, (double)(faults > 0 ? faults : 1));
+    return SP_OK;
 }
 
 /* madvise(MADV_DONTNEED) of a mapping of FD whose every page is mapped,

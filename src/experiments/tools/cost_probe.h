@@ -36,6 +36,9 @@ sp_status sp_cost_enlarge_par(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_file_fault_par(const struct sp_cost_env *env,
                                  double *out);
 sp_status sp_cost_anon_par(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_anon_4k_par(const struct sp_cost_env *env, double *out);
+sp_status sp_cost_enlarge_writing(const struct sp_cost_env *env,
+                                  double *out);
 sp_status sp_cost_madvise_busy(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_cold(const struct sp_cost_env *env, double *out);
 
