@@ -293,33 +293,48 @@ sp_status sp_cost_enlarge_writing(const struct sp_cost_env *env,
     return st;
 }
 
+/* par_pages: COUNT blocks of UNIT bytes of the mapping M read (W_TOUCH)
+ * or written (W_WRITE) a PAGE at a time, SP_COST_THREADS threads at once
+ * each its band: in *NS the wall ns less the gate's, in *FAULTS theirs. */
+static sp_status par_pages(enum work what, unsigned char *m, size_t count,
+                           size_t unit, size_t page, double *ns,
+                           long *faults)
+{
+    struct share s[SP_COST_THREADS];
+    uint64_t dt, g;
+
+    for (int i = 0; i < SP_COST_THREADS; i++)
+        s[i] = (struct share){.what = what, .in = m, .out = m,
+                              .page = page};
+    split(s, count, unit);
+    g = gate();
+    dt = run_shares(s, faults);
+    if (dt == 0 || g == 0)
+        return EAGAIN;
+    *ns = (double)dt - (double)g;
+    return SP_OK;
+}
+
 /* file_fault_par: every page of FD's cached mapping read once,
  * SP_COST_THREADS threads at once each its band: wall ns a fault. */
 static sp_status file_fault_par(const struct sp_cost_env *env, int fd,
                                 double *out)
 {
-    struct share s[SP_COST_THREADS];
-    size_t pages = env->size / env->page;
     sp_status st = sp_cost_read_all(fd, env->buf2, env->size);
     unsigned char *m;
-    uint64_t dt, g;
-    long faults;
+    double ns = 0;
+    long faults = 0;
 
     if (st != SP_OK)
         return st;
     m = mmap(NULL, env->size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED)
         return errno;
-    for (int i = 0; i < SP_COST_THREADS; i++)
-        s[i] = (struct share){.what = W_TOUCH, .in = m, .page = env->page};
-    split(s, pages, env->page);
-    g = gate();
-    dt = run_shares(s, &faults);
+    st = par_pages(W_TOUCH, m, env->size / env->page, env->page, env->page,
+                   &ns, &faults);
     munmap(m, env->size);
-    if (dt == 0 || g == 0)
-        return EAGAIN;
-    out[0] = net(dt, g, (double)(faults > 0 ? faults : 1));
-    return SP_OK;
+    out[0] = ns / (double)(faults > 0 ? faults : 1);
+    return st;
 }
 
 sp_status sp_cost_file_fault_par(const struct sp_cost_env *env,
@@ -335,11 +350,11 @@ sp_status sp_cost_file_fault_par(const struct sp_cost_env *env,
  * own, all at once: wall ns a region. */
 sp_status sp_cost_anon_par(const struct sp_cost_env *env, double *out)
 {
-    struct share s[SP_COST_THREADS];
     size_t len = HUGE * (SP_COST_THREADS + 1);
     unsigned char *m, *a;
-    uint64_t dt, g;
-    long faults;
+    double ns = 0;
+    long faults = 0;
+    sp_status st;
 
     m = mmap(NULL, len, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -347,16 +362,11 @@ sp_status sp_cost_anon_par(const struct sp_cost_env *env, double *out)
         return errno;
     a = (unsigned char *)(((uintptr_t)m + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
     (void)madvise(a, HUGE * SP_COST_THREADS, MADV_HUGEPAGE);
-    for (int i = 0; i < SP_COST_THREADS; i++)
-        s[i] = (struct share){.what = W_WRITE, .out = a, .page = env->page};
-    split(s, SP_COST_THREADS, HUGE);
-    g = gate();
-    dt = run_shares(s, &faults);
+    st = par_pages(W_WRITE, a, SP_COST_THREADS, HUGE, env->page, &ns,
+                   &faults);
     munmap(m, len);
-    if (dt == 0 || g == 0)
-        return EAGAIN;
-    out[0] = net(dt, g, SP_COST_THREADS);
-    return SP_OK;
+    out[0] = ns / SP_COST_THREADS;
+    return st;
 }
 
 /* grain: the blocks a mapping of LEN bytes goes back in, as
@@ -377,26 +387,21 @@ static size_t grain(size_t len, size_t page)
  * fault in the chunks of a plan under 2 MiB: wall ns a fault. */
 sp_status sp_cost_anon_4k_par(const struct sp_cost_env *env, double *out)
 {
-    struct share s[SP_COST_THREADS];
     unsigned char *m;
-    uint64_t dt, g;
-    long faults;
+    double ns = 0;
+    long faults = 0;
+    sp_status st;
 
     m = mmap(NULL, env->size, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return errno;
     (void)madvise(m, env->size, MADV_NOHUGEPAGE);
-    for (int i = 0; i < SP_COST_THREADS; i++)
-        s[i] = (struct share){.what = W_WRITE, .out = m, .page = env->page};
-    split(s, env->size / env->page, env->page);
-    g = gate();
-    dt = run_shares(s, &faults);
+    st = par_pages(W_WRITE, m, env->size / env->page, env->page, env->page,
+                   &ns, &faults);
     munmap(m, env->size);
-    if (dt == 0 || g == 0)
-        return EAGAIN;
-    out[0] = net(dt, g, (double)(faults > 0 ? faults : 1));
-    return SP_OK;
+    out[0] = ns / (double)(faults > 0 ? faults : 1);
+    return st;
 }
 
 /* madvise(MADV_DONTNEED) of a mapping of FD whose every page is mapped,
