@@ -47,7 +47,10 @@ PIXEL = 3                # bytes a pixel: 8-bit RGB
 HEADER_BLOCK = 8192      # the header reader's first pread (input_bytes.c)
 # The anonymous pages a process first touches during the load whatever
 # the path (the header reader's stack block and stdio's buffers): a count
-# read off the mmap path's load faults, not a time.
+# read off the mmap path's load faults, not a time.  The first ones are
+# the job's thread's first malloc's, which spcost times with their
+# faults (first_malloc, first_malloc_faults); the rest cost
+# anon_fault_process each.
 LOAD_FIRST_TOUCH = 7
 # System calls of the load both paths make: open, fstat, lseek, fstat,
 # close, and one more each (read: lseek; mmap: fcntl's dup).
@@ -279,7 +282,9 @@ def drops(p, factor, stride, off, length):
 # model took before it had them: the single-thread cost shared out over
 # the CPUs spcost found the process to have (cpus), one remote wake-up
 # for the gate, the madvise of an idle machine, the kernel with no
-# writer beside it.  stand_ins says which
+# writer beside it, no arena of the job's thread's own (its first
+# malloc, first_malloc: its faults were counted among
+# LOAD_FIRST_TOUCH's).  stand_ins says which
 # were stood in for.
 STAND_INS = {
     "gate_t10": lambda u: u["wake_remote"],
@@ -292,6 +297,8 @@ STAND_INS = {
     "anon_fault_2m_t10": lambda u: u["anon_fault_2m"] / u["cpus"],
     "anon_fault_4k_t10": lambda u: u["anon_fault_process"] / u["cpus"],
     "enlarge2_byte_writing": lambda u: u["enlarge2_byte"],
+    "first_malloc": lambda u: 0.0,
+    "first_malloc_faults": lambda u: 0.0,
     "enlarge8_byte_writing": lambda u: u["enlarge8_byte"],
     "madvise_file_large_busy": lambda u: u["madvise_file_large"],
     "madvise_file_small_busy": lambda u: u["madvise_file_small"],
@@ -331,9 +338,11 @@ def predict(units, geo, factor, method, kind="large", threads=10,
     stride, off = w * PIXEL, header_bytes(w, h)
     raster, length = stride * h, stride * h + header_bytes(w, h)
     p = make_plan(w, h, factor, threads)
+    own = min(u["first_malloc_faults"], LOAD_FIRST_TOUCH)
     load = (LOAD_CALLS * u["syscall"] + u["pread1"] +
-            HEADER_BLOCK * u["read_touched"] +
-            LOAD_FIRST_TOUCH * u["anon_fault_process"] + u["mmap_munmap"] / 2)
+            HEADER_BLOCK * u["read_touched"] + u["first_malloc"] +
+            (LOAD_FIRST_TOUCH - own) * u["anon_fault_process"] +
+            u["mmap_munmap"] / 2)
     out = {"plan": p, "load_faults": LOAD_FIRST_TOUCH, "drop_calls": 0}
     cold = cache == "cold"
     if method == "read":

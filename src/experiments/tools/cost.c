@@ -251,8 +251,9 @@ static sp_status probe_anon_release(const struct sp_cost_env *env,
 
 const struct sp_cost_probe sp_cost_probes[] = {
     {{"read_fresh", "read_touched"}, {"ns/byte", "ns/byte"}, probe_read},
-    {{"read_process", "anon_fault_process", "free_process"},
-     {"ns/byte", "ns/fault", "ns/page"}, sp_cost_process},
+    {{"read_process", "anon_fault_process", "free_process", "first_malloc",
+      "first_malloc_faults"},
+     {"ns/byte", "ns/fault", "ns/page", "ns", "faults"}, sp_cost_process},
     {{"cpus"}, {"cpus"}, sp_cost_cpus},
     {{"wake_remote", "switch_local"}, {"ns/wake", "ns/switch"},
      sp_cost_wake},

@@ -446,6 +446,46 @@ sp_status sp_cost_madvise_busy(const struct sp_cost_env *env, double *out)
     return st == SP_OK ? madvise_busy(env, env->fd_small, out + 1) : st;
 }
 
+/* HEADER: the header reader's first block (input_bytes.c). */
+#define HEADER 8192
+
+struct first {
+    uint64_t ns;
+    long faults;
+    int ok;  /* the malloc gave a block */
+};
+
+/* first_malloc: into ARG, the time and faults of this thread's first
+ * malloc() of the header's block, written. */
+static void *first_malloc(void *arg)
+{
+    struct first *f = arg;
+    long f0 = sp_minflt();
+    uint64_t t0 = sp_now_ns();
+    unsigned char *b = malloc(HEADER);
+
+    if (b != NULL)
+        memset(b, 1, HEADER);
+    f->ns = sp_now_ns() - t0;
+    f->faults = sp_minflt() - f0;
+    f->ok = b != NULL;
+    free(b);
+    return NULL;
+}
+
+sp_status sp_cost_first_malloc(uint64_t *ns, long *faults)
+{
+    struct first f = {0, 0, 0};
+    pthread_t tid;
+
+    if (pthread_create(&tid, NULL, first_malloc, &f) != 0)
+        return EAGAIN;
+    pthread_join(tid, NULL);
+    *ns = f.ns;
+    *faults = f.faults;
+    return f.ok ? SP_OK : ENOMEM;
+}
+
 static long majflt(void)
 {
     struct rusage ru;
