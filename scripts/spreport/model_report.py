@@ -644,6 +644,14 @@ def touched_section(units, rows):
     return out
 
 
+def cpus_note(units_paths):
+    """Each units file's median cpus, in words."""
+    return ", ".join("%s in `%s`" % (
+        "%.2f" % u["cpus"] if "cpus" in u else "not measured",
+        os.path.basename(p)) for p, u in (
+            (p, model.read_units([p])) for p in units_paths))
+
+
 def held_out_note(units_paths):
     """Which units files stood in for which (model.STAND_INS), in
     words."""
@@ -696,6 +704,11 @@ def write_all(out_dir, units, rows, units_paths, touched=None,
                   "have the cold file's costs (read_cold)." % (
                       held_out_note(units_paths)), ""]
         lines += error_table(rows)
+        lines += ["", "The machine is shared: the share of its CPUs the "
+                  "process got while spcost measured (its `cpus`, median "
+                  "a file) was %s.  Units measured at one share predict "
+                  "runs made at another no better than the share "
+                  "agrees." % cpus_note(units_paths)]
     for fo in sorted({r["folder"] for r in rows}):
         rs = [r for r in rows if r["folder"] == fo]
         note = "" if rs[0]["modelled"] else (
