@@ -23,9 +23,6 @@
 #define ROW_PX 1280  /* the study's image's width */
 #define CHUNK ((size_t)512 << 10)  /* SP_CHUNK (job.h) */
 #define HUGE ((size_t)2 << 20)
-/* GRAIN_MAX: input_mmap.c's DROP_GRAIN_MAX, the largest block the scale
- * gives its input back in. */
-#define GRAIN_MAX ((size_t)2 << 20)
 
 enum work { W_NONE, W_REDUCE, W_ENLARGE, W_TOUCH, W_WRITE };
 
@@ -369,19 +366,6 @@ sp_status sp_cost_anon_par(const struct sp_cost_env *env, double *out)
     return st;
 }
 
-/* grain: the blocks a mapping of LEN bytes goes back in, as
- * input_mmap.c's default_grain has them: a 64th of it, a power of two
- * from a page to GRAIN_MAX (a large folio mapped whole goes back whole
- * in a block that holds it). */
-static size_t grain(size_t len, size_t page)
-{
-    size_t g = GRAIN_MAX;
-
-    while (g / 2 >= page && g > len / 64)
-        g /= 2;
-    return g;
-}
-
 /* Fresh anonymous base pages of one mapping (advised MADV_NOHUGEPAGE),
  * SP_COST_THREADS threads at once each writing its band, as the threads
  * fault in the chunks of a plan under 2 MiB: wall ns a fault. */
@@ -405,16 +389,16 @@ sp_status sp_cost_anon_4k_par(const struct sp_cost_env *env, double *out)
 }
 
 /* madvise(MADV_DONTNEED) of a mapping of FD whose every page is mapped,
- * in the blocks the scale gives it back in (grain), while another thread
- * of the process runs on the other CPU (each call flushes that CPU's TLB
- * too): ns a page. */
+ * in one call (a call of the run's gives back an item's rows, many
+ * grains; the call's own cost, with its TLB flush, is
+ * madvise_call_shared), while another thread of the process runs on the
+ * other CPU: ns a page. */
 static sp_status madvise_busy(const struct sp_cost_env *env, int fd,
                               double *out)
 {
     sp_status st = sp_cost_read_all(fd, env->buf2, env->size);
     const volatile unsigned char *v;
     unsigned char *m;
-    size_t block = grain(env->size, env->page);
     uint64_t t0;
     int spinning;
 
@@ -428,10 +412,7 @@ static sp_status madvise_busy(const struct sp_cost_env *env, int fd,
         (void)v[i];
     spinning = sp_cost_spin_start();
     t0 = sp_now_ns();
-    for (size_t at = 0; at < env->size; at += block)
-        (void)madvise(m + at, env->size - at < block ? env->size - at
-                                                     : block,
-                      MADV_DONTNEED);
+    (void)madvise(m, env->size, MADV_DONTNEED);
     out[0] = (double)(sp_now_ns() - t0) / (double)(env->size / env->page);
     if (spinning)
         sp_cost_spin_stop();
