@@ -290,8 +290,10 @@ def sun_section(units):
            "published costs (its clock, memory bandwidth and a page "
            "fault's cost under Solaris 8); the seed names the machine "
            "and the system only, and none of those figures is in this "
-           "repository with a source to cite." % (
-               2 * len(SUN_2002), 2 * len(SUN_2002) - 3), "",
+           "repository with a source to cite (the %d MHz below, which "
+           "turns the fitted costs into cycles, is the clock an Ultra 30 "
+           "was sold with, uncited)." % (
+               2 * len(SUN_2002), 2 * len(SUN_2002) - 3, SUN_MHZ), "",
            "Table 1 solved, by least squares, for the model's three costs "
            "(read's fixed cost A: the copy, the zero-fill of the buffer's "
            "pages and free(); mmap's cost M a page the scale reads: the "
