@@ -37,6 +37,13 @@ SP_REFERENCE_SUN=(
     "sun-1280x1024-1cpu-warm-large 1280x1024 warm large all --sun-cpus 1"
 )
 
+# The folders whose runs the cost model predicts (regen.py's MODEL_RUNS,
+# in the same order): the study's case, 10 threads on every CPU, no
+# output; not the output-file and one-CPU cases, which it does not model.
+SP_MODEL_FOLDERS=(sun-1280x1024-cold sun-1280x1024-warm-large
+    sun-1280x1024-warm-small big-12000x10000-cold big-12000x10000-warm-large
+    big-12000x10000-warm-small)
+
 # reference_step NAME COMMAND...: run one piece, its output to
 # $scratch/NAME.log; say how long it took.
 reference_step() {
@@ -209,10 +216,11 @@ reference_peers_report() {
 
 # reference_units K: the cost model's unit costs of session round K
 # (spcost), into $scratch/model/units-K.csv: measured once a round, before
-# the warm 1280x1024 folders it is compared with (a shared machine's costs
+# the Sun-study folders it is compared with (a shared machine's costs
 # drift; the model takes each unit's median over the rounds).
 reference_units() {
-    local spcost=("$bin/src/spcost")
+    local spcost=("$bin/src/spcost" --size $((1280 * 1024 * 3))
+        --size $((12000 * 10000 * 3)))
     ((quick)) && spcost+=(--quick)
     reference_step "model units $1" "${spcost[@]}"
     cp "$scratch/model units $1.log" "$scratch/model/units-$1.csv"
@@ -293,14 +301,18 @@ reference_run() {
         names+=("$name")
     done
     if reference_whole_sun; then
+        local -a model_runs=()
+        for name in "${SP_MODEL_FOLDERS[@]}"; do
+            model_runs+=("$scratch/$name"/session-*)
+        done
         reference_step model spreport model \
             --units "$scratch"/model/units-*.csv --out "$scratch/model" \
-            "$scratch"/sun-1280x1024-warm-*/session-*
+            "${model_runs[@]}"
         # spcost's own files are gone: the machine and the build that
         # measured the units (the runs it predicts have their own)
         sp_write_env "$scratch/model/env.txt" "" "$bin" \
             "suite=model quick=$quick units=$SP_SESSIONS runs=$(cd "$scratch" &&
-                printf '%s\n' sun-1280x1024-warm-*/session-* | paste -sd,)"
+                printf '%s\n' "${model_runs[@]#"$scratch/"}" | paste -sd,)"
         names+=(model)
     fi
     for spec in "${SP_REFERENCE_OTHER[@]}"; do

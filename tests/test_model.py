@@ -22,8 +22,53 @@ UNITS = {
     "madvise_call": 600.0, "madvise_call_shared": 3000.0,
     "wake_remote": 30000.0, "switch_local": 2000.0,
     "reduce2_px": 1.0, "reduce8_px": 4.0,
-    "enlarge2_byte": 0.2, "enlarge8_byte": 0.08,
+    "enlarge2_byte": 0.2, "enlarge8_byte": 0.08, "cpus": 2.0,
+    "gate_t10": 20000.0, "reduce2_px_t10": 0.75, "reduce8_px_t10": 3.0,
+    "enlarge2_byte_t10": 0.15, "enlarge8_byte_t10": 0.06,
+    "file_fault_large_t10": 3000.0, "file_fault_small_t10": 1800.0,
+    "anon_fault_2m_t10": 40000.0, "madvise_file_large_busy": 13.0,
+    "madvise_file_small_busy": 45.0, "read_cold": 1.7,
+    "mmap_cold_fault": 900000.0, "mmap_cold_pages_per_fault": 100.0,
+    "anon_fault_4k_t10": 700.0, "enlarge2_byte_writing": 0.4,
+    "enlarge8_byte_writing": 0.16, "first_malloc": 30000.0,
+    "first_malloc_faults": 5.0,
 }
+
+
+def write_units(path, units, size=None):
+    """UNITS as spcost's CSV at PATH, one repeat each, measured at SIZE
+    bytes (no bytes column without)."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["unit", "value", "unit_of_measure", "rep"] +
+                   (["bytes"] if size else []))
+        for k, v in sorted(units.items()):
+            w.writerow([k, v, "ns", 1] + ([size] if size else []))
+
+
+class Units(unittest.TestCase):
+    def test_held_out_sessions(self):
+        paths = ["m/units-1.csv", "m/units-2.csv", "m/units-3.csv"]
+        self.assertEqual(model.held_out(paths, "r/sun-x/session-2"),
+                         ["m/units-1.csv", "m/units-3.csv"])
+        self.assertEqual(model.held_out(paths, "r/sun-x"), paths)
+        self.assertEqual(model.held_out(["m/units-1.csv"], "r/session-1"),
+                         ["m/units-1.csv"])
+
+    def test_sized_units_nearest_the_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            small, big = (os.path.join(d, n) for n in ("a.csv", "b.csv"))
+            write_units(small, {"free_process": 300.0, "syscall": 100.0},
+                        4000000)
+            write_units(big, {"free_process": 150.0, "syscall": 900.0},
+                        360000000)
+            u = model.read_units([small, big], 300000000)
+            # free() a page at the big file's size, the call at the
+            # smallest: it does not depend on the file.
+            self.assertEqual(u["free_process"], 150.0)
+            self.assertEqual(u["syscall"], 100.0)
+            self.assertEqual(model.read_units([small, big], 3932177)
+                             ["free_process"], 300.0)
 
 
 class Plan(unittest.TestCase):
@@ -50,10 +95,13 @@ class Plan(unittest.TestCase):
 class Predict(unittest.TestCase):
     def test_read_load_and_release(self):
         # 64x32: a raster of 6144 bytes, two pages.
-        r = model.predict(UNITS, (64, 32), -2, "read", cpus=1)
-        load = 6 * 100 + 200 + 8192 * 0.5 + 7 * 1000 + 3000 / 2 + 6144 * 2
+        r = model.predict(UNITS, (64, 32), -2, "read")
+        # The job's thread's first malloc with 5 of the 7 first touches,
+        # the other 2 at anon_fault_process.
+        load = (6 * 100 + 200 + 8192 * 0.5 + 30000 + 2 * 1000 + 3000 / 2 +
+                6144 * 2)
         self.assertAlmostEqual(r["load"], load)
-        self.assertEqual(load, 25684)
+        self.assertEqual(load, 50684)
         self.assertAlmostEqual(r["release"], 2 * 80.0)
         self.assertEqual(r["load_faults"], 7 + 2)
 
@@ -82,12 +130,45 @@ class Predict(unittest.TestCase):
         r = model.predict(UNITS, (12000, 400), -8, "mmap", "small")
         self.assertLess(r["input_faults"], 400 * 36000 // 65536 // 2)
 
-    def test_one_cpu_waits_for_no_wake(self):
-        slow = dict(UNITS, wake_remote=1e9)
-        r = model.predict(slow, (1280, 1024), -2, "read", cpus=1)
-        self.assertLess(r["scale"], 1e6)
-        r2 = model.predict(slow, (1280, 1024), -2, "read", cpus=2)
-        self.assertLess(r2["scale"], 1e6)  # the work is less than a wake
+    def test_scale_of_a_reduce(self):
+        # 640x512 output pixels at reduce2_px_t10, the gate once, half an
+        # mmap+munmap, and the chunks' base pages (20 slots of 52 rows of
+        # 1920 bytes: 1996800 bytes, under a huge page; the 10 items'
+        # slots, 998400 bytes from the start, on 244 pages, at 10 threads
+        # at once); the read path faults no input.
+        r = model.predict(UNITS, (1280, 1024), -2, "read")
+        scale = 640 * 512 * 0.75 + 20000 + 1500 + 244 * 700
+        self.assertAlmostEqual(r["scale"], scale)
+
+    def test_cold_costs_the_device(self):
+        warm = model.predict(UNITS, (1280, 1024), -4, "read")
+        cold = model.predict(UNITS, (1280, 1024), -4, "read", cache="cold")
+        self.assertAlmostEqual(cold["load"] - warm["load"],
+                               1280 * 1024 * 3 * (1.7 - 0.5))
+        warm = model.predict(UNITS, (1280, 1024), -8, "mmap")
+        cold = model.predict(UNITS, (1280, 1024), -8, "mmap", cache="cold")
+        # Rows 0..1016 read: readahead brings pages 0..953, 954 of them.
+        self.assertAlmostEqual(cold["scale"] - warm["scale"],
+                               954 * 900000.0 / 100)
+
+    def test_items_past_the_slots_beside_the_writer(self):
+        # Enlarge by 8: 512 items, 20 slots.  The first 20 items' work at
+        # 10 threads at once, the other 492 one at a time beside the
+        # writer: the rest of the kernel at enlarge8_byte_writing.
+        r = model.predict(UNITS, (1280, 1024), 8, "read")
+        slow = dict(UNITS, enlarge8_byte_writing=0.32)
+        r2 = model.predict(slow, (1280, 1024), 8, "read")
+        self.assertAlmostEqual(r2["scale"] - r["scale"],
+                               1024 * 30720 * 0.16 * 492 / 512)
+
+    def test_stand_ins_for_older_units(self):
+        old = {k: v for k, v in UNITS.items()
+               if k not in model.STAND_INS}
+        u, missing = model.stand_ins(old)
+        self.assertEqual(missing, sorted(model.STAND_INS))
+        self.assertAlmostEqual(u["reduce2_px_t10"], 0.5)  # 1.0 over 2 CPUs
+        self.assertEqual(u["gate_t10"], 30000.0)
+        self.assertEqual(model.stand_ins(UNITS)[1], [])
 
     def test_kernel_cost_between_factors(self):
         self.assertAlmostEqual(model.lerp(UNITS, "reduce%d_px", 5), 2.5)
@@ -118,7 +199,9 @@ class Report(unittest.TestCase):
                 [-2, "mmap", 100, 800, 100, 7, 70],
                 [-2, "mmap", 100, 800, 100, 7, 70],
             ])
-            rows = model_report.compare(UNITS, [d], None, 2)
+            units = os.path.join(d, "units.csv")
+            write_units(units, UNITS)
+            rows = model_report.compare([units], [d], None)
         self.assertEqual(len(rows), 1)
         r = rows[0]
         self.assertAlmostEqual(r["ratio_meas"], 4000 / 1000)

@@ -5,6 +5,7 @@ results/durable (the smallest folder of sessions) and of one session of
 results/sun-1280x1024-cold.  Run: PYTHONPATH=scripts /usr/bin/python3 -m
 unittest tests/test_regen.py (ctest's spreport_regen does this)."""
 import contextlib
+import glob
 import io
 import os
 import re
@@ -185,8 +186,12 @@ class RegenModel(unittest.TestCase):
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="test-regen.")
-        for name in ("model", "sun-1280x1024-warm-large",
-                     "sun-1280x1024-warm-small"):
+        # the model and every Sun-study folder it is compared with
+        # (regen.MODEL_RUNS)
+        names = ["model"] + sorted(
+            os.path.basename(d) for pattern in ("sun-*", "big-*")
+            for d in glob.glob(os.path.join(RESULTS, pattern)))
+        for name in names:
             shutil.copytree(os.path.join(RESULTS, name),
                             os.path.join(self.tmp, name))
         self.dir = os.path.join(self.tmp, "model")

@@ -12,11 +12,25 @@ writes DIR/model.md, DIR/model.csv, DIR/model.png and DIR/bytes.csv
 A prediction is a dict of ns by phase ("load", "scale", "release") and
 of the counts it rests on (faults, madvise calls).
 
+The units are measured under the runs' conditions where the runs' threads
+meet: the kernels, the input's and the chunks' first faults with ten
+threads at once on the CPUs the process has (*_t10, each net of the gate,
+gate_t10, the threads' wake-ups, paid once a run); the pages given back
+during the run with the other CPU busy (*_busy); the enlarge kernel with
+a writer beside it (*_writing); a cold file's read and faults
+(read_cold, mmap_cold_*).  Held out: a session-N folder is predicted from
+the units-K.csv files with K not N (held_out).  A cost a page or a byte
+of a file is taken at the size spcost measured nearest the run's file
+(SIZED, read_units).
+
 Units spcost measures that no phase uses, kept as checks on the others:
 thread (the threads start before the gate opens, outside every timed
 phase), read_fresh and anon_fault_4k (the same in a long-running
 process: read_process and anon_fault_process are what a run pays),
-memcpy, madvise_anon, free_large and file_fault_page_*."""
+memcpy, madvise_anon, free_large, file_fault_page_*, and the
+single-thread costs the *_t10 units replace (cpus, wake_remote,
+switch_local, anon_fault_2m; STAND_INS uses them for an older spcost's
+files)."""
 import argparse
 import csv
 import math
@@ -33,24 +47,71 @@ PIXEL = 3                # bytes a pixel: 8-bit RGB
 HEADER_BLOCK = 8192      # the header reader's first pread (input_bytes.c)
 # The anonymous pages a process first touches during the load whatever
 # the path (the header reader's stack block and stdio's buffers): a count
-# read off the mmap path's load faults, not a time.
+# read off the mmap path's load faults, not a time.  The first ones are
+# the job's thread's first malloc's, which spcost times with their
+# faults (first_malloc, first_malloc_faults); the rest cost
+# anon_fault_process each.
 LOAD_FIRST_TOUCH = 7
 # System calls of the load both paths make: open, fstat, lseek, fstat,
 # close, and one more each (read: lseek; mmap: fcntl's dup).
 LOAD_CALLS = 6
 
 
-def read_units(paths):
+def session_of(path):
+    """The N of a units-N.csv or of a session-N folder; None where its
+    name has none."""
+    m = re.search(r"(?:units|session)-(\d+)(?:\.csv)?$",
+                  os.path.normpath(path))
+    return int(m.group(1)) if m else None
+
+
+def held_out(paths, folder):
+    """The units files of PATHS that predict FOLDER's runs: those measured
+    at another moment than its session (units-K.csv, K not its N, as
+    reference.sh numbers them), all of them where that leaves none or
+    FOLDER is no session-N."""
+    n = session_of(folder)
+    other = [p for p in paths if session_of(p) != n]
+    return other if n is not None and other else list(paths)
+
+
+# The units whose cost a page or a byte depends on the file's size (the
+# folios the page cache makes of it, the block malloc maps): read_units
+# takes them at the size nearest a run's file; every other unit at the
+# smallest size spcost measured (the study's raster by default).
+SIZED = ("read_process", "read_touched", "read_cold", "free_process",
+         "madvise_file_", "file_fault_", "file_pages_per_fault_",
+         "mmap_cold_")
+
+
+def read_units(paths, length=None):
     """spcost's CSVs as {unit: value}: a unit's median over the files
     (spcost run more than once, at different moments of a shared
-    machine)."""
+    machine); a unit of SIZED measured with the files' size (the bytes
+    column; older files have none) nearest LENGTH, a run's file's, by
+    ratio, the others at the smallest size."""
     from . import stats
     seen = {}
     for path in paths:
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
-                seen.setdefault(r["unit"], []).append(float(r["value"]))
-    return {u: stats.median(v) for u, v in seen.items()}
+                size = int(r.get("bytes") or 0)
+                seen.setdefault(r["unit"], {}).setdefault(
+                    size, []).append(float(r["value"]))
+    out = {}
+    for u, by in seen.items():
+        if length is None or 0 in by or not u.startswith(SIZED):
+            size = min(by)
+        else:
+            size = min(by, key=lambda b: abs(math.log(b / length)))
+        out[u] = stats.median(by[size])
+    return out
+
+
+def file_length(geo):
+    """The bytes of a W x H PPM file (GEO)."""
+    w, h = geo
+    return w * h * PIXEL + header_bytes(w, h)
 
 
 @dataclass
@@ -153,54 +214,51 @@ def chunk_faults(units, p):
     if total >= HUGE:
         last = (n_used - 1) * p.chunk + used
         regions = -(-last // HUGE)
-        return regions, regions * units["anon_fault_2m"]
+        return regions, regions * units["anon_fault_2m_t10"]
     pages = set()
     for s in range(n_used):
         a = s * p.chunk
         pages.update(range(a // PAGE, (a + used - 1) // PAGE + 1))
-    return len(pages), len(pages) * units["anon_fault_process"]
+    return len(pages), len(pages) * units["anon_fault_4k_t10"]
 
 
-def scale_ns(units, geo, p, factor, faults_in_ns, drops_ns, cpus):
-    """The scale phase (work.c): the prepare's mapping, then the time any
-    thread scales an item.
+def scale_ns(units, geo, p, factor, n_in, kind, cold_ns=0.0):
+    """The scale phase (work.c: the time any thread was scaling an item):
+    the prepare's mapping, the gate, the kernel's work, the chunks' first
+    faults and the input's (N_IN faults of the KIND page cache, and
+    COLD_NS for the pages a cold file reads from the device).
 
-    While there is a slot for every item, the caller's thread scales from
-    the gate's opening; the other CPUs' threads join it once woken
-    (wake_remote: those CPUs sat idle), and each item in turn costs a
-    switch to the thread that takes it.  The work the cores share while
-    items are scaled: the kernels, the chunks' and the input's first
-    faults, the writes of the items the finisher writes meanwhile, and
-    (mmap) the pages it gives back (DROPS_NS).  Past that, an item waits
-    for a slot the writer frees; when writing an item takes longer than
-    scaling one, the items after the first slots' are scaled one at a
-    time."""
+    Every term but the device's is a cost spcost measured with the runs'
+    threads at once on the CPUs the process has (the *_t10 units, each
+    net of the gate; gate_t10: the threads' wake-ups and switches once
+    it opens, paid once).  The writes of finished items and the pages
+    given back meanwhile are not added: the finisher makes them while
+    the others scale, and they are their phases' own (write, release).
+    Past the slots, an item waits for a slot the writer frees; when
+    writing an item takes longer than scaling one, the items after the
+    first slots' are scaled one at a time, at the single-thread costs."""
     w, h = geo
     n = abs(factor)
     if factor < -1:
-        kernel = p.oh * p.ow * lerp(units, "reduce%d_px", n)
+        name, count = "reduce%d_px", p.oh * p.ow
     else:
-        kernel = h * p.orow * lerp(units, "enlarge%d_byte", n)
+        name, count = "enlarge%d_byte", h * p.orow
+    kernel = count * lerp(units, name + "_t10", n)
+    faults = n_in * units["file_fault_%s_t10" % kind]
     n_chunk, chunk_ns = chunk_faults(units, p)
-    prepare = units["mmap_munmap"] / 2
+    prepare = units["mmap_munmap"] / 2 + units["gate_t10"]
     if p.chunk * p.slots >= HUGE:
         prepare += units["syscall"]
-    cores = max(1.0, min(cpus, p.threads))
     if p.items > p.slots:
-        k_item = kernel / p.items
+        k_item = count * lerp(units, name, n) / p.items
         if units["write_cached"] * p.chunk * p.times >= k_item:
             first = p.slots / p.items
-            work = (p.slots * k_item + chunk_ns + faults_in_ns * first)
-            return n_chunk, prepare + work / cores + (
-                (p.items - p.slots) * k_item + faults_in_ns * (1 - first))
-        return n_chunk, prepare + (kernel + chunk_ns + faults_in_ns) / cores
-    work = (kernel + chunk_ns + faults_in_ns + drops_ns +
-            p.oh * p.orow * units["write_cached"] +
-            p.items * units["switch_local"])
-    late = (cores - 1) * units["wake_remote"]
-    if cores > 1 and work > units["wake_remote"]:
-        return n_chunk, prepare + (work + late) / cores
-    return n_chunk, prepare + work
+            alone = name + ("_writing" if factor > 1 else "")
+            return n_chunk, prepare + cold_ns + chunk_ns + first * (
+                kernel + faults) + (1 - first) * (
+                count * lerp(units, alone, n) +
+                n_in * units["file_fault_" + kind])
+    return n_chunk, prepare + cold_ns + kernel + chunk_ns + faults
 
 
 def drops(p, factor, stride, off, length):
@@ -220,45 +278,99 @@ def drops(p, factor, stride, off, length):
     return out, dropped
 
 
+# The units an older spcost did not measure, each with the stand-in the
+# model took before it had them: the single-thread cost shared out over
+# the CPUs spcost found the process to have (cpus), one remote wake-up
+# for the gate, the madvise of an idle machine, the kernel with no
+# writer beside it, no arena of the job's thread's own (its first
+# malloc, first_malloc: its faults were counted among
+# LOAD_FIRST_TOUCH's).  stand_ins says which
+# were stood in for.
+STAND_INS = {
+    "gate_t10": lambda u: u["wake_remote"],
+    "reduce2_px_t10": lambda u: u["reduce2_px"] / u["cpus"],
+    "reduce8_px_t10": lambda u: u["reduce8_px"] / u["cpus"],
+    "enlarge2_byte_t10": lambda u: u["enlarge2_byte"] / u["cpus"],
+    "enlarge8_byte_t10": lambda u: u["enlarge8_byte"] / u["cpus"],
+    "file_fault_large_t10": lambda u: u["file_fault_large"] / u["cpus"],
+    "file_fault_small_t10": lambda u: u["file_fault_small"] / u["cpus"],
+    "anon_fault_2m_t10": lambda u: u["anon_fault_2m"] / u["cpus"],
+    "anon_fault_4k_t10": lambda u: u["anon_fault_process"] / u["cpus"],
+    "enlarge2_byte_writing": lambda u: u["enlarge2_byte"],
+    "first_malloc": lambda u: 0.0,
+    "first_malloc_faults": lambda u: 0.0,
+    "enlarge8_byte_writing": lambda u: u["enlarge8_byte"],
+    "madvise_file_large_busy": lambda u: u["madvise_file_large"],
+    "madvise_file_small_busy": lambda u: u["madvise_file_small"],
+}
+
+
+def stand_ins(units):
+    """UNITS with each unit of STAND_INS it lacks stood in for, and the
+    names of those."""
+    missing = sorted(k for k in STAND_INS if k not in units)
+    out = dict(units)
+    for k in missing:
+        out[k] = STAND_INS[k](units)
+    return out, missing
+
+
+def cold_pages(geo, p, factor):
+    """The file's pages a cold mmap run reads from the device: readahead
+    brings the pages between those the scale reads, so the span from the
+    header's page to the last row read."""
+    w, h = geo
+    stride, off = w * PIXEL, header_bytes(w, h)
+    last = max(input_rows(p, factor, h))
+    return (off + (last + 1) * stride - 1) // PAGE + 1
+
+
 def predict(units, geo, factor, method, kind="large", threads=10,
-            cpus=None):
+            cache="warm"):
     """The ns of each phase of one run of METHOD ("read" or "mmap") at
     FACTOR on a W x H image (GEO) whose file the page cache holds in
-    KIND ("large" folios or "small" pages), THREADS threads sharing CPUS
-    CPUs (default: the share spcost measured, "cpus": on a shared
-    machine, what the process gets of them)."""
-    if cpus is None:
-        cpus = units.get("cpus", 1.0)
+    KIND ("large" folios or "small" pages), or does not hold (CACHE
+    "cold": the read path's copy at spcost's read_cold, the mmap path's
+    pages at its cold faults' cost a page), THREADS threads on the CPUs
+    spcost's *_t10 units were measured on."""
+    u, _ = stand_ins(units)
     w, h = geo
     stride, off = w * PIXEL, header_bytes(w, h)
     raster, length = stride * h, stride * h + header_bytes(w, h)
     p = make_plan(w, h, factor, threads)
-    u = units
+    own = min(u["first_malloc_faults"], LOAD_FIRST_TOUCH)
     load = (LOAD_CALLS * u["syscall"] + u["pread1"] +
-            HEADER_BLOCK * u["read_touched"] +
-            LOAD_FIRST_TOUCH * u["anon_fault_process"] + u["mmap_munmap"] / 2)
+            HEADER_BLOCK * u["read_touched"] + u["first_malloc"] +
+            (LOAD_FIRST_TOUCH - own) * u["anon_fault_process"] +
+            u["mmap_munmap"] / 2)
     out = {"plan": p, "load_faults": LOAD_FIRST_TOUCH, "drop_calls": 0}
+    cold = cache == "cold"
     if method == "read":
         load += raster * u["read_process"]
+        if cold:
+            load += raster * (u["read_cold"] - u["read_touched"])
         out["load_faults"] += -(-raster // PAGE)
-        n_in, in_ns, drops_ns = 0, 0.0, 0.0
+        n_in, cold_ns = 0, 0.0
         release = -(-raster // PAGE) * u["free_process"]
     else:
         n_in, mapped = input_faults(u, geo, p, factor, kind)
-        in_ns = n_in * u["file_fault_" + kind]
+        cold_ns = 0.0
+        if cold:
+            cold_ns = cold_pages(geo, p, factor) * (
+                u["mmap_cold_fault"] / u["mmap_cold_pages_per_fault"])
         ranges, dropped = drops(p, factor, stride, off, length)
-        per_page = u["madvise_file_" + kind]
-        release = 0.0
+        busy = u["madvise_file_%s_busy" % kind]
+        drops_ns = 0.0
         for a, b in ranges:
             held = sum(1 for pg in range(a // PAGE, b // PAGE)
                        if pg in mapped)
-            release += u["madvise_call_shared"] + held * per_page
-        drops_ns = release
+            drops_ns += u["madvise_call_shared"] + held * busy
         rest = sum(1 for pg in mapped if pg * PAGE >= dropped)
-        release += (u["madvise_call"] + rest * per_page +
-                    u["mmap_munmap"] / 2 + u["syscall"])
+        release = drops_ns + (u["madvise_call"] +
+                              rest * u["madvise_file_" + kind] +
+                              u["mmap_munmap"] / 2 + u["syscall"])
         out["drop_calls"] = len(ranges)
-    n_chunk, scale = scale_ns(u, geo, p, factor, in_ns, drops_ns, cpus)
+    n_chunk, scale = scale_ns(u, geo, p, factor, n_in, kind, cold_ns)
     out.update(load=load, scale=scale, release=release,
                total=load + scale + release,
                scale_faults=n_chunk + n_in, input_faults=n_in)
@@ -328,15 +440,12 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="folder for model.*")
     ap.add_argument("--geometry", help="WxH, for runs whose image name "
                     "does not say it")
-    ap.add_argument("--cpus", type=float,
-                    help="CPUs the runs had (default: spcost's cpus, "
-                    "the share of the CPUs the process got)")
     ap.add_argument("runs", nargs="+", help="folders holding runs.csv")
     a = ap.parse_args(argv)
     units = read_units(a.units)
     forced = geometry_of(a.geometry) if a.geometry else None
     os.makedirs(a.out, exist_ok=True)
-    rows = model_report.compare(units, a.runs, forced, a.cpus)
+    rows = model_report.compare(a.units, a.runs, forced)
     touched_rows = model_report.touched_rows(units, a.runs, forced)
     threads = {r["threads"] for f in a.runs for r in read_runs(f)
                if r.get("threads")}

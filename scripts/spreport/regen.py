@@ -57,8 +57,11 @@ RAW = {
                "server-timing.csv", "env.txt"),
 }
 # The folders of the runs the cost model is compared with, beside it
-# (reference.sh: "$scratch"/sun-1280x1024-warm-*/session-*).
-MODEL_RUNS = "sun-1280x1024-warm-*/session-*"
+# (reference.sh's SP_MODEL_FOLDERS, in the same order).
+MODEL_RUNS = tuple(f"{name}/session-*" for name in (
+    "sun-1280x1024-cold", "sun-1280x1024-warm-large",
+    "sun-1280x1024-warm-small", "big-12000x10000-cold",
+    "big-12000x10000-warm-large", "big-12000x10000-warm-small"))
 FIGURE = ".png"
 
 
@@ -223,10 +226,12 @@ def make(folder, work):
         for u in units:
             copy(os.path.basename(u))
         copy("env.txt")  # reference.sh's, where the folder has one
-        runs = sorted(glob.glob(os.path.join(os.path.dirname(
-            os.path.abspath(folder)), MODEL_RUNS)))
+        runs = [r for pattern in MODEL_RUNS for r in sorted(glob.glob(
+            os.path.join(os.path.dirname(os.path.abspath(folder)),
+                         pattern)))]
         if not runs:
-            raise ReportError(f"{folder}: no {MODEL_RUNS} beside it")
+            raise ReportError(f"{folder}: no {' or '.join(MODEL_RUNS)} "
+                              "beside it")
         spreport(["model", "--units"]
                  + [os.path.join(work, os.path.basename(u)) for u in units]
                  + ["--out", work] + runs)

@@ -251,8 +251,9 @@ static sp_status probe_anon_release(const struct sp_cost_env *env,
 
 const struct sp_cost_probe sp_cost_probes[] = {
     {{"read_fresh", "read_touched"}, {"ns/byte", "ns/byte"}, probe_read},
-    {{"read_process", "anon_fault_process", "free_process"},
-     {"ns/byte", "ns/fault", "ns/page"}, sp_cost_process},
+    {{"read_process", "anon_fault_process", "free_process", "first_malloc",
+      "first_malloc_faults"},
+     {"ns/byte", "ns/fault", "ns/page", "ns", "faults"}, sp_cost_process},
     {{"cpus"}, {"cpus"}, sp_cost_cpus},
     {{"wake_remote", "switch_local"}, {"ns/wake", "ns/switch"},
      sp_cost_wake},
@@ -280,6 +281,21 @@ const struct sp_cost_probe sp_cost_probes[] = {
      sp_cost_reduce},
     {{"enlarge2_byte", "enlarge8_byte"}, {"ns/byte", "ns/byte"},
      sp_cost_enlarge},
+    {{"gate_t10"}, {"ns"}, sp_cost_gate},
+    {{"reduce2_px_t10", "reduce8_px_t10"}, {"ns/pixel", "ns/pixel"},
+     sp_cost_reduce_par},
+    {{"enlarge2_byte_t10", "enlarge8_byte_t10"}, {"ns/byte", "ns/byte"},
+     sp_cost_enlarge_par},
+    {{"file_fault_large_t10", "file_fault_small_t10"},
+     {"ns/fault", "ns/fault"}, sp_cost_file_fault_par},
+    {{"anon_fault_2m_t10"}, {"ns/region"}, sp_cost_anon_par},
+    {{"anon_fault_4k_t10"}, {"ns/fault"}, sp_cost_anon_4k_par},
+    {{"enlarge2_byte_writing", "enlarge8_byte_writing"},
+     {"ns/byte", "ns/byte"}, sp_cost_enlarge_writing},
+    {{"madvise_file_large_busy", "madvise_file_small_busy"},
+     {"ns/page", "ns/page"}, sp_cost_madvise_busy},
+    {{"read_cold", "mmap_cold_fault", "mmap_cold_pages_per_fault"},
+     {"ns/byte", "ns/fault", "pages/fault"}, sp_cost_cold},
 };
 
 const size_t sp_cost_probe_count =

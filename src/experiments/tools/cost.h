@@ -12,8 +12,12 @@
 
 #include "status.h"
 
+/* The threads of the Sun study's runs (its 10), which the probes of
+ * cost_par.c run at once. */
+#define SP_COST_THREADS 10
+
 /* The most units one probe writes. */
-#define SP_COST_UNITS_MAX 3
+#define SP_COST_UNITS_MAX 5
 
 struct sp_cost_env {
     size_t size;        /* bytes of each file and buffer */

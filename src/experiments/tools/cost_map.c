@@ -162,6 +162,19 @@ static int start_spinner(pthread_t *tid)
     return ok;
 }
 
+static pthread_t spinner;
+
+int sp_cost_spin_start(void)
+{
+    return start_spinner(&spinner);
+}
+
+void sp_cost_spin_stop(void)
+{
+    spin_stop = 1;
+    pthread_join(spinner, NULL);
+}
+
 /* One madvise(MADV_DONTNEED) call a mapped page of a cached file: ns a
  * call, alone and with another thread of the process running. */
 sp_status sp_cost_madvise_call(const struct sp_cost_env *env, double *out)
@@ -260,9 +273,7 @@ static struct sp_image row_view(unsigned char *p)
                              .sample_size = 1, .maxval = 255};
 }
 
-/* flush: write more bytes than a last-level cache holds, so that the
- * kernel finds the image in memory, as a run that reads it once does. */
-static sp_status flush(void)
+sp_status sp_cost_flush_caches(void)
 {
     unsigned char *f = malloc(FLUSH);
 
@@ -285,7 +296,7 @@ sp_status sp_cost_reduce(const struct sp_cost_env *env, double *out)
         size_t n = (size_t)by[k], rows = h / n, px = ROW_PX / n;
         uint64_t t0;
 
-        if (flush() != SP_OK)
+        if (sp_cost_flush_caches() != SP_OK)
             return ENOMEM;
         t0 = sp_now_ns();
         for (size_t y = 0; y < rows; y++) {
@@ -312,7 +323,7 @@ sp_status sp_cost_enlarge(const struct sp_cost_env *env, double *out)
         size_t orow = ROW_PX * 3 * (size_t)by[k], per = CHUNK / orow;
         uint64_t t0;
 
-        if (flush() != SP_OK)
+        if (sp_cost_flush_caches() != SP_OK)
             return ENOMEM;
         t0 = sp_now_ns();
         for (size_t y = 0; y < h; y++) {

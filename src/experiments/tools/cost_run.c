@@ -23,9 +23,12 @@
 sp_status sp_cost_child(int fd, size_t size, int p)
 {
     unsigned char *b, *more;
-    uint64_t t[4];
-    long f0;
+    uint64_t t[6];
+    long f0, first;
 
+    if (sp_cost_first_malloc(&t[4], &first) != SP_OK)
+        return ENOMEM;
+    t[5] = (uint64_t)first;
     t[0] = sp_now_ns();
     b = malloc(size);
     if (b == NULL || sp_cost_read_all(fd, b, size) != SP_OK)
@@ -49,13 +52,14 @@ sp_status sp_cost_child(int fd, size_t size, int p)
 /* The read path's malloc and read() of the whole file, first writes to
  * fresh anonymous pages, and the free() of the block read into, in a
  * process just started by exec, as each scaleppm run is: ns a byte, ns a
- * fault, ns a page.  (A process just forked pays
+ * fault, ns a page; and, first, a new thread's first malloc() there (ns,
+ * and its faults: sp_cost_first_malloc).  (A process just forked pays
  * less for both.) */
 sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
 {
     char fd[16], size[24], pw[16];
     int p[2], status;
-    uint64_t t[4];
+    uint64_t t[6];
     pid_t pid;
 
     if (pipe(p) != 0)
@@ -82,6 +86,8 @@ sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
     out[0] = (double)t[0] / (double)env->size;
     out[1] = (double)t[1] / (double)(t[2] > 0 ? t[2] : 1);
     out[2] = (double)t[3] / (double)((env->size + 4095) / 4096);
+    out[3] = (double)t[4];
+    out[4] = (double)t[5];
     return SP_OK;
 }
 
