@@ -161,6 +161,18 @@ class Predict(unittest.TestCase):
         self.assertAlmostEqual(r2["scale"] - r["scale"],
                                1024 * 30720 * 0.16 * 492 / 512)
 
+    def test_no_output_no_wait_for_the_writer(self):
+        # With no output (the study's span) no item waits for a slot the
+        # writer frees: every item's work at 10 threads at once, and the
+        # writing kernel's cost plays no part.
+        quiet = model.predict(UNITS, (1280, 1024), 8, "read", written=False)
+        slow = dict(UNITS, enlarge8_byte_writing=0.32)
+        self.assertEqual(
+            model.predict(slow, (1280, 1024), 8, "read",
+                          written=False)["scale"], quiet["scale"])
+        self.assertLess(quiet["scale"],
+                        model.predict(UNITS, (1280, 1024), 8, "read")["scale"])
+
     def test_stand_ins_for_older_units(self):
         old = {k: v for k, v in UNITS.items()
                if k not in model.STAND_INS}

@@ -222,7 +222,7 @@ def chunk_faults(units, p):
     return len(pages), len(pages) * units["anon_fault_4k_t10"]
 
 
-def scale_ns(units, geo, p, factor, n_in, kind, cold_ns=0.0):
+def scale_ns(units, geo, p, factor, n_in, kind, cold_ns=0.0, written=True):
     """The scale phase (work.c: the time any thread was scaling an item):
     the prepare's mapping, the gate, the kernel's work, the chunks' first
     faults and the input's (N_IN faults of the KIND page cache, and
@@ -236,7 +236,9 @@ def scale_ns(units, geo, p, factor, n_in, kind, cold_ns=0.0):
     the others scale, and they are their phases' own (write, release).
     Past the slots, an item waits for a slot the writer frees; when
     writing an item takes longer than scaling one, the items after the
-    first slots' are scaled one at a time, at the single-thread costs."""
+    first slots' are scaled one at a time, at the single-thread costs.
+    With no output (WRITTEN false: --no-output, the study's span) a slot
+    is freed as soon as its item is done, and no item waits."""
     w, h = geo
     n = abs(factor)
     if factor < -1:
@@ -249,7 +251,7 @@ def scale_ns(units, geo, p, factor, n_in, kind, cold_ns=0.0):
     prepare = units["mmap_munmap"] / 2 + units["gate_t10"]
     if p.chunk * p.slots >= HUGE:
         prepare += units["syscall"]
-    if p.items > p.slots:
+    if written and p.items > p.slots:
         k_item = count * lerp(units, name, n) / p.items
         if units["write_cached"] * p.chunk * p.times >= k_item:
             first = p.slots / p.items
@@ -326,13 +328,15 @@ def cold_pages(geo, p, factor):
 
 
 def predict(units, geo, factor, method, kind="large", threads=10,
-            cache="warm"):
+            cache="warm", written=True):
     """The ns of each phase of one run of METHOD ("read" or "mmap") at
     FACTOR on a W x H image (GEO) whose file the page cache holds in
     KIND ("large" folios or "small" pages), or does not hold (CACHE
     "cold": the read path's copy at spcost's read_cold, the mmap path's
     pages at its cold faults' cost a page), THREADS threads on the CPUs
-    spcost's *_t10 units were measured on."""
+    spcost's *_t10 units were measured on; WRITTEN: whether each run
+    wrote its output (runs.csv's output column: none, as 2002, or a
+    file; runs from before the column wrote one)."""
     u, _ = stand_ins(units)
     w, h = geo
     stride, off = w * PIXEL, header_bytes(w, h)
@@ -370,7 +374,8 @@ def predict(units, geo, factor, method, kind="large", threads=10,
                               rest * u["madvise_file_" + kind] +
                               u["mmap_munmap"] / 2 + u["syscall"])
         out["drop_calls"] = len(ranges)
-    n_chunk, scale = scale_ns(u, geo, p, factor, n_in, kind, cold_ns)
+    n_chunk, scale = scale_ns(u, geo, p, factor, n_in, kind, cold_ns,
+                              written)
     out.update(load=load, scale=scale, release=release,
                total=load + scale + release,
                scale_faults=n_chunk + n_in, input_faults=n_in)

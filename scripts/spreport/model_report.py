@@ -75,7 +75,8 @@ def compare(units_paths, folders, forced):
                 continue
             for m in METHODS:
                 p = model.predict(units, geo, s, m, kind, cache=(
-                    first["cache"] if row["modelled"] else "warm"))
+                    first["cache"] if row["modelled"] else "warm"),
+                    written=first.get("output", "file") != "none")
                 for ph in PHASES + ("total",):
                     row["meas_%s_%s" % (ph, m)] = meas[m][ph]
                     row["pred_%s_%s" % (ph, m)] = p[ph]
