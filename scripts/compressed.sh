@@ -76,7 +76,15 @@ compressed_suite() (
     rm -f -- "$out/paths.err"
     spreport compressed "$out/compressed.csv" "$out/compressed.md" ||
         return 1
-    sp_write_env "$out/env.txt" "$sun" "$bin" "suite=compressed \
-runs=$runs quick=$quick photo=$big jpeg=cjpeg-q90-of-ppm png=pnmtopng"
+    # every file the runs read: each image as PPM, JPEG and PNG
+    local -a read_in=()
+    for label in "${labels[@]}"; do
+        for fmt in "${COMPRESSED_FORMATS[@]}"; do
+            read_in+=("$tmp/$label.${fmt/jpeg/jpg}")
+        done
+    done
+    sp_write_env "$out/env.txt" "${read_in[0]}" "$bin" "suite=compressed \
+runs=$runs quick=$quick photo=$big jpeg=cjpeg-q90-of-ppm png=pnmtopng" \
+        "${read_in[@]:1}"
     cat "$out/compressed.md"
 )

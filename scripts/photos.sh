@@ -278,6 +278,7 @@ packages=$(IFS=,; echo "${PHOTOS_PACKAGES[*]}") \
 vips=$(vips --version | awk '{ print $1 }' | sed 's/^vips-//') \
 gm=$(gm version | awk 'NR == 1 { print $2 }') \
 magick=$(convert -version | awk 'NR == 1 { print $3 }') \
-netpbm=$(pamtopng --version 2>&1 | awk '/Netpbm/ { print $NF; exit }')"
+netpbm=$(pamtopng --version 2>&1 | awk '/Netpbm/ { print $NF; exit }')" \
+        "$tmp/big.ppm" "$tmp/photos/$big"
     cat "$out/photos.md"
 )

@@ -59,8 +59,16 @@ sp_fault_around() {
 # format, its file system, and the folios holding its cached pages,
 # measured (spcache) when the record is written.
 sp_input_lines() {
-    printf 'input: %s, %s bytes, %s\n' "$2" "$(stat -c %s "$2")" \
-        "$(pamfile "$2" 2>/dev/null | cut -d: -f2- | sed 's/^[[:space:]]*//')"
+    local what
+    what=$(pamfile "$2" 2>/dev/null | cut -d: -f2- | sed 's/^[[:space:]]*//')
+    if [[ -z $what ]]; then  # not netpbm's: JPEG or PNG, from the bytes
+        case $(head -c 4 -- "$2" | od -An -tx1 | tr -d ' \n') in
+        ffd8ff*) what="JPEG (by its first bytes)" ;;
+        89504e47) what="PNG (by its first bytes)" ;;
+        *) what="not an image netpbm reads, nor JPEG or PNG" ;;
+        esac
+    fi
+    printf 'input: %s, %s bytes, %s\n' "$2" "$(stat -c %s "$2")" "$what"
     printf 'filesystem of the input: %s\n' \
         "$(df -PT "$2" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
     printf 'folios of the cached input, measured (KiB:count): %s\n' \

@@ -339,7 +339,12 @@ then
     result "compressed: a table row a case" \
         "$(n=$(grep -cE '^\| ([^|]+ )?\| (ppm|jpeg|png) \| reduce' \
             "$work/compressed/compressed.md"); ((n == 24)) || echo "$n rows")"
-    env_check compressed "$work/compressed/env.txt" "$root/images" "$root/images/gen320x256\.ppm"
+    # every file the runs read, each image as PPM, JPEG and PNG, in the
+    # suite's scratch folder
+    t='/[^ ]*/scaleppm-compressed\.[A-Za-z0-9]+'
+    env_check compressed "$work/compressed/env.txt" "$t" "$t/sun\.ppm" \
+        "$t/sun\.jpg" "$t/sun\.png" "$t/photo\.ppm" "$t/photo\.jpg" \
+        "$t/photo\.png"
 else
     result "run_experiments.sh --suite compressed --quick" \
         "$(tail -n 3 "$work/compressed.log" | tr '\n' ' ')"
@@ -371,8 +376,10 @@ if "$root/run_experiments.sh" --suite photos --quick --runs 2 \
             "$p/photos.md"); ((n == 14)) || echo "$n rows"
             grep -qE '^Targets met: [0-9]+ of [0-9]+' "$p/photos.md" ||
                 echo 'no targets line')"
+    t='/[^ ]*/scaleppm-photos\.[A-Za-z0-9]+'
     env_check photos "$p/env.txt" "$root/images" \
-        "$root/images/sun1280x1024\.ppm"
+        "$root/images/sun1280x1024\.ppm" "$t/big\.ppm" \
+        "$t/photos/[^,]+\.(jpg|jpeg|png)"
 else
     result "run_experiments.sh --suite photos --quick" \
         "$(tail -n 3 "$work/photos.log" | tr '\n' ' ')"
