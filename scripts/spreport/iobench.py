@@ -1,7 +1,8 @@
 """The iobench suites' report (syscall-vs-mmap, zero-page, random-access,
 copy, and whatever experiments iobench grows): from its CSV rows
-(experiment,case,param,method,metric,value,unit,seed,check; see
-src/experiments/iobench/bench.h) a Markdown table and a figure.
+(experiment,case,param,method,metric,value,unit,seed,check, and since
+issue 30 file_bytes,threads; see src/experiments/iobench/bench.h) a
+Markdown table and a figure.
 
 A measurement is the tuple (experiment, case, param, method, metric); it
 may come on several rows, one a repeat.  The report gives its median and
