@@ -312,9 +312,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/scaleppm-exp.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # iobench_suite NAME: one of iobench's experiments, into $out; in a memory
-# cgroup when --mem-limit says so.
+# cgroup when --mem-limit says so.  The files it read stay (--keep) until
+# they are recorded in $work/read.txt (env.txt's), then go.
 iobench_suite() {
-    local name=$1 args=(--dir "$work") run=() what
+    local name=$1 args=(--dir "$work" --keep) run=() what kept=() f
     ((quick)) && args+=(--quick)
     [[ -n $file_size ]] && args+=(--size "$file_size")
     [[ -n $reps ]] && args+=(--reps "$reps")
@@ -330,6 +331,11 @@ iobench_suite() {
     printf 'suite %s: %s\n' "$name" "$what" >&2
     "${run[@]}" "$bin/src/iobench" "${args[@]}" "$name" >"$out/$name.csv" ||
         die "iobench $name failed"
+    for f in "$work"/iobench-*; do
+        if [[ -f $f ]]; then kept+=("$f"); fi
+    done
+    sp_read_lines "$bin" "suite $name" "${kept[@]}" >>"$work/read.txt"
+    rm -f -- "${kept[@]}"
     if ((perf)); then
         sp_perf_summary "$work/$name.perf" "$out/$name-perf.txt"
         rm -f "$work/$name.perf"
@@ -392,8 +398,12 @@ if [[ $suite != sun ]]; then
     settings+=" file_size=${file_size:-default} reps=${reps:-default}"
     settings+=" mem_limit=${mem_limit:-none} perf=$perf"
 fi
-# the Sun study's input is the copy it made and read (sun_study)
+# the Sun study's input is the copy it made and read (sun_study); the
+# iobench suites' files were recorded as each ended (iobench_suite)
 sp_write_env "$out/env.txt" "${input:-${image:-}}" "$bin" "$settings"
+if [[ -s $work/read.txt ]]; then
+    cat "$work/read.txt" >>"$out/env.txt"
+fi
 if [[ $suite == sun || $suite == all ]]; then
     sun_headline "$out"
 fi

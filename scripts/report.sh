@@ -56,23 +56,43 @@ sp_fault_around() {
 }
 
 # sp_input_lines BUILD_DIR IMAGE: IMAGE as the runs read it: its size and
-# format, its file system, and the folios holding its cached pages,
-# measured (spcache) when the record is written.
+# format (netpbm's, or JPEG or PNG by its first bytes), its file system, and the folios
+# holding its cached pages, measured (spcache) when the record is written.
 sp_input_lines() {
     local what
-    what=$(pamfile "$2" 2>/dev/null | cut -d: -f2- | sed 's/^[[:space:]]*//')
-    if [[ -z $what ]]; then  # not netpbm's: JPEG or PNG, from the bytes
+    what=$(pamfile "$2" 2>/dev/null | cut -d: -f2- |
+        sed 's/^[[:space:]]*//') || true  # not a PNM file: no format
+    if [[ -z $what ]]; then  # JPEG or PNG, by the first bytes; else none
         case $(head -c 4 -- "$2" | od -An -tx1 | tr -d ' \n') in
         ffd8ff*) what="JPEG (by its first bytes)" ;;
         89504e47) what="PNG (by its first bytes)" ;;
-        *) what="not an image netpbm reads, nor JPEG or PNG" ;;
         esac
     fi
-    printf 'input: %s, %s bytes, %s\n' "$2" "$(stat -c %s "$2")" "$what"
+    printf 'input: %s, %s bytes%s\n' "$2" "$(stat -c %s "$2")" \
+        "${what:+, $what}"
     printf 'filesystem of the input: %s\n' \
         "$(df -PT "$2" | awk 'NR == 2 { print $2 " on " $1 " at " $7 }')"
     printf 'folios of the cached input, measured (KiB:count): %s\n' \
         "$("$1/src/spcache" folios "$2" 2>/dev/null || echo '? (needs root)')"
+}
+
+# sp_read_lines BUILD_DIR WHAT FILE...: the files a run read that it
+# deletes before env.txt is written (iobench's), recorded while they are
+# there: a line naming WHAT read them, sp_input_lines of each, and the
+# fault-around probed in the first one's folder; with no FILE, a line
+# saying WHAT read none.
+sp_read_lines() {
+    local build=$1 what=$2 f
+    shift 2
+    if (($# == 0)); then
+        printf '%s read no file\n' "$what"
+        return 0
+    fi
+    printf '%s read, recorded when it ended (deleted since):\n' "$what"
+    for f in "$@"; do
+        sp_input_lines "$build" "$f"
+    done
+    sp_fault_around "$build" "$(dirname -- "$1")"
 }
 
 # sp_hypervisor: the hypervisor the kernel reports: /sys/hypervisor/type

@@ -36,7 +36,8 @@ ratio_check() {
 # program and its core library, build time), the fault-around probed in
 # DIR (an extended regex: the first input's folder), and each INPUT (an
 # extended regex of its path) on an input: line with its size and
-# format, its file system and its folios.
+# format (where pamfile names one: none for iobench's data files), its
+# file system and its folios.
 env_check() {
     local name=$1 env=$2 dir=$3 in miss="" n
     shift 3
@@ -52,7 +53,7 @@ env_check() {
     grep -qE "^fault-around, measured: [0-9]+ pages a read fault \(a cached 8 MiB file in $dir, on " \
         "$env" || miss+="fault-around not probed in $dir; "
     for in in "$@"; do
-        grep -qE "^input: $in, [0-9]+ bytes, [A-Z]" "$env" ||
+        grep -qE "^input: $in, [0-9]+ bytes(, [A-Z]|$)" "$env" ||
             miss+="no input: line for $in; "
     done
     n=$(grep -c '^filesystem of the input: ' "$env") || true
@@ -447,6 +448,47 @@ else
         "$(tail -n 3 "$work/server.log" | tr '\n' ' ')"
 fi
 
+# iobench_read_check SUITE OUT: OUT/env.txt names the file SUITE read
+# (recorded before iobench's --keep left it to be deleted) with the size
+# its rows' file_bytes give, its file system and folios, and the
+# fault-around probed in its folder; zero-page reads none; the figure's
+# title, as the report makes it from the rows, names the size and the
+# threads.  Prints what is wrong.
+iobench_read_check() {
+    local suite=$1 out=$2 env=$2/env.txt bytes dir title
+    bytes=$(awk -F, 'NR > 1 && $10 != "" { print $10 }' "$out/$suite.csv" |
+        sort -u)
+    dir="${TMPDIR:-/tmp}/scaleppm-exp\\.[^ /]+"
+    if [[ $suite == zero-page ]]; then
+        [[ -z $bytes ]] || echo "file_bytes $bytes, though it reads no file"
+        grep -qx 'suite zero-page read no file' "$env" ||
+            echo "no line saying it read no file"
+    elif [[ $(wc -w <<<"$bytes") != 1 ]]; then
+        echo "file_bytes: '$bytes', not one size"
+    else
+        sed -n "/^suite $suite read, recorded when it ended/,\$p" "$env" |
+            awk -v d="$dir" -v b="$bytes" '
+                NR == 2 && $0 ~ "^input: " d "/iobench-[^ ]+, " b " bytes$" { i = 1 }
+                NR == 3 && /^filesystem of the input: [^ ]+ on / { f = 1 }
+                NR == 4 && /^folios of the cached input, measured \(KiB:count\): [0-9]+:[0-9]+/ { c = 1 }
+                NR == 5 && $0 ~ "^fault-around, measured: [0-9]+ pages a read fault \\(a cached 8 MiB file in " d ", on " { a = 1 }
+                END { if (NR == 0) print "no block of the file read"
+                      else if (!i) print "no input line of " b " bytes"
+                      else if (!f) print "no filesystem line"
+                      else if (!c) print "no folios measured"
+                      else if (!a) print "no fault-around beside the input" }'
+    fi
+    awk -F, 'NR > 1 && $11 != 1 { print "row " NR ": threads " $11; exit }' \
+        "$out/$suite.csv"
+    title=$(cd "$root/scripts" && /usr/bin/python3 -c '
+import sys
+from spreport import iobench
+print(iobench.input_words(iobench.read_measurements(sys.argv[1])))' \
+        "$out/$suite.csv")
+    [[ $title == *", 1 thread" && ($suite == zero-page || $title == file\ *) ]] ||
+        echo "the title would say '$title'"
+}
+
 # iobench's experiments, each --quick: its three files, the fixed header,
 # and every measured row verified.
 for suite in syscall-vs-mmap zero-page random-access copy cdb; do
@@ -461,14 +503,22 @@ for suite in syscall-vs-mmap zero-page random-access copy cdb; do
     for f in "$suite.csv" "$suite.md" "$suite.png" env.txt; do
         result "$suite: $f written" "$([[ -s $out/$f ]] || echo missing)"
     done
-    # iobench makes and removes its own file: no input line
-    env_check "$suite" "$out/env.txt" "${TMPDIR:-/tmp}"
+    # the file iobench made and read, recorded as it ended: in detail in
+    # iobench_read_check
+    if [[ $suite == zero-page ]]; then
+        env_check "$suite" "$out/env.txt" "${TMPDIR:-/tmp}"
+    else
+        env_check "$suite" "$out/env.txt" "${TMPDIR:-/tmp}" \
+            "${TMPDIR:-/tmp}/scaleppm-exp\\.[^ /]+/iobench-[^ ]+"
+    fi
+    result "$suite: env.txt names the file read, its size, folios and fault-around; the title its size and threads" \
+        "$(iobench_read_check "$suite" "$out")"
     result "$suite: CSV header" \
-        "$([[ $(head -n 1 "$out/$suite.csv") == experiment,case,param,method,metric,value,unit,seed,check ]] ||
+        "$([[ $(head -n 1 "$out/$suite.csv") == experiment,case,param,method,metric,value,unit,seed,check,file_bytes,threads ]] ||
             echo 'header differs')"
     result "$suite: rows, all of this experiment, every measurement checked" \
         "$(awk -F, -v s="$suite" 'NR > 1 { n++ }
-            NR > 1 && ($1 != s || NF != 9) { print "row " NR ": " $0; exit }
+            NR > 1 && ($1 != s || NF != 11) { print "row " NR ": " $0; exit }
             NR > 1 && $5 != "ratio" && $9 != "ok" { print "row " NR " not checked: " $0; exit }
             END { if (n == 0) print "no rows" }' "$out/$suite.csv")"
     # One table row a measurement (experiment, case, param, method,

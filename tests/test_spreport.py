@@ -682,6 +682,31 @@ class Iobench(Folder):
         self.assertEqual(rc, 0)
         self.assertIn("cache cold, folio 2M, folio 4K", ax.get_title())
 
+    def test_file_size_and_threads_in_title(self):
+        # rows with file_bytes and threads (iobench's since issue 30): the
+        # title's first line names the file's size and the threads
+        head = f"{HEAD},file_bytes,threads"
+        rc, _, ax = self.report(f"{head}\nx,a,0,read,time,1,s,,ok,16777216,1\n"
+                                "x,a,0,mmap,time,2,s,,ok,16777216,1\n")
+        self.assertEqual(rc, 0)
+        first = ax.get_title().splitlines()[0]
+        self.assertEqual(first, "x: time (s); file 16 MiB, 1 thread")
+        # several sizes, in order; a size in no whole unit in bytes
+        rc, _, ax = self.report(f"{head}\nx,a,0,read,time,1,s,,ok,16777216,1\n"
+                                "x,b,0,read,time,1,s,,ok,8388608,1\n"
+                                "x,c,0,read,time,1,s,,ok,1000,1\n")
+        self.assertIn("files 1000 bytes, 8 MiB, 16 MiB, 1 thread",
+                      ax.get_title())
+        # zero-page reads no file: empty file_bytes
+        rc, _, ax = self.report(f"{head}\nx,a,0,memset,time,1,s,,ok,,1\n")
+        self.assertIn("no file read, 1 thread", ax.get_title())
+        # older rows, without the columns: the older title, unchanged
+        rc, _, ax = self.report(f"{HEAD}\nx,a,0,read,time,1,s,,ok\n")
+        self.assertEqual(ax.get_title().splitlines()[0],
+                         "x: time (s); cache state, folio size: not in the "
+                         "rows (see the cases)")
+        self.assertNotIn("thread", ax.get_title())
+
     def test_seed_beside_its_own_condition(self):
         # zero-page's touched rounds hold the seed's Linux figures, its
         # untouched ones Solaris's: two markers; cdb's seed was warm and

@@ -1,7 +1,8 @@
 """The iobench suites' report (syscall-vs-mmap, zero-page, random-access,
 copy, and whatever experiments iobench grows): from its CSV rows
-(experiment,case,param,method,metric,value,unit,seed,check; see
-src/experiments/iobench/bench.h) a Markdown table and a figure.
+(experiment,case,param,method,metric,value,unit,seed,check, and since
+issue 30 file_bytes,threads; see src/experiments/iobench/bench.h) a
+Markdown table and a figure.
 
 A measurement is the tuple (experiment, case, param, method, metric); it
 may come on several rows, one a repeat.  The report gives its median and
@@ -21,6 +22,12 @@ NEED = ("experiment", "case", "param", "method", "metric", "value", "unit",
 # Optional columns of the page cache's state, named in the figure's title
 # where the rows have them; else the title says the case names carry it.
 STATE = ("cache", "folio")
+
+# Optional columns of what the measurement read and ran on (iobench writes
+# them since issue 30; older rows have neither): the file's size in bytes,
+# empty where it read none, and the threads.  Where the rows have them the
+# figure's title names them; rows without keep the older title.
+INPUT = ("file_bytes", "threads")
 
 # The figure's metric of the suites that have one to prefer; any other
 # experiment shows its first metric that is not a ratio.
@@ -70,6 +77,8 @@ class Measurement:
     values: list = field(default_factory=list)
     checked: bool = True     # every repeat's data was verified
     state: set = field(default_factory=set)  # "cache warm", "folio 2M"
+    # INPUT's values over the repeats, by column; None: rows without them
+    read: dict = None
 
     @property
     def group(self):
@@ -98,6 +107,10 @@ def read_measurements(path):
             m.seed = number(row, "seed", path)
         m.checked = m.checked and row.get(check, "") == "ok"
         m.state |= {f"{k} {row[k]}" for k in STATE if row.get(k)}
+        if all(k in row for k in INPUT):
+            m.read = m.read or {k: set() for k in INPUT}
+            for k in INPUT:
+                m.read[k].add(row[k].strip())
     return list(got.values())
 
 
@@ -138,6 +151,30 @@ def main_metric(experiment, ms):
         return want
     plain = [x for x in metrics if x != "ratio"]
     return plain[0] if plain else metrics[0]
+
+
+def size_words(n):
+    """N bytes in words: "16 MiB" where a whole number of MiB or KiB,
+    else "N bytes"."""
+    for unit, b in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= b and n % b == 0:
+            return f"{n // b} {unit}"
+    return f"{n} bytes"
+
+
+def input_words(ms):
+    """What MS read and on how many threads, for a title ("file 16 MiB,
+    1 thread"), or None where a row lacks the columns (older rows)."""
+    if not ms or any(m.read is None for m in ms):
+        return None
+    sizes = sorted({int(v) for m in ms for v in m.read["file_bytes"] if v})
+    threads = sorted({v for m in ms for v in m.read["threads"]},
+                     key=lambda v: (len(v), v))
+    files = ("no file read" if not sizes else
+             ("file " if len(sizes) == 1 else "files ") +
+             ", ".join(size_words(n) for n in sizes))
+    plural = "" if threads == ["1"] else "s"
+    return f"{files}, {'/'.join(threads)} thread{plural}"
 
 
 def panel(ax, experiment, metric, ms):
@@ -188,6 +225,10 @@ def panel(ax, experiment, metric, ms):
     state = sorted(set().union(*(m.state for m in ms)))
     state = (", ".join(state) if state else
              "cache state, folio size: not in the rows (see the cases)")
+    read = input_words(ms)
+    # rows that name what they read: it on the first line, the cache
+    # state on a line of its own
+    state = state if read is None else f"{read}\n{state}"
     seeds = [lab for lab in SEED_MARKERS if lab in labelled]
     marks = {"D": "◆", "^": "▲"}
     seeds = "".join(f"; {marks[SEED_MARKERS[lab]]} {lab}" for lab in seeds)

@@ -29,7 +29,11 @@ void bench_print(FILE *out, const struct bench_row *r)
             r->param, r->method, r->metric, r->value, r->unit);
     if (!isnan(r->seed))
         fprintf(out, "%.6g", r->seed);
-    fprintf(out, ",%s\n", r->checked ? "ok" : "");
+    fprintf(out, ",%s,", r->checked ? "ok" : "");
+    if (r->file_bytes != 0)
+        fprintf(out, "%llu", (unsigned long long)r->file_bytes);
+    /* every experiment runs on one thread (bench.h) */
+    fprintf(out, ",1\n");
     fflush(out);
 }
 
@@ -148,6 +152,13 @@ void bench_cpu(uint64_t *user_ns, uint64_t *sys_ns)
 void bench_path(char *buf, const struct bench_opts *o, const char *name)
 {
     snprintf(buf, PATH_MAX, "%s/%s", o->dir, name);
+}
+
+int bench_remove(const struct bench_opts *o, const char *path)
+{
+    if (o->keep || unlink(path) == 0 || errno == ENOENT)
+        return 0;
+    return errno;
 }
 
 int bench_reps(const struct bench_opts *o, int def)

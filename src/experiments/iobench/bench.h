@@ -18,6 +18,10 @@
  *   check       "ok" once the data was verified (the bytes read equal the
  *               file's, the copy equals the source, the page is zero);
  *               an experiment whose check fails returns non-zero.
+ *   file_bytes  the size of the file the row's measurement read (the
+ *               copy's source, the database), or empty: none (zero-page)
+ *   threads     the threads that ran the measurement: 1, every experiment
+ *               runs on one (copy's cp is one process, waited for)
  * A measurement repeated (--reps) gives one row a repeat, all with the same
  * experiment, case, param, method and metric. */
 #ifndef SP_BENCH_H
@@ -27,7 +31,8 @@
 #include <stdio.h>
 
 #define BENCH_HEADER \
-    "experiment,case,param,method,metric,value,unit,seed,check"
+    "experiment,case,param,method,metric,value,unit,seed,check,file_bytes," \
+    "threads"
 
 struct bench_opts {
     const char *dir;   /* where the large files go (and are deleted) */
@@ -40,6 +45,9 @@ struct bench_opts {
                           experiment's default */
     int fsync;         /* copy: BENCH_FSYNC_YES or _NO, or both (their OR,
                           or 0) */
+    int keep;          /* leave the files the experiments read in dir (for
+                          run_experiments.sh's env.txt); made files are
+                          deleted all the same */
     uint64_t seed;     /* for every random choice */
 };
 
@@ -51,6 +59,7 @@ struct bench_row {
     double param, value;
     double seed;       /* NaN: none */
     int checked;       /* the data was verified */
+    uint64_t file_bytes;  /* the size of the file read; 0: none */
 };
 
 /* bench_warn: a line on stderr, "PROGRAM: " and FMT's, PROGRAM the name
@@ -82,6 +91,11 @@ uint64_t bench_random(uint64_t *state);
 /* bench_cpu: user and system CPU time so far of the process and of its
  * waited-for children (exp_copy.c's cp), in ns. */
 void bench_cpu(uint64_t *user_ns, uint64_t *sys_ns);
+
+/* bench_remove: delete PATH, a file the experiment read, unless O->keep
+ * (then it stays for the caller to record and delete).  Returns 0 or an
+ * errno value (a file already gone is none). */
+int bench_remove(const struct bench_opts *o, const char *path);
 
 /* bench_path: DIR/NAME into BUF (PATH_MAX). */
 void bench_path(char *buf, const struct bench_opts *o, const char *name);

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "timing.h"
@@ -45,6 +46,7 @@ struct db {
     char (*keys)[KEYLEN];  /* the lookups' keys, in lookup order */
     unsigned *index;       /* ... and their key numbers */
     unsigned nlookups;     /* room in keys and index */
+    uint64_t bytes;        /* the database's size, once built */
 };
 
 static int fail(const char *call, const char *path, int err)
@@ -73,6 +75,7 @@ static uint64_t value_of(unsigned i)
 static int build(struct db *d)
 {
     struct cdb_make m;
+    struct stat st;
     char key[KEYLEN];
     int rc = 0;
 
@@ -88,6 +91,9 @@ static int build(struct db *d)
         rc = fail("cdb_make_finish", d->path, errno);
     if (rc == 0 && fsync(d->fd) != 0)
         rc = fail("fsync", d->path, errno);
+    if (rc == 0 && fstat(d->fd, &st) != 0)
+        rc = fail("fstat", d->path, errno);
+    d->bytes = rc == 0 ? (uint64_t)st.st_size : 0;
     return rc;
 }
 
@@ -188,11 +194,11 @@ static void rows(FILE *out, const struct db *d, const char *kase,
 
     for (int m = 0; m < 2; m++) {
         struct bench_row r = {EXP, kase, method_name[m], "latency", "ns/op",
-                              d->nkeys, ns[m], seed[m], 1};
+                              d->nkeys, ns[m], seed[m], 1, d->bytes};
         bench_print(out, &r);
     }
     struct bench_row x = {EXP, kase, "seek/mmap", "ratio", "x", d->nkeys,
-                          ns[M_SEEK] / ns[M_MMAP], SEED_RATIO, 1};
+                          ns[M_SEEK] / ns[M_MMAP], SEED_RATIO, 1, d->bytes};
     bench_print(out, &x);
 }
 
@@ -252,7 +258,7 @@ int exp_cdb(const struct bench_opts *o, FILE *out)
 {
     char path[PATH_MAX], name[64];
     struct db d = {.path = path, .fd = -1};
-    int rc = 1;
+    int err, rc = 1;
 
     d.nkeys = o->quick ? QUICK_NKEYS : NKEYS;
     d.nlookups = d.nkeys;
@@ -269,8 +275,8 @@ int exp_cdb(const struct bench_opts *o, FILE *out)
         rc = run(o, out, &d);
     if (d.fd >= 0 && close(d.fd) != 0 && rc == 0)
         rc = fail("close", path, errno);
-    if (unlink(path) != 0 && errno != ENOENT && rc == 0)
-        rc = fail("unlink", path, errno);
+    if ((err = bench_remove(o, path)) != 0 && rc == 0)
+        rc = fail("unlink", path, err);
     free(d.keys);
     free(d.index);
     return rc;

@@ -269,7 +269,7 @@ static void row(FILE *out, const struct job *j, const char *method,
     struct bench_row r = {
         .experiment = "copy", .kase = j->sync ? "copy" : "copy-nofsync",
         .param = param, .method = method, .metric = metric, .value = value,
-        .unit = unit, .seed = seed, .checked = 1,
+        .unit = unit, .seed = seed, .checked = 1, .file_bytes = j->size,
     };
     bench_print(out, &r);
 }
@@ -392,7 +392,7 @@ int exp_copy(const struct bench_opts *o, FILE *out)
     rc = rounds(out, &j, want, reps, o->fsync);
 out:
     unlink(dst);
-    unlink(src);
+    bench_remove(o, src);
     free(j.buf);
     return rc;
 }

@@ -83,18 +83,19 @@ double ra_per_op(uint64_t ns, uint64_t n)
     return (double)ns / (double)(n > 0 ? n : 1);
 }
 
-void ra_row(FILE *out, const char *kase, const char *method, double ns,
-            double seed)
+void ra_row(const struct ctx *c, FILE *out, const char *kase,
+            const char *method, double ns, double seed)
 {
     struct bench_row r = {EXP, kase, method, "latency", "ns/op", 0, ns, seed,
-                          1};
+                          1, c->size};
     bench_print(out, &r);
 }
 
-void ra_ratio(FILE *out, const char *kase, const char *method, double x,
-              double seed)
+void ra_ratio(const struct ctx *c, FILE *out, const char *kase,
+              const char *method, double x, double seed)
 {
-    struct bench_row r = {EXP, kase, method, "ratio", "x", 0, x, seed, 1};
+    struct bench_row r = {EXP, kase, method, "ratio", "x", 0, x, seed, 1,
+                          c->size};
     bench_print(out, &r);
 }
 
@@ -173,10 +174,10 @@ static int reads(struct ctx *c, FILE *out, const char *kase, uint64_t n,
                    "different data from %s\n", kase, c->path);
         return 1;
     }
-    ra_row(out, kase, "pread", ra_per_op(ns[0], n), seed_pread);
-    ra_row(out, kase, "mmap", ra_per_op(ns[1], n), seed_mmap);
-    ra_row(out, kase, "fread", ra_per_op(ns[2], n), NAN);
-    ra_ratio(out, kase, "pread/mmap", (double)ns[0] / (double)ns[1],
+    ra_row(c, out, kase, "pread", ra_per_op(ns[0], n), seed_pread);
+    ra_row(c, out, kase, "mmap", ra_per_op(ns[1], n), seed_mmap);
+    ra_row(c, out, kase, "fread", ra_per_op(ns[2], n), NAN);
+    ra_ratio(c, out, kase, "pread/mmap", (double)ns[0] / (double)ns[1],
              seed_pread / seed_mmap);
     return 0;
 }
@@ -244,7 +245,7 @@ int exp_random_access(const struct bench_opts *o, FILE *out)
     if (c.fd >= 0 && close(c.fd) != 0 && rc == 0)
         rc = ra_fail("close", path, errno);
     free(c.offs);
-    if (unlink(path) != 0 && errno != ENOENT && rc == 0)
-        rc = ra_fail("unlink", path, errno);
+    if ((err = bench_remove(o, path)) != 0 && rc == 0)
+        rc = ra_fail("unlink", path, err);
     return rc;
 }

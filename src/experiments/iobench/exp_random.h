@@ -45,11 +45,12 @@ int ra_pread8(int fd, uint64_t off, uint64_t *v);
 int ra_map(struct ctx *c, int prot);
 int ra_unmap(struct ctx *c);
 
-/* ra_row: a latency row (ns/op) of case KASE; ra_ratio: a ratio row. */
-void ra_row(FILE *out, const char *kase, const char *method, double ns,
-            double seed);
-void ra_ratio(FILE *out, const char *kase, const char *method, double x,
-              double seed);
+/* ra_row: a latency row (ns/op) of case KASE over C's file; ra_ratio: a
+ * ratio row. */
+void ra_row(const struct ctx *c, FILE *out, const char *kase,
+            const char *method, double ns, double seed);
+void ra_ratio(const struct ctx *c, FILE *out, const char *kase,
+              const char *method, double x, double seed);
 
 /* ra_random_offsets: c->offs[0..n) = N random 8-aligned offsets of whole
  * words of the file. */

@@ -105,13 +105,14 @@ static int fput(struct ctx *c, uint64_t n, enum tag tag, uint64_t *ns)
 
 /* rows: a write case's rows from the three methods' times over N writes;
  * the article's pwrite figure is 303 ns, its mmap figure SEED_MMAP. */
-static void rows(FILE *out, const char *kase, uint64_t n, uint64_t t_pw,
-                 uint64_t t_mm, uint64_t t_fw, double seed_mmap)
+static void rows(const struct ctx *c, FILE *out, const char *kase,
+                 uint64_t n, uint64_t t_pw, uint64_t t_mm, uint64_t t_fw,
+                 double seed_mmap)
 {
-    ra_row(out, kase, "pwrite", ra_per_op(t_pw, n), 303);
-    ra_row(out, kase, "mmap", ra_per_op(t_mm, n), seed_mmap);
-    ra_row(out, kase, "fwrite", ra_per_op(t_fw, n), NAN);
-    ra_ratio(out, kase, "pwrite/mmap", (double)t_pw / (double)t_mm,
+    ra_row(c, out, kase, "pwrite", ra_per_op(t_pw, n), 303);
+    ra_row(c, out, kase, "mmap", ra_per_op(t_mm, n), seed_mmap);
+    ra_row(c, out, kase, "fwrite", ra_per_op(t_fw, n), NAN);
+    ra_ratio(c, out, kase, "pwrite/mmap", (double)t_pw / (double)t_mm,
              303.0 / seed_mmap);
 }
 
@@ -138,7 +139,7 @@ int ra_write_resident(struct ctx *c, FILE *out)
         fput(c, n, TAG_FWRITE_RESIDENT, &ns_fwrite) != 0 ||
         verify(c, kase, "fwrite", n, TAG_FWRITE_RESIDENT) != 0)
         return 1;
-    rows(out, kase, n, ns_pwrite, ns_mmap, ns_fwrite, 79);
+    rows(c, out, kase, n, ns_pwrite, ns_mmap, ns_fwrite, 79);
     return 0;
 }
 
@@ -194,6 +195,6 @@ int ra_write_nonresident(struct ctx *c, FILE *out)
         fput(c, n, TAG_FWRITE_COLD, &ns_fwrite) != 0 ||
         verify(c, kase, "fwrite", n, TAG_FWRITE_COLD) != 0)
         return 1;
-    rows(out, kase, n, ns_pwrite, ns_mmap, ns_fwrite, 1870);
+    rows(c, out, kase, n, ns_pwrite, ns_mmap, ns_fwrite, 1870);
     return 0;
 }

@@ -269,12 +269,13 @@ static int cell(const struct file *f, FILE *out, int cold,
         }
         for (int m = 0; m < NMETHOD; m++) {
             struct bench_row row = {EXP, kase, method_name[m], "throughput",
-                                    "GB/s", (double)bs, gbs[m], NAN, 1};
+                                    "GB/s", (double)bs, gbs[m], NAN, 1,
+                                    f->size};
             bench_print(out, &row);
         }
         struct bench_row ratio = {EXP, kase, "mmap/read", "ratio", "x",
                                   (double)bs, gbs[M_MMAP] / gbs[M_READ], NAN,
-                                  1};
+                                  1, f->size};
         bench_print(out, &ratio);
     }
     return 0;
@@ -361,7 +362,7 @@ int exp_syscall_vs_mmap(const struct bench_opts *o, FILE *out)
     }
     if (limit < f.size) {
         struct bench_row row = {EXP, "memlimit", "memory.max", "limit", "B",
-                                0, (double)limit, NAN, 1};
+                                0, (double)limit, NAN, 1, f.size};
         f.suffix = "-memlimit";
         /* Random faults on a mapping each read a readahead window that
          * the limit soon reclaims: a whole random pass can take minutes.
@@ -390,7 +391,7 @@ out:
     if (f.fd >= 0)
         close(f.fd);
     free(buf);
-    if (unlink(path) != 0 && errno != ENOENT && rc == 0)
-        rc = fail("unlink", path, errno);
+    if ((err = bench_remove(o, path)) != 0 && rc == 0)
+        rc = fail("unlink", path, err);
     return rc;
 }

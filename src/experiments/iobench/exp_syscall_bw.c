@@ -53,6 +53,7 @@ struct span {
     unsigned char *anon;        /* a copy of them */
     unsigned char *buf;         /* LARGEST bytes */
     size_t len;
+    uint64_t file_bytes;        /* the whole file's size */
 };
 
 static int fail(const char *call, const char *path, int err)
@@ -139,12 +140,13 @@ static int measure(const struct span *s, FILE *out, const char *path,
                 struct bench_row row = {EXP, "bandwidth", method_name[m],
                                         "bandwidth", "GB/s",
                                         (double)block_sizes[b], gbs[m], NAN,
-                                        1};
+                                        1, s->file_bytes};
                 bench_print(out, &row);
             }
             struct bench_row ratio = {EXP, "bandwidth", "mmap_memcpy/read",
                                       "ratio", "x", (double)block_sizes[b],
-                                      gbs[M_MAP] / gbs[M_READ], NAN, 1};
+                                      gbs[M_MAP] / gbs[M_READ], NAN, 1,
+                                      s->file_bytes};
             bench_print(out, &ratio);
         }
     }
@@ -154,7 +156,7 @@ static int measure(const struct span *s, FILE *out, const char *path,
 int exp_syscall_bandwidth(const struct bench_opts *o, FILE *out, int fd,
                           const char *path, uint64_t size)
 {
-    struct span s = {.fd = fd};
+    struct span s = {.fd = fd, .file_bytes = size};
     void *map = MAP_FAILED, *anon = NULL, *buf = NULL;
     volatile unsigned char sink = 0;
     int rc = 1;

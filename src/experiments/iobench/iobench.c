@@ -42,9 +42,11 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: %s [--dir DIR] [--size BYTES] [--blocks N] "
             "[--buf BYTES] [--seed N] [--reps N] [--fsync yes|no|both] "
-            "[--quick] EXPERIMENT|all|list\n"
+            "[--quick] [--keep] EXPERIMENT|all|list\n"
             "  --reps N   runs of each measured cell, one row each\n"
-            "  --fsync    copy: with fsync, without, or both (default)\n",
+            "  --fsync    copy: with fsync, without, or both (default)\n"
+            "  --keep     leave the files read in DIR (iobench-*), "
+            "for the caller to record and delete\n",
             program_invocation_short_name);
     for (size_t i = 0; i < NEXP; i++)
         fprintf(f, "  %-16s %s\n", experiments[i].name, experiments[i].what);
@@ -72,7 +74,7 @@ static int parse_fsync(const char *s)
 int main(int argc, char **argv)
 {
     enum { OPT_DIR = 256, OPT_SIZE, OPT_BLOCKS, OPT_BUF, OPT_SEED, OPT_QUICK,
-           OPT_REPS, OPT_FSYNC };
+           OPT_REPS, OPT_FSYNC, OPT_KEEP };
     static const struct option longopts[] = {
         {"dir", required_argument, NULL, OPT_DIR},
         {"size", required_argument, NULL, OPT_SIZE},
@@ -82,6 +84,7 @@ int main(int argc, char **argv)
         {"quick", no_argument, NULL, OPT_QUICK},
         {"reps", required_argument, NULL, OPT_REPS},
         {"fsync", required_argument, NULL, OPT_FSYNC},
+        {"keep", no_argument, NULL, OPT_KEEP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -110,6 +113,8 @@ int main(int argc, char **argv)
             }
         } else if (c == OPT_QUICK) {
             o.quick = 1;
+        } else if (c == OPT_KEEP) {
+            o.keep = 1;
         } else if (c == 'h') {
             usage(stdout);
             return 0;
