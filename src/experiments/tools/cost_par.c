@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ enum work { W_NONE, W_REDUCE, W_ENLARGE, W_TOUCH, W_WRITE };
 /* share: one thread's part of a parallel probe. */
 struct share {
     pthread_barrier_t *gate;
+    const cpu_set_t *allowed;     /* the pin let go of past the gate */
     enum work what;
     int by;                       /* the kernel's factor */
     const unsigned char *in;      /* the rows or pages read */
@@ -85,6 +87,9 @@ static void *share_main(void *arg)
     long f0;
 
     pthread_barrier_wait(s->gate);
+    if (s->allowed != NULL)
+        (void)pthread_setaffinity_np(pthread_self(), sizeof *s->allowed,
+                                     s->allowed);
     s->start = sp_now_ns();
     f0 = sp_minflt();
     work(s);
@@ -93,20 +98,57 @@ static void *share_main(void *arg)
     return NULL;
 }
 
-/* run_shares: the SP_COST_THREADS shares S at once; the wall ns from the
- * first one's start to the last one's end, and their faults in *FAULTS.
- * 0 when a thread could not start. */
+/* place: ATTR pins share I to the I-th of the ALLOWED CPUs after the
+ * caller's, round, as the job's workers are started (parallel.c's
+ * place): new threads spread over the CPUs from the start, rather than
+ * queued on their creator's until the scheduler moves them, which a
+ * scale phase of a few hundred microseconds never waits for.  Each lets
+ * go of the pin once through the gate (share_main). */
+static void place(pthread_attr_t *attr, const cpu_set_t *allowed, int i)
+{
+    int n = CPU_COUNT(allowed), here = sched_getcpu(), k = 0, cpu;
+    int skip;
+    cpu_set_t one;
+
+    if (here < 0)
+        here = 0;
+    for (cpu = 0; cpu < here && cpu < CPU_SETSIZE; cpu++)
+        k += CPU_ISSET(cpu, allowed);
+    skip = (k + i + 1) % n;
+    for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, allowed) && skip-- == 0)
+            break;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    (void)pthread_attr_setaffinity_np(attr, sizeof one, &one);
+}
+
+/* run_shares: the SP_COST_THREADS shares S at once, placed on the CPUs
+ * as a run's threads are; the wall ns from the first one's start to the
+ * last one's end, and their faults in *FAULTS.  0 when a thread could
+ * not start. */
 static uint64_t run_shares(struct share *s, long *faults)
 {
     pthread_t tid[SP_COST_THREADS];
     pthread_barrier_t gate;
     uint64_t t0 = UINT64_MAX, end = 0;
-    int n = 0;
+    cpu_set_t allowed;
+    int n = 0, placed = sched_getaffinity(0, sizeof allowed, &allowed) == 0
+                        && CPU_COUNT(&allowed) > 1;
 
     pthread_barrier_init(&gate, NULL, SP_COST_THREADS + 1);
     for (; n < SP_COST_THREADS; n++) {
+        pthread_attr_t attr;
+        int rc;
+
         s[n].gate = &gate;
-        if (pthread_create(&tid[n], NULL, share_main, &s[n]) != 0)
+        s[n].allowed = placed ? &allowed : NULL;
+        pthread_attr_init(&attr);
+        if (placed)
+            place(&attr, &allowed, n);
+        rc = pthread_create(&tid[n], &attr, share_main, &s[n]);
+        pthread_attr_destroy(&attr);
+        if (rc != 0)
             break;
     }
     if (n < SP_COST_THREADS) {
