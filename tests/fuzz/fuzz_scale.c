@@ -179,6 +179,7 @@ static void check_pnm(const char *in_path, const struct params *p,
     struct sp_header hdr;
     char why[SP_WHY_MAX];
     size_t ow, oh;
+    int shrunk;
     FILE *f = fmemopen((void *)out, len, "r");
 
     SP_FUZZ_CHECK(f != NULL);
@@ -199,7 +200,13 @@ static void check_pnm(const char *in_path, const struct params *p,
                       : (size_t)hdr.raster_offset + hdr.raster_bytes == len);
     sp_image_type_of(&got, &hdr);
     got.pixels = (unsigned char *)out + hdr.raster_offset;
-    for (size_t y = 0; y < oh; y++)
+    /* A JPEG reduced with the box filter by an even factor is decoded
+     * shrunk (shrink-on-load: its IDCT's 1/2, 1/4 or 1/8, then the rest
+     * of the reduce), not from the full decode: fit_test.sh bounds that
+     * difference; here its size and type are checked, its pixels not. */
+    shrunk = info.codec == SP_CODEC_JPEG && p->filter == SP_FILTER_BOX &&
+             p->factor < 0 && -p->factor % 2 == 0;
+    for (size_t y = 0; !shrunk && y < oh; y++)
         for (size_t x = 0; x < ow; x++)
             for (unsigned c = 0; c < type.channels; c++)
                 SP_FUZZ_CHECK(get(&got, x, y, c) ==
