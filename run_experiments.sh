@@ -264,9 +264,12 @@ order_seed=${order_seed:-$(($(date +%s) % 1000000))}
 [[ $order_seed =~ ^[0-9]+$ ]] || die "--seed: a number"
 [[ $session =~ ^[1-9][0-9]*$ ]] || die "--session: a positive number"
 # when this invocation began, and where its contenders' rotation starts
-# (sp_write_env's started and session lines)
-sp_started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-sp_session=$session sp_offset=$(((session - 1) * runs))
+# (sp_write_env's started and session lines, in the sourced scripts)
+# shellcheck disable=SC2034
+{
+    sp_started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+    sp_session=$session sp_offset=$(((session - 1) * runs))
+}
 iobench_suites=(syscall-vs-mmap zero-page random-access copy cdb)
 case $suite in
 sun | all | syscall-vs-mmap | zero-page | random-access | copy | cdb | peers | \
