@@ -23,7 +23,8 @@ units=(read_fresh read_touched read_process anon_fault_process free_process
     file_fault_small_t10 anon_fault_2m_t10 madvise_file_large_busy
     madvise_file_small_busy read_cold mmap_cold_fault
     mmap_cold_pages_per_fault anon_fault_4k_t10 enlarge2_byte_writing
-    first_malloc first_malloc_faults
+    first_malloc first_malloc_faults load_open_first load_map_first
+    release_unmap_first
     enlarge8_byte_writing)
 for u in "${units[@]}"; do
     rows=$(awk -F, -v u="$u" '$1 == u' <<<"$out")

@@ -31,7 +31,8 @@ UNITS = {
     "mmap_cold_fault": 900000.0, "mmap_cold_pages_per_fault": 100.0,
     "anon_fault_4k_t10": 700.0, "enlarge2_byte_writing": 0.4,
     "enlarge8_byte_writing": 0.16, "first_malloc": 30000.0,
-    "first_malloc_faults": 5.0,
+    "first_malloc_faults": 5.0, "load_open_first": 25000.0,
+    "load_map_first": 7000.0, "release_unmap_first": 9000.0,
 }
 
 
@@ -96,14 +97,26 @@ class Predict(unittest.TestCase):
     def test_read_load_and_release(self):
         # 64x32: a raster of 6144 bytes, two pages.
         r = model.predict(UNITS, (64, 32), -2, "read")
-        # The job's thread's first malloc with 5 of the 7 first touches,
-        # the other 2 at anon_fault_process.
-        load = (6 * 100 + 200 + 8192 * 0.5 + 30000 + 2 * 1000 + 3000 / 2 +
-                6144 * 2)
+        # The open, fstat and header pread as a fresh process makes them;
+        # the job's thread's first malloc with 5 of the 7 first touches,
+        # the other 2 at anon_fault_process; an lseek and an fstat; the
+        # raster's read.
+        load = 25000 + 30000 + 2 * 1000 + 2 * 100 + 6144 * 2
         self.assertAlmostEqual(r["load"], load)
-        self.assertEqual(load, 50684)
+        self.assertEqual(load, 69488)
         self.assertAlmostEqual(r["release"], 2 * 80.0)
         self.assertEqual(r["load_faults"], 7 + 2)
+
+    def test_mmap_load_and_release_calls(self):
+        # The mmap path's load: the same open, malloc and touches, and
+        # the mapping with its fstat, once, as a fresh process makes
+        # them; its release ends with madvise, munmap and close, once.
+        r = model.predict(UNITS, (64, 32), -2, "mmap")
+        self.assertAlmostEqual(r["load"], 25000 + 30000 + 2 * 1000 + 7000)
+        more = dict(UNITS, release_unmap_first=10000.0)
+        self.assertAlmostEqual(
+            model.predict(more, (64, 32), -2, "mmap")["release"] -
+            r["release"], 1000.0)
 
     def test_total_is_the_phases(self):
         for m in ("read", "mmap"):
@@ -180,6 +193,12 @@ class Predict(unittest.TestCase):
         self.assertEqual(missing, sorted(model.STAND_INS))
         self.assertAlmostEqual(u["reduce2_px_t10"], 0.5)  # 1.0 over 2 CPUs
         self.assertEqual(u["gate_t10"], 30000.0)
+        # the calls as a loop prices them
+        self.assertAlmostEqual(u["load_open_first"],
+                               2 * 100 + 200 + 8192 * 0.5)
+        self.assertAlmostEqual(u["load_map_first"], 3000 / 2 + 100)
+        self.assertAlmostEqual(u["release_unmap_first"],
+                               600 + 3000 / 2 + 100)
         self.assertEqual(model.stand_ins(UNITS)[1], [])
 
     def test_kernel_cost_between_factors(self):

@@ -18,7 +18,10 @@ threads at once on the CPUs the process has (*_t10, each net of the gate,
 gate_t10, the threads' wake-ups, paid once a run); the pages given back
 during the run with the other CPU busy (*_busy); the enlarge kernel with
 a writer beside it (*_writing); a cold file's read and faults
-(read_cold, mmap_cold_*).  Held out: a session-N folder is predicted from
+(read_cold, mmap_cold_*); the load's and the release's system calls once
+each in a process just exec'd, as a run makes them (load_open_first,
+load_map_first, release_unmap_first: each its process's first of its
+kind, several times a loop's cost).  Held out: a session-N folder is predicted from
 the units-K.csv files with K not N (held_out).  A cost a page or a byte
 of a file is taken at the size spcost measured nearest the run's file
 (SIZED, read_units).
@@ -27,7 +30,9 @@ Units spcost measures that no phase uses, kept as checks on the others:
 thread (the threads start before the gate opens, outside every timed
 phase), read_fresh and anon_fault_4k (the same in a long-running
 process: read_process and anon_fault_process are what a run pays),
-memcpy, madvise_anon, free_large, file_fault_page_*, and the
+memcpy, madvise_anon, free_large, file_fault_page_*, pread1 and
+madvise_call (the calls in a loop, which STAND_INS prices the first
+calls with for an older spcost's files), and the
 single-thread costs the *_t10 units replace (cpus, wake_remote,
 switch_local, anon_fault_2m; STAND_INS uses them for an older spcost's
 files)."""
@@ -52,9 +57,10 @@ HEADER_BLOCK = 8192      # the header reader's first pread (input_bytes.c)
 # faults (first_malloc, first_malloc_faults); the rest cost
 # anon_fault_process each.
 LOAD_FIRST_TOUCH = 7
-# System calls of the load both paths make: open, fstat, lseek, fstat,
-# close, and one more each (read: lseek; mmap: fcntl's dup).
-LOAD_CALLS = 6
+# System calls of the read path's load past those load_open_first times
+# (the open, an fstat and the header block's pread, as a fresh process
+# makes them): an lseek past the header and a second fstat.
+READ_LOAD_CALLS = 2
 
 
 def session_of(path):
@@ -304,6 +310,14 @@ STAND_INS = {
     "enlarge8_byte_writing": lambda u: u["enlarge8_byte"],
     "madvise_file_large_busy": lambda u: u["madvise_file_large"],
     "madvise_file_small_busy": lambda u: u["madvise_file_small"],
+    # the calls priced as in a loop: open, fstat and the header's pread
+    # (its copy); the mapping and an fstat; the last madvise, munmap and
+    # close
+    "load_open_first": lambda u: (2 * u["syscall"] + u["pread1"] +
+                                  HEADER_BLOCK * u["read_touched"]),
+    "load_map_first": lambda u: u["mmap_munmap"] / 2 + u["syscall"],
+    "release_unmap_first": lambda u: (u["madvise_call"] +
+                                      u["mmap_munmap"] / 2 + u["syscall"]),
 }
 
 
@@ -343,20 +357,19 @@ def predict(units, geo, factor, method, kind="large", threads=10,
     raster, length = stride * h, stride * h + header_bytes(w, h)
     p = make_plan(w, h, factor, threads)
     own = min(u["first_malloc_faults"], LOAD_FIRST_TOUCH)
-    load = (LOAD_CALLS * u["syscall"] + u["pread1"] +
-            HEADER_BLOCK * u["read_touched"] + u["first_malloc"] +
-            (LOAD_FIRST_TOUCH - own) * u["anon_fault_process"] +
-            u["mmap_munmap"] / 2)
+    load = (u["load_open_first"] + u["first_malloc"] +
+            (LOAD_FIRST_TOUCH - own) * u["anon_fault_process"])
     out = {"plan": p, "load_faults": LOAD_FIRST_TOUCH, "drop_calls": 0}
     cold = cache == "cold"
     if method == "read":
-        load += raster * u["read_process"]
+        load += READ_LOAD_CALLS * u["syscall"] + raster * u["read_process"]
         if cold:
             load += raster * (u["read_cold"] - u["read_touched"])
         out["load_faults"] += -(-raster // PAGE)
         n_in, cold_ns = 0, 0.0
         release = -(-raster // PAGE) * u["free_process"]
     else:
+        load += u["load_map_first"]
         n_in, mapped = input_faults(u, geo, p, factor, kind)
         cold_ns = 0.0
         if cold:
@@ -370,9 +383,8 @@ def predict(units, geo, factor, method, kind="large", threads=10,
                        if pg in mapped)
             drops_ns += u["madvise_call_shared"] + held * busy
         rest = sum(1 for pg in mapped if pg * PAGE >= dropped)
-        release = drops_ns + (u["madvise_call"] +
-                              rest * u["madvise_file_" + kind] +
-                              u["mmap_munmap"] / 2 + u["syscall"])
+        release = (drops_ns + rest * u["madvise_file_" + kind] +
+                   u["release_unmap_first"])
         out["drop_calls"] = len(ranges)
     n_chunk, scale = scale_ns(u, geo, p, factor, n_in, kind, cold_ns,
                               written)

@@ -371,11 +371,14 @@ REASONS = {
     ("release", "mmap"): "the madvise calls made during the run, by "
     "whichever thread finishes an item while the others run: each waits "
     "for the other CPU's TLB flush, and the thread may lose its CPU "
-    "meanwhile; spcost's madvise_file_*_busy has one busy thread, not "
-    "nine",
+    "meanwhile (spcost's madvise_file_*_busy has one busy thread, not "
+    "nine); and the last one, which overlaps the workers' exits, each "
+    "giving its stack back with a madvise of its own, where spcost's "
+    "madvise_file_* gives pages back in a process of one thread",
     ("load", "mmap"): "a few system calls and first touches in a "
-    "process just started, which spcost times one by one in a process "
-    "long running: small beside the other phases",
+    "process just started: spcost times the calls once each in a "
+    "process just exec'd (load_open_first, load_map_first), but a "
+    "first call's cost swings with what the caches hold",
 }
 
 

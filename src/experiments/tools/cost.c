@@ -76,6 +76,7 @@ sp_status sp_cost_env_open(struct sp_cost_env *env, const char *dir,
     memset(env, 0, sizeof *env);
     env->fd_large = env->fd_small = env->fd_out = -1;
     env->size = size;
+    env->dir = dir;
     env->page = (size_t)sysconf(_SC_PAGESIZE);
     /* A fixed threshold: glibc would otherwise raise it after the first
      * free() of a large block, and serve the next from the heap; each
@@ -254,6 +255,8 @@ const struct sp_cost_probe sp_cost_probes[] = {
     {{"read_process", "anon_fault_process", "free_process", "first_malloc",
       "first_malloc_faults"},
      {"ns/byte", "ns/fault", "ns/page", "ns", "faults"}, sp_cost_process},
+    {{"load_open_first", "load_map_first", "release_unmap_first"},
+     {"ns", "ns", "ns"}, sp_cost_calls_first},
     {{"cpus"}, {"cpus"}, sp_cost_cpus},
     {{"wake_remote", "switch_local"}, {"ns/wake", "ns/switch"},
      sp_cost_wake},

@@ -28,6 +28,7 @@ struct sp_cost_env {
     int fd_small;       /* the same bytes written 4 KiB at a time: held
                            in base pages */
     int fd_out;         /* an empty file to write into */
+    const char *dir;    /* the folder the files are in (unlinked) */
     unsigned char *buf, *buf2;  /* SIZE bytes each, touched */
 };
 
@@ -48,11 +49,13 @@ sp_status sp_cost_env_open(struct sp_cost_env *env, const char *dir,
                            size_t size);
 
 /* sp_cost_child: spcost's side of a probe in a process of its own
- * (spcost --child FD SIZE PIPE): time a read of SIZE bytes of FD into a
- * fresh block, the faults of another and the first's free(), and
- * write them to PIPE.
+ * (spcost --child FD SIZE PIPE DIR): time a new thread's first malloc,
+ * then on another new thread the load's and the release's system calls
+ * once each (DIR opened by its path, FD mapped), then a read of SIZE
+ * bytes of FD into a fresh block, the faults of another and the first's
+ * free(), and write them to PIPE.
  * Returns 0 or an errno value. */
-sp_status sp_cost_child(int fd, size_t size, int pipe);
+sp_status sp_cost_child(int fd, size_t size, int pipe, const char *dir);
 
 /* sp_cost_env_close: close and free what sp_cost_env_open made. */
 void sp_cost_env_close(struct sp_cost_env *env);

@@ -1,15 +1,19 @@
 /* The cost probes that need a process or threads of their own: the read
- * path's load in a fresh process, a thread's wake-up, and the CPUs the
+ * path's load and the load's and release's system calls in a fresh
+ * process, a thread's wake-up, and the CPUs the
  * process gets (cost.h). */
 #include "cost.h"
 #include "cost_probe.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,46 +24,105 @@
 #define PAUSE_US 2000
 #define SWITCHES 1000
 
-sp_status sp_cost_child(int fd, size_t size, int p)
+/* The load's and the release's system calls as a scaleppm run makes them,
+ * once, on a thread of a process just exec'd: the job's thread opens the
+ * input by its path, fstats it and preads its header block; the mmap
+ * path maps the file and fstats it again; its release gives the mapping
+ * back (madvise, munmap) and closes the file.  Once each, not in a loop:
+ * each is its process's first of its kind, with caches and the kernel's
+ * paths cold, which a loop of the same call hides (spcost's syscall,
+ * pread1 and mmap_munmap units). */
+struct first_calls {
+    int fd;
+    size_t size;
+    const char *dir;   /* opened by its path, as the run opens its input */
+    uint64_t open_ns, map_ns, unmap_ns;
+    int ok;
+};
+
+static void *calls_once(void *arg)
 {
+    struct first_calls *c = arg;
+    unsigned char header[8192];
+    struct stat st;
+    uint64_t t0, t1, t2;
+    void *m;
+    int dfd;
+
+    memset(header, 0, sizeof header);  /* its pages are the stack's */
+    t0 = sp_now_ns();
+    dfd = openat(AT_FDCWD, c->dir, O_RDONLY | O_CLOEXEC);
+    if (dfd < 0 || fstat(c->fd, &st) != 0 ||
+        pread(c->fd, header, sizeof header, 0) < 0)
+        return NULL;
+    t1 = sp_now_ns();
+    m = mmap(NULL, c->size, PROT_READ, MAP_PRIVATE, c->fd, 0);
+    if (m == MAP_FAILED || fstat(c->fd, &st) != 0)
+        return NULL;
+    t2 = sp_now_ns();
+    c->open_ns = t1 - t0;
+    c->map_ns = t2 - t1;
+    t0 = sp_now_ns();
+    (void)madvise(m, c->size, MADV_DONTNEED);
+    munmap(m, c->size);
+    close(dfd);
+    c->unmap_ns = sp_now_ns() - t0;
+    c->ok = 1;
+    return NULL;
+}
+
+/* The child's record, in the order sp_cost_child writes it. */
+enum {
+    C_READ, C_FAULTS_NS, C_FAULTS, C_FREE, C_MALLOC, C_MALLOC_FAULTS,
+    C_OPEN, C_MAP, C_UNMAP, C_COUNT
+};
+
+sp_status sp_cost_child(int fd, size_t size, int p, const char *dir)
+{
+    struct first_calls calls = {fd, size, dir, 0, 0, 0, 0};
     unsigned char *b, *more;
-    uint64_t t[6];
+    uint64_t t[C_COUNT];
+    pthread_t tid;
     long f0, first;
 
-    if (sp_cost_first_malloc(&t[4], &first) != SP_OK)
+    if (sp_cost_first_malloc(&t[C_MALLOC], &first) != SP_OK)
         return ENOMEM;
-    t[5] = (uint64_t)first;
-    t[0] = sp_now_ns();
+    t[C_MALLOC_FAULTS] = (uint64_t)first;
+    if (pthread_create(&tid, NULL, calls_once, &calls) != 0)
+        return EAGAIN;
+    pthread_join(tid, NULL);
+    if (!calls.ok)
+        return EIO;
+    t[C_OPEN] = calls.open_ns;
+    t[C_MAP] = calls.map_ns;
+    t[C_UNMAP] = calls.unmap_ns;
+    t[C_READ] = sp_now_ns();
     b = malloc(size);
     if (b == NULL || sp_cost_read_all(fd, b, size) != SP_OK)
         return EIO;
-    t[0] = sp_now_ns() - t[0];
+    t[C_READ] = sp_now_ns() - t[C_READ];
     more = malloc(size);
     if (more == NULL)
         return ENOMEM;
     f0 = sp_minflt();
-    t[1] = sp_now_ns();
+    t[C_FAULTS_NS] = sp_now_ns();
     for (size_t i = 0; i < size; i += 4096)
         more[i] = 1;
-    t[1] = sp_now_ns() - t[1];
-    t[2] = (uint64_t)(sp_minflt() - f0);
-    t[3] = sp_now_ns();
+    t[C_FAULTS_NS] = sp_now_ns() - t[C_FAULTS_NS];
+    t[C_FAULTS] = (uint64_t)(sp_minflt() - f0);
+    t[C_FREE] = sp_now_ns();
     free(b);
-    t[3] = sp_now_ns() - t[3];
+    t[C_FREE] = sp_now_ns() - t[C_FREE];
     return write(p, t, sizeof t) == (ssize_t)sizeof t ? SP_OK : EIO;
 }
 
-/* The read path's malloc and read() of the whole file, first writes to
- * fresh anonymous pages, and the free() of the block read into, in a
- * process just started by exec, as each scaleppm run is: ns a byte, ns a
- * fault, ns a page; and, first, a new thread's first malloc() there (ns,
- * and its faults: sp_cost_first_malloc).  (A process just forked pays
- * less for both.) */
-sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
+/* run_child: spcost --child in a process just exec'd, as each scaleppm
+ * run is (a process just forked pays less); its record into T. */
+static sp_status run_child(const struct sp_cost_env *env,
+                           uint64_t t[C_COUNT])
 {
     char fd[16], size[24], pw[16];
     int p[2], status;
-    uint64_t t[6];
     pid_t pid;
 
     if (pipe(p) != 0)
@@ -71,11 +134,12 @@ sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
     if (pid == 0) {
         close(p[0]);
         execl("/proc/self/exe", "spcost", "--child", fd, size, pw,
-              (char *)NULL);
+              env->dir, (char *)NULL);
         _exit(127);
     }
     close(p[1]);
-    if (pid < 0 || read(p[0], t, sizeof t) != (ssize_t)sizeof t) {
+    if (pid < 0 || read(p[0], t, C_COUNT * sizeof *t) !=
+                       (ssize_t)(C_COUNT * sizeof *t)) {
         close(p[0]);
         if (pid > 0)
             waitpid(pid, &status, 0);
@@ -83,11 +147,44 @@ sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
     }
     close(p[0]);
     waitpid(pid, &status, 0);
-    out[0] = (double)t[0] / (double)env->size;
-    out[1] = (double)t[1] / (double)(t[2] > 0 ? t[2] : 1);
-    out[2] = (double)t[3] / (double)((env->size + 4095) / 4096);
-    out[3] = (double)t[4];
-    out[4] = (double)t[5];
+    return SP_OK;
+}
+
+/* The read path's malloc and read() of the whole file, first writes to
+ * fresh anonymous pages, and the free() of the block read into, in a
+ * process just started by exec: ns a byte, ns a fault, ns a page; and,
+ * first, a new thread's first malloc() there (ns, and its faults:
+ * sp_cost_first_malloc). */
+sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
+{
+    uint64_t t[C_COUNT];
+    sp_status st = run_child(env, t);
+
+    if (st != SP_OK)
+        return st;
+    out[0] = (double)t[C_READ] / (double)env->size;
+    out[1] = (double)t[C_FAULTS_NS] /
+             (double)(t[C_FAULTS] > 0 ? t[C_FAULTS] : 1);
+    out[2] = (double)t[C_FREE] / (double)((env->size + 4095) / 4096);
+    out[3] = (double)t[C_MALLOC];
+    out[4] = (double)t[C_MALLOC_FAULTS];
+    return SP_OK;
+}
+
+/* The load's and the release's system calls once each in a process just
+ * exec'd (calls_once): the open, fstat and header pread both paths make
+ * (ns), the mmap path's mapping and second fstat (ns), and its release's
+ * madvise of an untouched mapping, munmap and close (ns). */
+sp_status sp_cost_calls_first(const struct sp_cost_env *env, double *out)
+{
+    uint64_t t[C_COUNT];
+    sp_status st = run_child(env, t);
+
+    if (st != SP_OK)
+        return st;
+    out[0] = (double)t[C_OPEN];
+    out[1] = (double)t[C_MAP];
+    out[2] = (double)t[C_UNMAP];
     return SP_OK;
 }
 

@@ -12,7 +12,7 @@
  * raster by default; up to SIZES_MAX sizes) are made in DIR (default
  * $TMPDIR or /tmp), unlinked at once.  --quick: 3 repeats of 1 MiB, for
  * the tests.  Exits 1, with a line on stderr, when a probe fails.
- *   spcost --child FD SIZE PIPE
+ *   spcost --child FD SIZE PIPE DIR
  * is spcost's own: the side of a probe that runs in a process just
  * exec'd (sp_cost_child). */
 #include <stdio.h>
@@ -86,9 +86,9 @@ int main(int argc, char **argv)
     unsigned long reps = REPS;
     int n = 0, quick = 0, rc = 0;
 
-    if (argc == 5 && strcmp(argv[1], "--child") == 0)
+    if (argc == 6 && strcmp(argv[1], "--child") == 0)
         return sp_cost_child(atoi(argv[2]), strtoul(argv[3], NULL, 10),
-                             atoi(argv[4])) == SP_OK ? 0 : 1;
+                             atoi(argv[4]), argv[5]) == SP_OK ? 0 : 1;
     for (int i = 1; i < argc; i++) {
         char *end = "";
 
