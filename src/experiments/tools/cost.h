@@ -17,7 +17,7 @@
 #define SP_COST_THREADS 10
 
 /* The most units one probe writes. */
-#define SP_COST_UNITS_MAX 5
+#define SP_COST_UNITS_MAX 8
 
 struct sp_cost_env {
     size_t size;        /* bytes of each file and buffer */

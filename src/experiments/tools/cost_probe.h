@@ -26,7 +26,6 @@ sp_status sp_cost_madvise_call(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_calls(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_thread(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_process(const struct sp_cost_env *env, double *out);
-sp_status sp_cost_calls_first(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_cpus(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_wake(const struct sp_cost_env *env, double *out);
 sp_status sp_cost_reduce(const struct sp_cost_env *env, double *out);

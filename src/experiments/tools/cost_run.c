@@ -116,13 +116,20 @@ sp_status sp_cost_child(int fd, size_t size, int p, const char *dir)
     return write(p, t, sizeof t) == (ssize_t)sizeof t ? SP_OK : EIO;
 }
 
-/* run_child: spcost --child in a process just exec'd, as each scaleppm
- * run is (a process just forked pays less); its record into T. */
-static sp_status run_child(const struct sp_cost_env *env,
-                           uint64_t t[C_COUNT])
+/* The read path's malloc and read() of the whole file, first writes to
+ * fresh anonymous pages, and the free() of the block read into, in a
+ * process just started by exec, as each scaleppm run is (a process just
+ * forked pays less): ns a byte, ns a fault, ns a page; first, a new
+ * thread's first malloc() there (ns, and its faults:
+ * sp_cost_first_malloc); then the load's and the release's system calls
+ * once each (calls_once): the open, fstat and header pread both paths
+ * make (ns), the mmap path's mapping and second fstat (ns), and its
+ * release's madvise of an untouched mapping, munmap and close (ns). */
+sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
 {
     char fd[16], size[24], pw[16];
     int p[2], status;
+    uint64_t t[C_COUNT];
     pid_t pid;
 
     if (pipe(p) != 0)
@@ -138,8 +145,7 @@ static sp_status run_child(const struct sp_cost_env *env,
         _exit(127);
     }
     close(p[1]);
-    if (pid < 0 || read(p[0], t, C_COUNT * sizeof *t) !=
-                       (ssize_t)(C_COUNT * sizeof *t)) {
+    if (pid < 0 || read(p[0], t, sizeof t) != (ssize_t)sizeof t) {
         close(p[0]);
         if (pid > 0)
             waitpid(pid, &status, 0);
@@ -147,44 +153,15 @@ static sp_status run_child(const struct sp_cost_env *env,
     }
     close(p[0]);
     waitpid(pid, &status, 0);
-    return SP_OK;
-}
-
-/* The read path's malloc and read() of the whole file, first writes to
- * fresh anonymous pages, and the free() of the block read into, in a
- * process just started by exec: ns a byte, ns a fault, ns a page; and,
- * first, a new thread's first malloc() there (ns, and its faults:
- * sp_cost_first_malloc). */
-sp_status sp_cost_process(const struct sp_cost_env *env, double *out)
-{
-    uint64_t t[C_COUNT];
-    sp_status st = run_child(env, t);
-
-    if (st != SP_OK)
-        return st;
     out[0] = (double)t[C_READ] / (double)env->size;
     out[1] = (double)t[C_FAULTS_NS] /
              (double)(t[C_FAULTS] > 0 ? t[C_FAULTS] : 1);
     out[2] = (double)t[C_FREE] / (double)((env->size + 4095) / 4096);
     out[3] = (double)t[C_MALLOC];
     out[4] = (double)t[C_MALLOC_FAULTS];
-    return SP_OK;
-}
-
-/* The load's and the release's system calls once each in a process just
- * exec'd (calls_once): the open, fstat and header pread both paths make
- * (ns), the mmap path's mapping and second fstat (ns), and its release's
- * madvise of an untouched mapping, munmap and close (ns). */
-sp_status sp_cost_calls_first(const struct sp_cost_env *env, double *out)
-{
-    uint64_t t[C_COUNT];
-    sp_status st = run_child(env, t);
-
-    if (st != SP_OK)
-        return st;
-    out[0] = (double)t[C_OPEN];
-    out[1] = (double)t[C_MAP];
-    out[2] = (double)t[C_UNMAP];
+    out[5] = (double)t[C_OPEN];
+    out[6] = (double)t[C_MAP];
+    out[7] = (double)t[C_UNMAP];
     return SP_OK;
 }
 
