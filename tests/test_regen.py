@@ -168,11 +168,14 @@ class RegenOneSession(unittest.TestCase):
         self.assertIn(self.md + ": differs", err)
 
     def test_raw_rows_changed_fail(self):
-        change_digit(os.path.join(self.dir, "compressed.csv"),
+        # a session's raw rows: the pooled rows and the tables made from
+        # them differ from the committed ones
+        change_digit(os.path.join(self.dir, "session-1", "compressed.csv"),
                      r"^sun,jpeg,", ",", 7)
         code, err = run("--check", self.dir)
         self.assertEqual(code, 1, err)
-        self.assertIn(self.md + ": differs", err)
+        self.assertIn(os.path.join(self.dir, "compressed.csv") + ": differs",
+                      err)
 
 
 if __name__ == "__main__":
