@@ -29,6 +29,18 @@ STATE = ("cache", "folio")
 # figure's title names them; rows without keep the older title.
 INPUT = ("file_bytes", "threads")
 
+# The page cache's state, by experiment, for the title where the rows have
+# no column for it: as src/experiments/iobench/exp_*.c set it up.
+CACHE_WORDS = {
+    "syscall-vs-mmap": "-warm, bandwidth: file in the page cache (what a "
+                       "-memlimit limit leaves of it); -cold: evicted "
+                       "before each pass",
+    "zero-page": "anonymous memory: no file, no page cache",
+    "random-access": "file cached; write-nonresident: evicted first",
+    "copy": "source evicted before each copy",
+    "cdb": "database cached (warm) or evicted before each lookup (cold)",
+}
+
 # The figure's metric of the suites that have one to prefer; any other
 # experiment shows its first metric that is not a ratio.
 MAIN_METRIC = {"syscall-vs-mmap": "throughput", "zero-page": "time",
@@ -224,7 +236,8 @@ def panel(ax, experiment, metric, ms):
     reps = f"{n[0]}" if len(n) == 1 else f"{n[0]}-{n[-1]}"
     state = sorted(set().union(*(m.state for m in ms)))
     state = (", ".join(state) if state else
-             "cache state, folio size: not in the rows (see the cases)")
+             CACHE_WORDS.get(experiment, "cache state, folio size: not in "
+                                         "the rows (see the cases)"))
     read = input_words(ms)
     # rows that name what they read: it on the first line, the cache
     # state on a line of its own
