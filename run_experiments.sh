@@ -191,8 +191,9 @@ at 1280x1024, warm in large folios, the output written to a file, and the
 threads, batch and server, each as three separate sessions with their own
 seed, interleaved: session 1 of every folder, then session 2, then 3.
 Each folder replaces the committed one once complete; stability.md
-compares the new verdicts with the committed ones.  About two hours; with
---quick, tiny sizes into --out (for CI).
+compares the new verdicts with the committed ones.  Over two hours in
+all, so the committed one was made in four parts (--only); with --quick,
+tiny sizes into --out (for CI).
   --only LIST         remake only these folders (comma-separated; "sun":
                       every Sun-study folder and the model): for a change
                       that alters what they alone measure, or the
