@@ -1,7 +1,7 @@
 """The cost model of the Sun study's runs: load, scale and release of the
 read and the mmap path, predicted from unit costs that spcost measures
-apart from the runs (src/experiments/tools/spcost.c) and from the image's geometry,
-following the code (src/input_*.c, plan.c, item.c, work.c,
+apart from the runs (src/experiments/tools/spcost.c) and from the
+image's geometry, following the code (src/input_*.c, plan.c, item.c, work.c,
 image.c).  Nothing here is fitted to the times it predicts.
 
     PYTHONPATH=scripts /usr/bin/python3 -m spreport.model \\
@@ -21,10 +21,10 @@ a writer beside it (*_writing); a cold file's read and faults
 (read_cold, mmap_cold_*); the load's and the release's system calls once
 each in a process just exec'd, as a run makes them (load_open_first,
 load_map_first, release_unmap_first: each its process's first of its
-kind, several times a loop's cost).  Held out: a session-N folder is predicted from
-the units-K.csv files with K not N (held_out).  A cost a page or a byte
-of a file is taken at the size spcost measured nearest the run's file
-(SIZED, read_units).
+kind, several times a loop's cost).  Held out: a session-N folder is
+predicted from the units-K.csv files with K not N (held_out).  A cost a
+page or a byte of a file is taken at the size spcost measured nearest
+the run's file (SIZED, read_units).
 
 Units spcost measures that no phase uses, kept as checks on the others:
 thread (the threads start before the gate opens, outside every timed
