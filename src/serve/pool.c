@@ -77,7 +77,13 @@ sp_status sp_pool_start(struct sp_pool *pool, unsigned workers, size_t queue,
         return st;
     }
     (void)pthread_attr_setstacksize(&attr, stack);
+    /* A worker's job reads mappings: a fault there must reach the guard's
+     * handler (input/guard.c), and a fault's signal blocked is death. */
     sigfillset(&all);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
     pthread_sigmask(SIG_BLOCK, &all, &was);
     for (; p->nthreads < workers; p->nthreads++)
         if ((st = pthread_create(&p->threads[p->nthreads], &attr, worker,

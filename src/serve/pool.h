@@ -27,7 +27,8 @@ struct sp_pool {
 /* sp_pool_start: POOL with WORKERS threads (each with a stack of STACK
  * bytes) running RUN on each task, and a queue of QUEUE tasks (0: none
  * waits; a task is taken only by an idle worker).  The threads start
- * with every signal blocked.  Returns 0, or an errno value with nothing
+ * with every signal blocked but the faults' (SIGBUS, SIGSEGV, SIGFPE,
+ * SIGILL), which a job's guarded read of a mapping must take.  Returns 0, or an errno value with nothing
  * started. */
 sp_status sp_pool_start(struct sp_pool *pool, unsigned workers, size_t queue,
                         size_t stack, void (*run)(void *task));
