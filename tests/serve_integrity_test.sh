@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # serve_integrity_test.sh: what `scaleppm serve` answers for a file that
 # changes or is cut while it is served, and what an answer may hold
-# (issue 37): a mapped file cut under its job is a 500 and the server
-# goes on.  Each server listens on a free loopback port and is stopped at
+# (issue 37): a body that may be torn (its file rewritten in place while
+# read) carries no validator; a mapped file cut under its job is a 500
+# and the server goes on.  Each server listens on a free loopback port and is stopped at
 # the end.
 #
 # usage: bash tests/serve_integrity_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
@@ -27,6 +28,60 @@ trap "stop_server; rm -rf -- '$WORK'" EXIT
 
 mkdir root
 noise 700 700 255 9 3 >big.ppm
+
+# header NAME FILE: the value of the header NAME in the headers FILE.
+header() {
+    sed -n "s/^$1: \(.*\)\r\$/\1/p" "$2"
+}
+
+# A file rewritten in place while it is served (`cp new.ppm torn.ppm` as
+# the issue saw it): the request is made when its first half holds the
+# new image's bytes and its second half the old's.  The body is torn
+# (neither version scaled), and the stamp, set as the write began, names
+# the new version: the answer carries no ETag and no Last-Modified, and
+# Cache-Control: no-store.  The open follows the write within the racy
+# window (two seconds: request.h's SP_RACY_NS), which is checked, else
+# skipped.  Once the file is a minute old its answers have validators.
+noise 61 47 255 3 3 >old.ppm
+noise 61 47 255 13 3 >new.ppm
+"$SP" -s -2 old.ppm old-2.ppm
+"$SP" -s -2 new.ppm new-2.ppm
+cp old.ppm root/torn.ppm
+touch -d '-1 min' root/torn.ppm
+start_server --root root --workers 1 -q
+curl -s -D settled.h -o settled.body "$URL/torn.ppm?s=-2"
+etag=$(header ETag settled.h)
+result 'a file a minute old: a strong ETag, Last-Modified' "$(
+    [[ $etag =~ ^\"[0-9a-f]+\"$ && -n $(header Last-Modified settled.h) ]] ||
+        echo "ETag '$etag'")"
+half=$(($(stat -c %s old.ppm) / 2))
+t0=$EPOCHREALTIME
+dd if=new.ppm of=root/torn.ppm bs="$half" count=1 conv=notrunc status=none
+curl -s -D torn.h -o torn.body -H "If-None-Match: $etag" "$URL/torn.ppm?s=-2"
+t1=$EPOCHREALTIME
+result 'rewritten in place while served: the body is torn' "$(
+    if cmp -s torn.body old-2.ppm || cmp -s torn.body new-2.ppm; then
+        echo 'one version whole'
+    elif [[ $(head -c 2 torn.body) != P6 ]]; then
+        echo 'not an image'
+    fi)"
+if awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 1.9) }'; then
+    result 'a torn body: no ETag, no Last-Modified' \
+        "$(grep -i -m 1 -e '^ETag:' -e '^Last-Modified:' torn.h || true)"
+    result 'a torn body: Cache-Control: no-store' \
+        "$([[ $(header Cache-Control torn.h) == no-store ]] ||
+            header Cache-Control torn.h)"
+else
+    skip 'a torn body: no validator' 'the request took over 1.9 s'
+fi
+dd if=new.ppm of=root/torn.ppm bs="$half" skip=1 seek=1 conv=notrunc \
+    status=none
+touch -d '-1 min' root/torn.ppm
+curl -s -D new.h -o new.body -H "If-None-Match: $etag" "$URL/torn.ppm?s=-2"
+result 'the rewrite done, a minute old: the new bytes, a new ETag' "$(
+    cmp -s new.body new-2.ppm && [[ -n $(header ETag new.h) &&
+        $(header ETag new.h) != "$etag" ]] || echo "ETag '$(header ETag new.h)'")"
+stop_server
 
 # A mapped file cut while its job reads it: the SIGBUS of the job's next
 # row is the guard's (input/guard.c), which the workers must not block;

@@ -46,6 +46,9 @@ trap "stop_all; rm -rf -- '$WORK'" EXIT
 mkdir root
 noise 64 48 255 3 3 >root/rgb.ppm
 noise 50 37 255 5 1 >root/gray.pgm
+# A minute old: a file changed within two seconds of its open gets no
+# validator (request.h's SP_RACY_NS), and these answers must have theirs.
+touch -d '-1 min' root/rgb.ppm root/gray.pgm
 printf 'secret\n' >outside.ppm
 
 # replica N: a server in rN/ (its log there); sets ports[N].

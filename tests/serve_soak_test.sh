@@ -32,6 +32,9 @@ noise 24 20 65535 7 3 >root/deep.ppm
 cp root/gray.pgm root/sub/g.pgm
 printf 'secret\n' >outside.ppm
 ln -s ../outside.ppm root/out
+# A minute old: a file changed within two seconds of its open gets no
+# validator (request.h's SP_RACY_NS), and these answers must have theirs.
+touch -d '-1 min' root/rgb.ppm
 
 # want CODE METHOD PATH [CLI_ARGS...]: a manifest line; with CLI_ARGS, the
 # command line's output for them (the last is the input under root/, the

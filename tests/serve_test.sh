@@ -46,6 +46,9 @@ mkfifo root/fifo
 printf 'secret\n' >outside.ppm
 ln -s ../outside.ppm root/out
 ln -s "$WORK/outside.ppm" root/out_abs
+# A minute old: a file changed within two seconds of its open gets no
+# validator (request.h's SP_RACY_NS), and these answers must have theirs.
+touch -d '-1 min' root/rgb.ppm
 
 # Usage errors: exit 2, one line naming the option, no server.
 for args in '--workers 0' '--workers 1025' '-t 0' '--timeout 0' \

@@ -207,6 +207,27 @@ START_TEST(test_media_types)
 }
 END_TEST
 
+/* A stamp vouches for the bytes only once it is SP_RACY_NS older than
+ * the open: a write in progress set it as it began. */
+START_TEST(test_racy)
+{
+    struct stat sb;
+    struct timespec opened = {1000, 500000000};
+
+    memset(&sb, 0, sizeof sb);
+    sb.st_mtim = (struct timespec){997, 0};
+    ck_assert(!sp_serve_racy(&sb, &opened));
+    sb.st_mtim = (struct timespec){998, 500000000};
+    ck_assert(!sp_serve_racy(&sb, &opened));
+    sb.st_mtim = (struct timespec){998, 500000001};
+    ck_assert(sp_serve_racy(&sb, &opened));
+    sb.st_mtim = opened;
+    ck_assert(sp_serve_racy(&sb, &opened));
+    sb.st_mtim = (struct timespec){2000, 0};  /* in the future */
+    ck_assert(sp_serve_racy(&sb, &opened));
+}
+END_TEST
+
 static Suite *serve_request_suite(void)
 {
     Suite *s = suite_create("serve_request");
@@ -217,6 +238,7 @@ static Suite *serve_request_suite(void)
     tcase_add_test(tc, test_etag);
     tcase_add_test(tc, test_conditions);
     tcase_add_test(tc, test_media_types);
+    tcase_add_test(tc, test_racy);
     suite_add_tcase(s, tc);
     return s;
 }

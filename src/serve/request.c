@@ -286,6 +286,16 @@ static int lists_tag(const char *inm, const char *etag)
     }
 }
 
+int sp_serve_racy(const struct stat *sb, const struct timespec *opened)
+{
+    long long mtime = (long long)sb->st_mtim.tv_sec * 1000000000LL +
+                      sb->st_mtim.tv_nsec;
+    long long open = (long long)opened->tv_sec * 1000000000LL +
+                     opened->tv_nsec;
+
+    return mtime > open - SP_RACY_NS;
+}
+
 int sp_serve_not_modified(const char *inm, const char *ims, const char *etag,
                           time_t mtime)
 {

@@ -72,6 +72,20 @@ const char *sp_serve_media_type(const char *ext);
 void sp_serve_etag(const struct stat *sb, const struct sp_serve_ask *ask,
                    const char *version, char *out);
 
+/* SP_RACY_NS: how recent a file's modification may be, against the
+ * moment it was opened, before its stamp no longer vouches for the bytes
+ * read (git's "racily clean" entries): a write in progress set the stamp
+ * when it began, so a reader may take rows of both versions under one
+ * stamp.  Two seconds: the coarsest stamps kept (FAT's), beyond an HTTP
+ * date's second, with the span of a write that began before the open. */
+#define SP_RACY_NS 2000000000LL
+
+/* sp_serve_racy: whether SB's modification time (a write sets it as the
+ * write begins) is too recent against OPENED, the real-time clock read
+ * before the file was opened, to validate what was read of it: within
+ * SP_RACY_NS of OPENED, or after it. */
+int sp_serve_racy(const struct stat *sb, const struct timespec *opened);
+
 /* sp_serve_not_modified: whether a request with If-None-Match INM and
  * If-Modified-Since IMS (either NULL when absent) is answered 304 for a
  * body tagged ETAG from a file last modified at MTIME: INM lists ETAG

@@ -71,6 +71,9 @@ struct req {
     struct sp_serve_ask ask;
     int in_fd, out_fd;          /* -1 when not open */
     struct stat sb;             /* the input's, at open */
+    int racy;                   /* SB changed too near the open to vouch
+                                   for the bytes (sp_serve_racy): no
+                                   validator, no 304 */
     off_t out_len;
     char etag[SP_ETAG_MAX];
     char modified[32];
@@ -188,9 +191,16 @@ static enum MHD_Result answer_errno(struct req *r, sp_status st)
     }
 }
 
-/* add_validators: the headers that let a client cache R's answer. */
+/* add_validators: the headers that let a client cache R's answer, or,
+ * for a file changed too near its open (its bytes may be torn), that it
+ * must not keep it. */
 static void add_validators(struct req *r, struct MHD_Response *resp)
 {
+    if (r->racy) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+                                "no-store");
+        return;
+    }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, r->etag);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED,
                             r->modified);
@@ -507,6 +517,7 @@ static enum MHD_Result begin(struct req *r, const char *url)
     char rel[PATH_MAX];
     const char *why;
     struct query q = {r, NULL};
+    struct timespec opened;
     sp_status st;
 
     if (strcmp(r->method, MHD_HTTP_METHOD_GET) != 0 &&
@@ -546,9 +557,13 @@ static enum MHD_Result begin(struct req *r, const char *url)
         snprintf(line, sizeof line, "400 bad query: %s", q.why);
         return answer_text(r, MHD_HTTP_BAD_REQUEST, line);
     }
+    clock_gettime(CLOCK_REALTIME, &opened);
     st = sp_serve_open(srv->root, rel, &r->in_fd, &r->sb);
     if (st != SP_OK)
         return answer_errno(r, st);
+    r->racy = sp_serve_racy(&r->sb, &opened);
+    if (r->racy)
+        return submit(r);
     sp_serve_etag(&r->sb, &r->ask, srv->cfg.version, r->etag);
     sp_serve_http_date(r->sb.st_mtim.tv_sec, r->modified);
     if (sp_serve_not_modified(
