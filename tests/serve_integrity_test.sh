@@ -3,7 +3,9 @@
 # changes or is cut while it is served, and what an answer may hold
 # (issue 37): a body that may be torn (its file rewritten in place while
 # read) carries no validator; a mapped file cut under its job is a 500
-# and the server goes on.  Each server listens on a free loopback port and is stopped at
+# and the server goes on; an answer's bytes are bounded (--max-output, 413
+# before the job, HEAD as GET) and counted in --max-memory for as long as
+# its response holds them.  Each server listens on a free loopback port and is stopped at
 # the end.
 #
 # usage: bash tests/serve_integrity_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
@@ -106,7 +108,63 @@ wait "$cut_pid" || true
 [[ -n $why || $(cat cut.code) == 500 ]] ||
     why="$(cat cut.code): $(head -c 100 cut.body)"
 result 'a mapped file cut under its job: 500' "$why"
+code=$(status /healthz || true)
+result 'and the server goes on' "$([[ $code == 200 ]] || echo "$code")"
+stop_server
+
+# held: whether the server holds an answer: its output file, unlinked
+# from the private directory, open for its response.
+held() {
+    find "/proc/$server_pid/fd" -mindepth 1 -lname "$WORK/tmp/*(deleted)" |
+        grep -q .
+}
+
+# --max-output: an answer planned over it (from the header: 1400x1400x3
+# bytes, over 1 MiB) is 413 before its job, for HEAD as for GET; one under
+# it is served.
+start_server --root root --workers 1 --max-output 1M -q
+cp big.ppm root/big.ppm
+expect_status '413 over --max-output' 413 '/big.ppm?s=2'
+result 'the 413 names --max-output' "$(grep -q -- --max-output body ||
+    head -c 100 body)"
+result '413 over --max-output: HEAD as GET' "$(
+    code=$(status '/big.ppm?s=2' -I) && [[ $code == 413 ]] || echo "$code")"
+expect_status 'under --max-output: 200' 200 '/big.ppm?s=-2'
+stop_server
+
+# The default --max-output: a HEAD of 40 bytes asking a 640x480 image
+# enlarged by 64 (3.8 GB) is 413 before its job.  The server may write
+# files of 64 MiB at most (ulimit -f): a job that wrote that answer would
+# die of SIGXFSZ, the server with it.
+noise 640 480 255 21 3 >root/vga.ppm
+ulimit -S -f $((64 * 1024))
+start_server --root root --workers 1 -q
+ulimit -S -f unlimited
+result 'the default --max-output: HEAD s=64 of 640x480 is 413' "$(
+    code=$(status '/vga.ppm?s=64' -I) && [[ $code == 413 ]] || echo "$code")"
 expect_status 'and the server goes on' 200 /healthz
+stop_server
+
+# --max-memory counts an answer's bytes while its response holds them:
+# a client that reads a 2800x2800x3 answer (23.5 MB of a 26 MiB budget)
+# at a kilobyte a second holds them, and the same request beside it is
+# 503; once that client is gone, the bytes are given back and it is
+# served.  Each step waits for its event: the answer held (its file open
+# and unlinked), then given back (closed).
+start_server --root root --workers 2 --max-memory 26M -q
+curl -s --limit-rate 1k -o /dev/null "$URL/big.ppm?s=4" &
+slow_pid=$!
+give_up=$((SECONDS + 60))
+until held || ((SECONDS > give_up)); do :; done
+expect_status 'an answer held by a slow reader: 503 beside it' 503 \
+    '/big.ppm?s=4'
+result 'the 503 names the memory' "$(grep -q memory body || echo 'another body')"
+kill "$slow_pid"
+wait "$slow_pid" || true
+give_up=$((SECONDS + 60))
+while held && ((SECONDS <= give_up)); do :; done
+expect_status 'the slow reader gone: its bytes given back, 200' 200 \
+    '/big.ppm?s=4'
 stop_server
 
 finish

@@ -323,15 +323,17 @@ result 'the cancelled answer left nothing in the private directory' \
     "$(find "$WORK/tmp" -type f | head -n 1)"
 stop_server
 
-# --max-memory: read holds the raster (700x700x3 and two chunks of
-# 512 KiB: over 2 MiB), pread only its chunks (2 MiB: admitted); a second
-# request while the first holds most of the budget (a BMP of 2100x2100,
-# built whole by stb_image_write) is turned away.
-start_server --root root --workers 2 --max-memory 2M --allow-io -q
+# --max-memory: read holds the raster (700x700x3), two chunks of 512 KiB
+# and the answer's 350x350x3 (2.9 MB, over 2560 KiB), pread only its
+# chunks and the answer (2.5 MB: admitted); a second request while the
+# first holds most of the budget (a BMP of 2100x2100, built whole by
+# stb_image_write, and its answer: 41 MB of 50 MiB, and its answer alone
+# 13 MB while it is sent) is turned away.
+start_server --root root --workers 2 --max-memory 2560K --allow-io -q
 expect_status '413 read over --max-memory' 413 '/big.ppm?s=-2&io=read'
 expect_status 'pread under --max-memory' 200 '/big.ppm?s=-2&io=pread'
 stop_server
-start_server --root root --workers 2 --max-memory 30M -q
+start_server --root root --workers 2 --max-memory 50M -q
 turned_away mem 4 memory '503 while the memory is held' 's=3&format=bmp'
 stop_server
 

@@ -55,6 +55,21 @@ START_TEST(test_cost)
 }
 END_TEST
 
+/* An answer's planned bytes: its output's raster, at the input's
+ * channels and sample size. */
+START_TEST(test_body)
+{
+    struct sp_header hdr = header(100, 50, 3, 2);
+    struct sp_fit fit = {40, 40, 0};
+
+    ck_assert_uint_eq(sp_serve_body(&hdr, -3, NULL), 34 * 17 * 3 * 2);
+    ck_assert_uint_eq(sp_serve_body(&hdr, 4, NULL), 400 * 200 * 3 * 2);
+    ck_assert_uint_eq(sp_serve_body(&hdr, 0, &fit), 40 * 20 * 3 * 2);
+    hdr = header(SIZE_MAX / 2, SIZE_MAX / 2, 4, 2);
+    ck_assert_uint_eq(sp_serve_body(&hdr, 2, NULL), UINT64_MAX);
+}
+END_TEST
+
 START_TEST(test_ledger)
 {
     struct sp_budget b;
@@ -81,6 +96,7 @@ static Suite *serve_budget_suite(void)
     TCase *tc = fx_tcase("serve_budget");
 
     tcase_add_test(tc, test_cost);
+    tcase_add_test(tc, test_body);
     tcase_add_test(tc, test_ledger);
     suite_add_tcase(s, tc);
     return s;

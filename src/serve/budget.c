@@ -61,6 +61,13 @@ uint64_t sp_serve_cost(const struct sp_header *hdr, int factor,
     return add(in, out);
 }
 
+uint64_t sp_serve_body(const struct sp_header *hdr, int factor,
+                       const struct sp_fit *fit)
+{
+    return mul(mul(out_pixels(hdr, factor, fit), hdr->channels),
+               hdr->sample_size ? hdr->sample_size : 1);
+}
+
 void sp_budget_init(struct sp_budget *b, uint64_t budget)
 {
     pthread_mutex_init(&b->mu, NULL);

@@ -25,6 +25,14 @@ uint64_t sp_serve_cost(const struct sp_header *hdr, int factor,
                        const struct sp_fit *fit, int held, int stb,
                        unsigned threads);
 
+/* sp_serve_body: the bytes of the answer planned for the image HDR
+ * scaled by FACTOR or fitted to FIT: its output's raster (the output's
+ * pixels, HDR's channels and sample size), a PNM's size but for its
+ * header, and more than a PNG, JPEG, BMP or TGA of it but for noise.
+ * Saturates at UINT64_MAX. */
+uint64_t sp_serve_body(const struct sp_header *hdr, int factor,
+                       const struct sp_fit *fit);
+
 /* The ledger: BUDGET bytes (0: no limit), USED of them admitted. */
 struct sp_budget {
     pthread_mutex_t mu;

@@ -44,9 +44,13 @@ static void usage(FILE *f)
 "                        pixels, from its header\n"
 "      --allow-io        take io=read|mmap|pread|auto from the query\n"
 "      --max-memory B    admit a request only while the bytes the jobs\n"
-"                        admitted hold (from their headers) stay under B\n"
-"                        (K, M, G: binary multiples); past it 503, and\n"
-"                        413 for one that alone is over it\n"
+"                        admitted and the answers not yet sent hold\n"
+"                        (from their headers) stay under B (K, M, G:\n"
+"                        binary multiples); past it 503, and 413 for one\n"
+"                        that alone is over it\n"
+"      --max-output B    refuse (413), before its job, a request whose\n"
+"                        output's raster (from its header) is over B\n"
+"                        bytes (default 256M; 0: no limit)\n"
 "      --max-connections N\n"
 "                        connections at once (default 256); past it a\n"
 "                        new one waits in the kernel's backlog\n"
@@ -168,7 +172,7 @@ static unsigned cpus(void)
 
 enum { OPT_ROOT = 256, OPT_LISTEN, OPT_WORKERS, OPT_QUEUE, OPT_MAX_PIXELS,
        OPT_ALLOW_IO, OPT_MAX_CONN, OPT_TIMEOUT, OPT_DRAIN, OPT_DEADLINE,
-       OPT_MAX_MEMORY, OPT_MAX_PER_CLIENT };
+       OPT_MAX_MEMORY, OPT_MAX_OUTPUT, OPT_MAX_PER_CLIENT };
 
 /* The options whose value is a count into an unsigned field, with their
  * bounds, in the order of count_field(). */
@@ -221,6 +225,8 @@ static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
         return 0;
     case OPT_MAX_MEMORY:
         return parse_bytes(arg, &cfg->max_memory);
+    case OPT_MAX_OUTPUT:
+        return parse_bytes(arg, &cfg->max_output);
     default:  /* OPT_DEADLINE */
         return parse_seconds(arg, &cfg->deadline);
     }
@@ -244,6 +250,7 @@ static int parse(int argc, char **argv, struct sp_serve_config *cfg,
         {"drain", required_argument, NULL, OPT_DRAIN},
         {"deadline", required_argument, NULL, OPT_DEADLINE},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+        {"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -296,6 +303,7 @@ int main(int argc, char **argv)
     struct sp_serve_config cfg = {
         .host = host, .port = 8080, .workers = cpus(), .threads = 1,
         .max_connections = 256, .idle_timeout = 30, .deadline = 60,
+        .max_output = (uint64_t)256 << 20,
         .tmp = tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp",
         .version = SP_VERSION "-" SP_COMMIT, .log = stderr};
     struct sp_server *srv;

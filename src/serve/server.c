@@ -86,9 +86,13 @@ struct req {
     uint64_t deadline;          /* sp_now_ns() past which the request
                                    is abandoned; 0: never */
     struct sp_cancel cancel;    /* set by SRV->watch at the deadline */
-    uint64_t cost;              /* the bytes taken from SRV->budget */
+    uint64_t body;              /* the answer's planned bytes
+                                   (sp_serve_body) */
+    uint64_t cost;              /* the bytes taken from SRV->budget: the
+                                   job's and BODY, then the answer's */
     int charged;                /* COST is taken, not yet given back */
     int over_budget;            /* refused by the budget: ST says why */
+    int over_output;            /* an answer over --max-output */
     struct sp_client_key client;  /* the client's address */
     int keyed;                  /* CLIENT is an address (not a Unix
                                    socket's peer) */
@@ -225,6 +229,9 @@ static enum MHD_Result answer_job(struct req *r)
     struct MHD_Response *resp;
     char line[128];
 
+    if (r->over_output)
+        return answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE,
+                           "413 output larger than --max-output");
     if (r->over_budget)
         return r->st == EFBIG
                    ? answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE,
@@ -336,9 +343,9 @@ static sp_status peek_accept(struct sp_header *hdr, void *arg,
     return ECANCELED;
 }
 
-/* job_cost: the bytes R's job would hold (budget.h), from its header,
- * read through R's descriptor and no further.  Returns 0, or the status
- * the job's load would fail with. */
+/* job_cost: the bytes R's job would hold (budget.h) and R->body, from
+ * its header, read through R's descriptor and no further.  Returns 0, or
+ * the status the job's load would fail with. */
 static sp_status job_cost(struct req *r, uint64_t *cost)
 {
     struct sp_input input;
@@ -365,21 +372,30 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
     stb = strcmp(r->ask.ext, "bmp") == 0 || strcmp(r->ask.ext, "tga") == 0;
     *cost = sp_serve_cost(&hdr, r->ask.factor, &r->ask.fit, held, stb,
                           r->srv->cfg.threads);
+    r->body = sp_serve_body(&hdr, r->ask.factor, &r->ask.fit);
     return SP_OK;
 }
 
-/* admit: R's bytes taken from the budget (--max-memory), on R's worker:
- * the header is read there, not on libmicrohttpd's polling thread, which
- * a cold file would block.  Returns 0 when admitted; EFBIG when they are
- * more than the whole budget (413) or EAGAIN while the others hold too
- * much of it (503), with R->over_budget set; or the status its header's
- * load fails with. */
+/* admit: R's answer planned from its header, and its job's bytes and
+ * its answer's taken from the budget (--max-memory), on R's worker: the
+ * header is read there, not on libmicrohttpd's polling thread, which a
+ * cold file would block.  Returns 0 when admitted; EFBIG with
+ * R->over_output set when the answer would be over --max-output (413);
+ * EFBIG when the bytes are more than the whole budget (413) or EAGAIN
+ * while the others hold too much of it (503), with R->over_budget set;
+ * or the status its header's load fails with. */
 static sp_status admit(struct req *r)
 {
-    sp_status st = job_cost(r, &r->cost);
+    uint64_t job, max_output = r->srv->cfg.max_output;
+    sp_status st = job_cost(r, &job);
 
     if (st != SP_OK)
         return st;
+    if (max_output > 0 && r->body > max_output) {
+        r->over_output = 1;
+        return EFBIG;
+    }
+    r->cost = job > UINT64_MAX - r->body ? UINT64_MAX : job + r->body;
     st = sp_budget_take(&r->srv->budget, r->cost);
     r->charged = st == SP_OK;
     r->over_budget = st != SP_OK;
@@ -387,13 +403,45 @@ static sp_status admit(struct req *r)
 }
 
 /* may_begin: whether R's job may begin on the worker that took it: not
- * when its deadline passed in the queue (ETIMEDOUT), nor when the budget
- * does not admit it (admit()). */
+ * when its deadline passed in the queue (ETIMEDOUT), nor when its answer
+ * or the budget does not admit it (admit()). */
 static sp_status may_begin(struct req *r)
 {
+    const struct sp_serve_config *cfg = &r->srv->cfg;
+
     if (r->deadline != 0 && sp_now_ns() >= r->deadline)
         return ETIMEDOUT;
-    return r->srv->cfg.max_memory > 0 ? admit(r) : SP_OK;
+    return cfg->max_memory > 0 || cfg->max_output > 0 ? admit(r) : SP_OK;
+}
+
+/* keep_body: R's charge made the bytes of its answer, which it holds
+ * until its response is freed (completed()): the job's given back, or
+ * what the answer holds past its plan taken.  Returns 0; or EFBIG with
+ * R->over_output set for an answer over --max-output, or the budget's
+ * refusal with R->over_budget set, R's output closed. */
+static sp_status keep_body(struct req *r)
+{
+    struct sp_budget *b = &r->srv->budget;
+    uint64_t len = (uint64_t)r->out_len, max_output = r->srv->cfg.max_output;
+    sp_status st = SP_OK;
+
+    if (max_output > 0 && len > max_output) {
+        r->over_output = 1;
+        st = EFBIG;
+    } else if (r->charged && len <= r->cost) {
+        sp_budget_give(b, r->cost - len);
+        r->cost = len;
+    } else if (r->charged) {
+        st = sp_budget_take(b, len - r->cost);
+        r->over_budget = st != SP_OK;
+        if (st == SP_OK)
+            r->cost = len;
+    }
+    if (st != SP_OK) {
+        close(r->out_fd);
+        r->out_fd = -1;
+    }
+    return st;
 }
 
 /* run_job: R's job, on a worker: the input the confinement opened, by
@@ -445,6 +493,8 @@ static void run_job(struct req *r)
         r->st = take_output(r, out);
     else
         (void)unlink(out);
+    if (r->st == SP_OK)
+        r->st = keep_body(r);
     close(r->in_fd);
     r->in_fd = -1;
 }
@@ -458,13 +508,14 @@ static void uncharge(struct req *r)
 }
 
 /* work: a worker's task: R's job, then R's connection resumed to answer
- * it. */
+ * it.  An answer's bytes stay charged until its response is freed. */
 static void work(void *task)
 {
     struct req *r = task;
 
     run_job(r);
-    uncharge(r);
+    if (r->st != SP_OK)
+        uncharge(r);
     atomic_store(&r->state, REQ_DONE);
     MHD_resume_connection(r->conn);
 }

@@ -22,8 +22,11 @@ struct sp_serve_config {
     size_t queue;            /* requests waiting for a worker at most */
     unsigned threads;        /* each job's threads */
     uint64_t max_pixels;     /* a job's limit; 0: the job's default */
-    uint64_t max_memory;     /* the bytes the jobs admitted may hold
-                                together (budget.h); 0: no limit */
+    uint64_t max_memory;     /* the bytes the jobs admitted and the
+                                answers not yet sent may hold together
+                                (budget.h); 0: no limit */
+    uint64_t max_output;     /* an answer's planned bytes (sp_serve_body)
+                                at most, else 413; 0: no limit */
     int allow_io;            /* io= is taken from the query */
     unsigned max_connections;  /* connections at once (libmicrohttpd's
                                   limit: past it, the kernel's backlog) */
