@@ -504,4 +504,39 @@ for skip in '' --skip-existing; do
 done
 rm -rf nd
 
+# A FIFO made at an output's name after the batch's check: made while the
+# worker waits for its input (a FIFO held open here, its data not yet
+# written), it is refused at the output's open, which never waits, in one
+# line, and left there.  Without a reader its open would wait forever.
+# children_hold PID PATH: whether a child of PID holds PATH open.
+children_hold() {
+    local c fd
+    # shellcheck disable=SC2013 # the file is a list of words
+    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+        for fd in /proc/"$c"/fd/*; do
+            [[ $(readlink "$fd" 2>/dev/null) != "$2" ]] || return 0
+        done
+    done
+    return 1
+}
+rm -rf nd && mkdir nd && mkfifo nd/in.ppm
+exec {held}<>nd/in.ppm
+rc=0
+timeout 10 "$SP" -t 1 -s 2 -o nd/out/ nd/in.ppm 2>e </dev/null {held}>&- &
+bg_pid=$!
+for ((i = 0; i < 1000; i++)); do
+    ! children_hold "$bg_pid" "$PWD/nd/in.ppm" || break
+    sleep 0.01
+done
+mkfifo nd/out/in.ppm
+cat in/a.ppm >&"$held"
+exec {held}>&-
+wait "$bg_pid" || rc=$?
+bg_pid=''
+why=$(stderr_is 1 "^scaleppm: nd/out/in.ppm: refused: a FIFO, not a regular file" \
+    "$(summary_re '0 scaled, 1 failed')")
+[[ -n $why || -p nd/out/in.ppm ]] || why='the FIFO is gone'
+result "a FIFO made at a batch's output after its check: refused at once" "$why"
+rm -rf nd
+
 finish

@@ -33,7 +33,8 @@ static sp_status begin_output(const struct sp_job *job, enum sp_outfmt fmt,
         return SP_OK;
     sp_meter_start(&m);
     if (!*opened) {
-        st = sp_output_open(out, job->out, fmt, layout, r->why);
+        st = sp_output_open(out, job->out, fmt, layout, job->open_nowait,
+                            r->why);
         *opened = st == SP_OK;
         out->quality = job->quality;
         out->compression = job->compression_set ? job->compression : -1;

@@ -99,7 +99,7 @@ static int widen_pipe(int fd)
 
 sp_status sp_output_open(struct sp_output *o, const char *path,
                          enum sp_outfmt fmt, const struct sp_image *layout,
-                         char *why)
+                         int nowait, char *why)
 {
     int to_stdout = strcmp(path, "-") == 0;
     sp_status st;
@@ -124,7 +124,7 @@ sp_status sp_output_open(struct sp_output *o, const char *path,
         o->f = stdout;
         o->splice = o->fmt == SP_OUT_PNM && widen_pipe(STDOUT_FILENO);
     } else {
-        st = sp_outfile_open(&o->file, path, why);
+        st = sp_outfile_open(&o->file, path, nowait, why);
         if (st == SP_OK && (o->f = fdopen(o->file.fd, "wb")) == NULL) {
             st = errno;
             close(o->file.fd);
