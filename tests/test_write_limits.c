@@ -168,8 +168,8 @@ START_TEST(test_too_large_refused)
         ck_assert_int_eq(sp_write(&huge, path, cases[i].fmt, why),
                          SP_E_TOOBIG);
 
-        ck_assert_int_eq(sp_output_open(&o, path, cases[i].fmt, &small, 0, why),
-                         SP_OK);
+        ck_assert_int_eq(sp_output_open(&o, path, cases[i].fmt, &small, 0,
+                                        why), SP_OK);
         st = sp_output_put(&o, &huge, why);
         want = sp_output_is_streamed(cases[i].fmt) ? SP_E_ENCODE
                                                    : SP_E_TOOBIG;

@@ -59,8 +59,8 @@ START_TEST(test_output_bands)
             ck_assert_int_eq(sp_write(&img, ref, SP_OUT_PNM, why), SP_OK);
             want = fx_read_file(ref, &want_len);
 
-            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &img, 0, why),
-                             SP_OK);
+            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &img, 0,
+                                            why), SP_OK);
             ck_assert(!fx_file_exists(path));
             ck_assert_int_eq(fx_count_entries(fx_dir, "."), 0);
             while (y < img.height) {
@@ -146,8 +146,8 @@ START_TEST(test_output_repeated)
             short_calls = 0;
             if (cut)
                 sp_sys.writev = short_writev;
-            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &tall, 0, why),
-                             SP_OK);
+            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &tall, 0,
+                                            why), SP_OK);
             band = img;
             band.height = 1;            /* row 0 through stdio */
             ck_assert_int_eq(sp_output_put_repeated(&o, &band, 1, NULL,
@@ -275,8 +275,8 @@ START_TEST(test_output_close_error)
                 unsigned char *got;
                 size_t len;
 
-                ck_assert_int_eq(sp_output_open(&o, old, fmts[f], &img, 0, why),
-                                 SP_OK);
+                ck_assert_int_eq(sp_output_open(&o, old, fmts[f], &img, 0,
+                                                why), SP_OK);
                 if (puts > 0)
                     ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
                 ck_assert_int_eq(sp_output_close(&o, errs[e]), errs[e]);

@@ -312,8 +312,8 @@ START_TEST(test_stream_rows_checked)
         fx_make_image(&img, 20, 10, 3, 1, 255, 1);
         fx_make_image(&narrow, 19, 10, 3, 1, 255, 1);
         snprintf(name, sizeof name, "r.%s", exts[f]);
-        ck_assert_int_eq(sp_output_open(&o, fx_path(name), streamed[f], &img, 0,
-                                        why), SP_OK);
+        ck_assert_int_eq(sp_output_open(&o, fx_path(name), streamed[f], &img,
+                                        0, why), SP_OK);
         ck_assert_int_eq(sp_output_put(&o, &narrow, why), SP_E_ENCODE);
         ck_assert_ptr_nonnull(strstr(why, "do not fit"));
         ck_assert_int_eq(sp_output_put_repeated(&o, &img, 2, NULL, why),
