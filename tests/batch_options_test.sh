@@ -504,6 +504,22 @@ for skip in '' --skip-existing; do
 done
 rm -rf nd
 
+# A pattern that gives an input no file name (IN ends in '/'), and a
+# format that is not written: refused before any file, saying why.
+rm -rf nd
+for pat in 'nd/%s' '%s'; do
+    rc=0
+    "$SP" -s 2 -o "$pat" in/a.ppm in/ 2>e </dev/null || rc=$?
+    why=$(stderr_is 2 "^scaleppm: 'in/': its output's file name would be empty \('${pat%"%s"}', from -o '$pat'; ")
+    [[ -n $why || ! -e nd/a.ppm ]] || why='nd/a.ppm written'
+    result "a pattern that names no file (-o '$pat'): refused, the name said to be empty" "$why"
+done
+rc=0
+"$SP" -s 2 -o 'nd/%s.gif' in/a.ppm 2>e </dev/null || rc=$?
+why=$(stderr_is 2 "^scaleppm: nd/a.gif: unsupported output format: the extensions written are .pnm .pam .pbm .pgm .ppm .png .jpg .jpeg .bmp .tga \(none: PNM\)$")
+result "a pattern of a format not written: refused, the ones written listed" "$why"
+rm -rf nd
+
 # A FIFO made at an output's name after the batch's check: made while the
 # worker waits for its input (a FIFO held open here, its data not yet
 # written), it is refused at the output's open, which never waits, in one

@@ -137,6 +137,8 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
         return fail(r, job->in, SP_E_USAGE);
     if (job->out != NULL)
         st = sp_outfmt_for(job->out, &fmt);
+    if (st == SP_E_OUTFORMAT)
+        sp_outfmt_known(r->why);
     if (st != SP_OK)
         return fail(r, job->out, st);
 
