@@ -1,5 +1,6 @@
-/* scaleppm: scale a PNM image by an integer factor, loading it with read(),
- * mmap() or pread().  Parses the command line, runs the job, reports. */
+/* scaleppm: scale an image (PNM, PAM, JPEG, PNG) by an integer factor or
+ * to a size, loading it with read(), mmap() or pread().  Parses the
+ * command line, runs the job or the batch, reports. */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
