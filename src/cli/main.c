@@ -156,10 +156,6 @@ NO_ASAN static void on_fatal_signal(int sig)
     die_by(sig);
 }
 
-/* The handler's own stack, for a fault from the main thread's stack
- * overflowing (a handler cannot run on the stack that overflowed). */
-static char alt_stack[64 * 1024];
-
 /* catch_signals: the process's signal policy.  Every signal above runs
  * on_fatal_signal, but those ignored on entry (nohup, a background job's
  * SIGINT) stay ignored; SIGPIPE and SIGXFSZ are ignored, so that a
@@ -168,11 +164,8 @@ static char alt_stack[64 * 1024];
 static sp_status catch_signals(void)
 {
     struct sigaction sa = {0}, was;
-    stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack};
     int sig, sync;
 
-    /* without it a stack overflow kills at once, which it did before */
-    (void)sigaltstack(&ss, NULL);
     sa.sa_handler = on_fatal_signal;
     sa.sa_flags = SA_ONSTACK;
     sigfillset(&sa.sa_mask);  /* one handler at a time */
@@ -357,6 +350,25 @@ static int run(int argc, char **argv)
  * (batch.c, parallel.c). */
 #define MAIN_STACK ((size_t)1024 * 1024)
 
+/* The handler's own stack, for a fault from the command's stack
+ * overflowing (a handler cannot run on the stack that overflowed). */
+static char alt_stack[64 * 1024];
+
+/* guarded: run() with ALT_STACK as this thread's alternate signal stack
+ * (without it a stack overflow killed at once, without a word), and the
+ * thread's own put back after it: a sanitizer frees the one it gave the
+ * thread when the thread ends. */
+static int guarded(int argc, char **argv)
+{
+    stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack}, was;
+    int set = sigaltstack(&ss, &was) == 0, rc;
+
+    rc = run(argc, argv);
+    if (set)
+        (void)sigaltstack(&was, NULL);
+    return rc;
+}
+
 struct command {
     int argc;
     char **argv;
@@ -369,11 +381,11 @@ static void *command(void *arg)
     struct command *c = arg;
 
     pthread_sigmask(SIG_SETMASK, &c->mask, NULL);
-    c->rc = run(c->argc, c->argv);
+    c->rc = guarded(c->argc, c->argv);
     return NULL;
 }
 
-/* main: run() on a thread of MAIN_STACK, or on this one when no thread
+/* main: guarded() on a thread of MAIN_STACK, or on this one when no thread
  * can be started.  This thread keeps every signal blocked while it waits,
  * so that a handler never runs on its stack, and the command's thread
  * takes them as the main thread would: a handler never runs while an
@@ -396,5 +408,5 @@ int main(int argc, char **argv)
     if (started)
         pthread_join(t, NULL);
     pthread_sigmask(SIG_SETMASK, &c.mask, NULL);
-    return started ? c.rc : run(argc, argv);
+    return started ? c.rc : guarded(argc, argv);
 }
