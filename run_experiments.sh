@@ -153,7 +153,7 @@ env.txt.  About six minutes. With it:
   --runs R            rounds (default 3)
   --quick             20 320x256 and 3 600x400 images, 8 a set: for tests
 
---suite photos checks issue 28's targets on real photographs: the
+--suite photos times scaleppm on real photographs: the
 JPEGs and PNGs of Debian's wallpaper packages (installed if missing, as
 root) collected into one folder (photos.csv lists them); every JPEG to a
 320x320 thumbnail, scaleppm --fit against vipsthumbnail; the Sun study's

@@ -5,7 +5,7 @@
 # 2 and 4 for each --io and --read-buffer, and --read-buffer's page
 # faults; at the end, the runner itself:
 # one SIGTERM with a job blocked on a FIFO, no thread to start, ulimit -s
-# 32, and a --timings record for a file that failed.  Every output is compared with
+# 16, and a --timings record for a file that failed.  Every output is compared with
 # the one-file run `scaleppm -s N IN OUT`.  batch_test.sh has the hostile
 # files, collisions, odd names, a full filesystem and kill -9.
 #
@@ -363,26 +363,35 @@ else
     result 'no thread can be started (ulimit -u 1): the batch runs alone' "$why"
 fi
 
-# A sanitizer's frames are several times a plain build's: 32 KiB of stack
+# A sanitizer's frames are several times a plain build's: 16 KiB of stack
 # is no test of them.
 if have nm && nm -- "$SP" 2>/dev/null | grep -E '__(asan|tsan)_init' >/dev/null; then
-    skip 'ulimit -s 32' 'a sanitizer build: its stack frames are larger'
+    skip 'ulimit -s 16' 'a sanitizer build: its stack frames are larger'
 else
-    # ulimit -s 32: the jobs run on threads with a stack of their own, not on
-    # the main thread's, which RLIMIT_STACK bounds.  How deep the main thread
-    # starts varies (ASLR): 4 runs.
+    # ulimit -s 16: the command, its jobs and its messages run on threads
+    # with a stack of their own, not on the main thread's, which
+    # RLIMIT_STACK bounds (one fprintf overflowed 16 KiB).  How deep the
+    # main thread starts varies (ASLR): 4 runs.
     why=''
     for try in 1 2 3 4; do
         rm -rf out && mkdir out
         rc=0
         # shellcheck disable=SC2016 # expanded by the inner bash
-        timeout 60 bash -c 'ulimit -s 32 && exec "$@"' bash "$SP" -t 1 -s -3 \
+        timeout 60 bash -c 'ulimit -s 16 && exec "$@"' bash "$SP" -t 1 -s -3 \
             -o out/ in/big.ppm in/a.ppm 2>e </dev/null || rc=$?
         why=$(stderr_is 0 "$(summary_re '2 scaled')")
         [[ -n $why ]] || why=$(holds out ref3 big.ppm a.ppm)
         [[ -z $why ]] || break
+        rm -rf out && mkdir out
+        rc=0
+        # shellcheck disable=SC2016 # expanded by the inner bash
+        timeout 60 bash -c 'ulimit -s 16 && exec "$@"' bash "$SP" -s 2 \
+            -o out/ in/a.ppm in/c.ppm in/d.ppm 2>e </dev/null || rc=$?
+        why=$(stderr_is 0 "$(summary_re '3 scaled')")
+        [[ -n $why ]] || why=$(holds out ref a.ppm c.ppm d.ppm)
+        [[ -z $why ]] || break
     done
-    result "ulimit -s 32: the batch runs (run $try)" "$why"
+    result "ulimit -s 16: the batch runs, one thread and the default (run $try)" "$why"
 
     # And its messages: a usage error, a clash and a mirrored tree build their
     # lines on the heap (an escaped usage line took 24 KiB of stack: SIGSEGV);
@@ -397,14 +406,14 @@ else
             '-s 2 in/a.ppm out/one.ppm' '-s 2 tree/badh.ppm out/one.ppm'; do
             rc=0
             # shellcheck disable=SC2016,SC2086 # expanded by the inner bash; split
-            timeout 60 bash -c 'ulimit -s 32 && exec "$@"' bash "$SP" $args \
+            timeout 60 bash -c 'ulimit -s 16 && exec "$@"' bash "$SP" $args \
                 2>e </dev/null || rc=$?
             ((rc <= 2)) || why="scaleppm $args: exit $rc"
             [[ -n $why ]] || [[ $(wc -l <e) -le 1 ]] || why="scaleppm $args: $(cat e)"
         done
         [[ -z $why ]] || break
     done
-    result "ulimit -s 32: a usage error, a clash, a mirrored tree, one file (run $try)" "$why"
+    result "ulimit -s 16: a usage error, a clash, a mirrored tree, one file (run $try)" "$why"
     rm -rf tree out
 fi
 
@@ -493,6 +502,57 @@ for skip in '' --skip-existing; do
     [[ -n $why || ! -e nd/c.ppm ]] || why='nd/c.ppm written'
     result "a batch's output that is a FIFO ${skip:-alone}: refused, not waited on" "$why"
 done
+rm -rf nd
+
+# A pattern that gives an input no file name (IN ends in '/'), and a
+# format that is not written: refused before any file, saying why.
+rm -rf nd
+for pat in 'nd/%s' '%s'; do
+    rc=0
+    "$SP" -s 2 -o "$pat" in/a.ppm in/ 2>e </dev/null || rc=$?
+    why=$(stderr_is 2 "^scaleppm: 'in/': its output's file name would be empty \('${pat%"%s"}', from -o '$pat'; ")
+    [[ -n $why || ! -e nd/a.ppm ]] || why='nd/a.ppm written'
+    result "a pattern that names no file (-o '$pat'): refused, the name said to be empty" "$why"
+done
+rc=0
+"$SP" -s 2 -o 'nd/%s.gif' in/a.ppm 2>e </dev/null || rc=$?
+why=$(stderr_is 2 "^scaleppm: nd/a.gif: unsupported output format: the extensions written are .pnm .pam .pbm .pgm .ppm .png .jpg .jpeg .bmp .tga \(none: PNM\)$")
+result "a pattern of a format not written: refused, the ones written listed" "$why"
+rm -rf nd
+
+# A FIFO made at an output's name after the batch's check: made while the
+# worker waits for its input (a FIFO held open here, its data not yet
+# written), it is refused at the output's open, which never waits, in one
+# line, and left there.  Without a reader its open would wait forever.
+# children_hold PID PATH: whether a child of PID holds PATH open.
+children_hold() {
+    local c fd
+    # shellcheck disable=SC2013 # the file is a list of words
+    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+        for fd in /proc/"$c"/fd/*; do
+            [[ $(readlink "$fd" 2>/dev/null) != "$2" ]] || return 0
+        done
+    done
+    return 1
+}
+rm -rf nd && mkdir nd && mkfifo nd/in.ppm
+exec {held}<>nd/in.ppm
+rc=0
+timeout 10 "$SP" -t 1 -s 2 -o nd/out/ nd/in.ppm 2>e </dev/null {held}>&- &
+bg_pid=$!
+for ((i = 0; i < 1000; i++)); do
+    ! children_hold "$bg_pid" "$PWD/nd/in.ppm" || break
+    sleep 0.01
+done
+mkfifo nd/out/in.ppm
+cat in/a.ppm >&"$held"
+exec {held}>&-
+wait "$bg_pid" || rc=$?
+bg_pid=''
+why=$(stderr_is 1 "^scaleppm: nd/out/in.ppm: refused: a FIFO, not a regular file" \
+    "$(summary_re '0 scaled, 1 failed')")
+[[ -n $why || -p nd/out/in.ppm ]] || why='the FIFO is gone'
+result "a FIFO made at a batch's output after its check: refused at once" "$why"
 rm -rf nd
 
 finish

@@ -363,9 +363,16 @@ result 'output to a FIFO is written in place' "$why"
 sp -s 2 c.ppm od/x.gif
 why=$(expect_status 1)
 [[ -n $why ]] || why=$(one_line 'scaleppm: od/x.gif: ')
-[[ -n $why ]] || grep -q 'unsupported output format' e || why="stderr: $(head -n 1 e)"
+[[ -n $why ]] || grep -q 'unsupported output format: the extensions written are .pnm .pam .pbm .pgm .ppm .png .jpg .jpeg .bmp .tga (none: PNM)$' e ||
+    why="stderr: $(head -n 1 e)"
 [[ -n $why || ! -e od/x.gif ]] || why='od/x.gif was created'
-result 'output .gif: exit 1, unsupported output format, no file' "$why"
+result 'output .gif: exit 1, unsupported output format, the ones written listed, no file' "$why"
+
+# An empty OUT says so (not "Is a directory").
+sp -s 2 c.ppm ''
+why=$(expect_status 2)
+[[ -n $why ]] || why=$(one_line 'scaleppm: OUT is an empty name: ')
+result "an empty OUT: exit 2, the name said to be empty" "$why"
 
 sp -s 2 nope.ppm od/x.gif
 why=$(expect_status 1)

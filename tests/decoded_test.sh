@@ -121,6 +121,20 @@ for io in "${IO_PATHS[@]}"; do
         by_path trns.png "$io"
 done
 
+# RGB with a tRNS colour: that colour transparent, every other opaque, as
+# libpng and the PNG specification have it (the manual says so), where
+# pngtopam -alphapam leaves it opaque: the reference is written here.
+printf 'P3\n4 1\n255\n0 0 255 0 0 254 1 0 255 200 100 50\n' >key.ppm
+pnmtopng -force -transparent=rgb:00/00/ff key.ppm >key.png  # RGB, not a palette
+{
+    printf 'P7\nWIDTH 4\nHEIGHT 1\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n'
+    printf '\0\0\377\0\0\0\376\377\1\0\377\377\310\144\62\377'
+} >key.png.ref
+for io in "${IO_PATHS[@]}"; do
+    check "RGB with a tRNS colour by $io: that colour alone transparent" \
+        by_path key.png "$io"
+done
+
 # A CMYK JPEG (ImageMagick writes Adobe's inverted inks): jpegtopnm's RGB.
 if have convert && have jpegtopnm; then
     convert rgb.ppm -colorspace cmyk cmyk.jpg

@@ -30,7 +30,7 @@ static sp_status commit_text(const char *path, const char *text)
 {
     struct sp_outfile o;
     char why[SP_WHY_MAX];
-    sp_status st = sp_outfile_open(&o, path, why);
+    sp_status st = sp_outfile_open(&o, path, 0, why);
 
     if (st != SP_OK)
         return st;
@@ -60,7 +60,7 @@ START_TEST(test_unnamed_until_commit)
     char why[SP_WHY_MAX];
     int fds = fx_count_fds();
 
-    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_OK);
+    ck_assert_int_eq(sp_outfile_open(&o, path, 0, why), SP_OK);
     put(&o, "abc");
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 0);
     ck_assert_int_eq(sp_outfile_commit(&o), SP_OK);
@@ -69,7 +69,7 @@ START_TEST(test_unnamed_until_commit)
     assert_text(path, "abc");
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
 
-    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_OK);
+    ck_assert_int_eq(sp_outfile_open(&o, path, 0, why), SP_OK);
     put(&o, "never");
     ck_assert_int_eq(sp_outfile_discard_pending(), 1);
     close(o.fd);
@@ -107,7 +107,7 @@ START_TEST(test_named_fallback)
     char why[SP_WHY_MAX];
 
     sp_sys.openat = no_tmpfile;
-    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_OK);
+    ck_assert_int_eq(sp_outfile_open(&o, path, 0, why), SP_OK);
     put(&o, "abc");
     ck_assert_int_eq(fx_count_entries(fx_dir, ".out.ppm."), 1);
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
@@ -117,13 +117,13 @@ START_TEST(test_named_fallback)
     assert_text(path, "abc");
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
 
-    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_OK);
+    ck_assert_int_eq(sp_outfile_open(&o, path, 0, why), SP_OK);
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 2);
     close(o.fd);
     sp_outfile_close(&o);
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
 
-    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_OK);
+    ck_assert_int_eq(sp_outfile_open(&o, path, 0, why), SP_OK);
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 2);
     ck_assert_int_eq(sp_outfile_discard_pending(), 1);
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
@@ -228,12 +228,46 @@ START_TEST(test_hard_link_refused)
 
     fx_write_text(path, "old");
     ck_assert_int_eq(link(path, other), 0);
-    ck_assert_int_eq(sp_outfile_open(&o, path, why), SP_E_REFUSED);
+    ck_assert_int_eq(sp_outfile_open(&o, path, 0, why), SP_E_REFUSED);
     ck_assert_msg(strstr(why, "2 hard links") != NULL, "why: %s", why);
     ck_assert_int_eq(o.fd, -1);
     assert_text(path, "old");
     assert_text(other, "old");
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 2);
+}
+END_TEST
+
+/* NOWAIT never waits in open(): a FIFO with no reader at the target (as
+ * one made after a batch's check would be) and a device are refused at
+ * once, opened for nothing, and left as they were; a regular file and a
+ * new one are written as without it. */
+START_TEST(test_nowait_refuses_in_place)
+{
+    const char *fifo = fx_path("fifo.ppm"), *path = fx_path("out.ppm");
+    struct sp_outfile o;
+    struct stat sb;
+    char why[SP_WHY_MAX];
+    int fds = fx_count_fds();
+
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(sp_outfile_open(&o, fifo, 1, why), SP_E_REFUSED);
+    ck_assert_msg(strstr(why, "a FIFO, not a regular file") != NULL,
+                  "why: %s", why);
+    ck_assert_int_eq(o.fd, -1);
+    ck_assert_int_eq(lstat(fifo, &sb), 0);
+    ck_assert(S_ISFIFO(sb.st_mode));
+    ck_assert_int_eq(sp_outfile_open(&o, "/dev/null", 1, why), SP_E_REFUSED);
+    ck_assert_msg(strstr(why, "a device") != NULL, "why: %s", why);
+    ck_assert_int_eq(fx_count_fds(), fds);
+
+    for (int i = 0; i < 2; i++) {  /* made, then replaced */
+        ck_assert_int_eq(sp_outfile_open(&o, path, 1, why), SP_OK);
+        put(&o, i == 0 ? "new" : "again");
+        ck_assert_int_eq(sp_outfile_commit(&o), SP_OK);
+        close(o.fd);
+        sp_outfile_close(&o);
+    }
+    assert_text(path, "again");
 }
 END_TEST
 
@@ -321,6 +355,7 @@ static Suite *outfile_suite(void)
     tcase_add_test(tc, test_stdout_by_identity);
     tcase_add_test(tc, test_held_refused);
     tcase_add_test(tc, test_hard_link_refused);
+    tcase_add_test(tc, test_nowait_refuses_in_place);
     tcase_add_test(tc, test_replace_keeps_owner);
     tcase_add_test(tc, test_durable_replace);
     tcase_add_test(tc, test_link_to_other_dir);

@@ -59,8 +59,8 @@ START_TEST(test_output_bands)
             ck_assert_int_eq(sp_write(&img, ref, SP_OUT_PNM, why), SP_OK);
             want = fx_read_file(ref, &want_len);
 
-            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &img, why),
-                             SP_OK);
+            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &img, 0,
+                                            why), SP_OK);
             ck_assert(!fx_file_exists(path));
             ck_assert_int_eq(fx_count_entries(fx_dir, "."), 0);
             while (y < img.height) {
@@ -146,8 +146,8 @@ START_TEST(test_output_repeated)
             short_calls = 0;
             if (cut)
                 sp_sys.writev = short_writev;
-            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &tall, why),
-                             SP_OK);
+            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &tall, 0,
+                                            why), SP_OK);
             band = img;
             band.height = 1;            /* row 0 through stdio */
             ck_assert_int_eq(sp_output_put_repeated(&o, &band, 1, NULL,
@@ -179,7 +179,7 @@ START_TEST(test_output_repeated)
         struct sp_output o;
 
         fx_make_image(&img, 37, 30, 3, 1, 255, 1);
-        ck_assert_int_eq(sp_output_open(&o, "/dev/full", SP_OUT_PNM, &img,
+        ck_assert_int_eq(sp_output_open(&o, "/dev/full", SP_OUT_PNM, &img, 0,
                                         why), SP_OK);
         ck_assert_int_eq(sp_output_put_repeated(&o, &img, 3, NULL, why),
                          ENOSPC);
@@ -209,7 +209,7 @@ START_TEST(test_output_whole_and_stdout)
         ck_assert_int_eq(sp_outfmt_for(names[n], &fmt), SP_OK);
         ck_assert_int_eq(sp_write(&img, ref, fmt, why), SP_OK);
         want = fx_read_file(ref, &want_len);
-        ck_assert_int_eq(sp_output_open(&o, fx_path(names[n]), fmt, &img,
+        ck_assert_int_eq(sp_output_open(&o, fx_path(names[n]), fmt, &img, 0,
                                         why), SP_OK);
         ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
         ck_assert_int_eq(sp_output_close(&o, SP_OK), SP_OK);
@@ -229,7 +229,7 @@ START_TEST(test_output_whole_and_stdout)
         ck_assert_int_eq(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
         close(fd);
     }
-    ck_assert_int_eq(sp_output_open(&o, "-", SP_OUT_PNG, &img, why), SP_OK);
+    ck_assert_int_eq(sp_output_open(&o, "-", SP_OUT_PNG, &img, 0, why), SP_OK);
     for (size_t y = 0; y < img.height; y += 4) {
         unsigned char *copy;
         struct sp_image band = view_rows(&img, y, img.height - y < 4
@@ -275,8 +275,8 @@ START_TEST(test_output_close_error)
                 unsigned char *got;
                 size_t len;
 
-                ck_assert_int_eq(sp_output_open(&o, old, fmts[f], &img, why),
-                                 SP_OK);
+                ck_assert_int_eq(sp_output_open(&o, old, fmts[f], &img, 0,
+                                                why), SP_OK);
                 if (puts > 0)
                     ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
                 ck_assert_int_eq(sp_output_close(&o, errs[e]), errs[e]);
@@ -288,7 +288,7 @@ START_TEST(test_output_close_error)
                 ck_assert_uint_eq(after.st_ino, before.st_ino);
                 ck_assert_uint_eq(after.st_mode, before.st_mode);
 
-                ck_assert_int_eq(sp_output_open(&o, fresh, fmts[f], &img,
+                ck_assert_int_eq(sp_output_open(&o, fresh, fmts[f], &img, 0,
                                                 why), SP_OK);
                 if (puts > 1)
                     ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
@@ -353,7 +353,7 @@ START_TEST(test_output_open_fails)
 
             memset(&o, 0x5a, sizeof o);
             st = sp_output_open(&o, cases[i].path, (enum sp_outfmt)fmt,
-                                cases[i].layout, why);
+                                cases[i].layout, 0, why);
             ck_assert_msg(st == want, "%s (format %d): %d %s, want %s",
                           cases[i].path, fmt, st, sp_strerror(st),
                           sp_strerror(want));

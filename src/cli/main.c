@@ -1,5 +1,6 @@
-/* scaleppm: scale a PNM image by an integer factor, loading it with read(),
- * mmap() or pread().  Parses the command line, runs the job, reports. */
+/* scaleppm: scale an image (PNM, PAM, JPEG, PNG) by an integer factor or
+ * to a size, loading it with read(), mmap() or pread().  Parses the
+ * command line, runs the job or the batch, reports. */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -155,10 +156,6 @@ NO_ASAN static void on_fatal_signal(int sig)
     die_by(sig);
 }
 
-/* The handler's own stack, for a fault from the main thread's stack
- * overflowing (a handler cannot run on the stack that overflowed). */
-static char alt_stack[64 * 1024];
-
 /* catch_signals: the process's signal policy.  Every signal above runs
  * on_fatal_signal, but those ignored on entry (nohup, a background job's
  * SIGINT) stay ignored; SIGPIPE and SIGXFSZ are ignored, so that a
@@ -167,11 +164,8 @@ static char alt_stack[64 * 1024];
 static sp_status catch_signals(void)
 {
     struct sigaction sa = {0}, was;
-    stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack};
     int sig, sync;
 
-    /* without it a stack overflow kills at once, which it did before */
-    (void)sigaltstack(&ss, NULL);
     sa.sa_handler = on_fatal_signal;
     sa.sa_flags = SA_ONSTACK;
     sigfillset(&sa.sa_mask);  /* one handler at a time */
@@ -291,55 +285,8 @@ static int check_output(const struct sp_job *job)
     return 0;
 }
 
-/* JOB_STACK: the stack a one-file job runs on.  The main thread's is
- * RLIMIT_STACK's, which ulimit -s can make too small for the job's frames
- * and libnetpbm's and stdio's beneath them; a batch's workers have a
- * stack of their own likewise (batch.c). */
-#define JOB_STACK (1024 * 1024)
-
-struct one_job {
-    const struct sp_job *job;
-    struct sp_report *report;
-    sigset_t mask;  /* the signals' mask to run with: the caller's */
-    sp_status st;
-};
-
-static void *one_job(void *arg)
-{
-    struct one_job *a = arg;
-
-    pthread_sigmask(SIG_SETMASK, &a->mask, NULL);
-    a->st = sp_job_run(a->job, a->report);
-    return NULL;
-}
-
-/* run_job: sp_job_run(JOB, REPORT) on a thread of JOB_STACK, or on this
- * one when no thread can be started.  This thread keeps every signal
- * blocked while it waits, so that the job's thread takes them, as the
- * main thread did: a handler never runs while an output is being named
- * (outfile.c holds them there), and no other thread is there to. */
-static sp_status run_job(const struct sp_job *job, struct sp_report *report)
-{
-    struct one_job a = {.job = job, .report = report};
-    pthread_attr_t attr;
-    pthread_t t;
-    sigset_t all;
-    int started = 0;
-
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &a.mask);
-    if (pthread_attr_init(&attr) == 0) {
-        started = pthread_attr_setstacksize(&attr, JOB_STACK) == 0 &&
-                  pthread_create(&t, &attr, one_job, &a) == 0;
-        pthread_attr_destroy(&attr);
-    }
-    if (started)
-        pthread_join(t, NULL);
-    pthread_sigmask(SIG_SETMASK, &a.mask, NULL);
-    return started ? a.st : sp_job_run(job, report);
-}
-
-int main(int argc, char **argv)
+/* run: the command ARGV asks for, to its exit status. */
+static int run(int argc, char **argv)
 {
     struct options o = {.job = {.io = SP_IO_AUTO, .filter = SP_FILTER_SAMPLE,
                                 .threads = sp_default_threads()}};
@@ -373,7 +320,7 @@ int main(int argc, char **argv)
     }
     if ((rc = check_output(&o.job)) != 0)
         return rc;
-    st = run_job(&o.job, &report);
+    st = sp_job_run(&o.job, &report);
     if (st == SP_OK && o.job.out != NULL && strcmp(o.job.out, "-") == 0 &&
         fclose(stdout) != 0) {
         st = errno;
@@ -393,4 +340,73 @@ int main(int argc, char **argv)
     if (o.timings)
         sp_report_print(&report, SP_OK, o.json, stderr);
     return 0;
+}
+
+/* MAIN_STACK: the stack the command runs on.  The main thread's is
+ * RLIMIT_STACK's, which ulimit -s can make too small for anything (under
+ * ulimit -s 16 one fprintf to standard error overflowed it: glibc formats
+ * an unbuffered stream's line in a BUFSIZ buffer on the stack); a batch's
+ * workers and a job's threads have stacks of their own likewise
+ * (batch.c, parallel.c). */
+#define MAIN_STACK ((size_t)1024 * 1024)
+
+/* The handler's own stack, for a fault from the command's stack
+ * overflowing (a handler cannot run on the stack that overflowed). */
+static char alt_stack[64 * 1024];
+
+/* guarded: run() with ALT_STACK as this thread's alternate signal stack
+ * (without it a stack overflow killed at once, without a word), and the
+ * thread's own put back after it: a sanitizer frees the one it gave the
+ * thread when the thread ends. */
+static int guarded(int argc, char **argv)
+{
+    stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack}, was;
+    int set = sigaltstack(&ss, &was) == 0, rc;
+
+    rc = run(argc, argv);
+    if (set)
+        (void)sigaltstack(&was, NULL);
+    return rc;
+}
+
+struct command {
+    int argc;
+    char **argv;
+    sigset_t mask;  /* the signals' mask to run with: the caller's */
+    int rc;
+};
+
+static void *command(void *arg)
+{
+    struct command *c = arg;
+
+    pthread_sigmask(SIG_SETMASK, &c->mask, NULL);
+    c->rc = guarded(c->argc, c->argv);
+    return NULL;
+}
+
+/* main: guarded() on a thread of MAIN_STACK, or on this one when no thread
+ * can be started.  This thread keeps every signal blocked while it waits,
+ * so that a handler never runs on its stack, and the command's thread
+ * takes them as the main thread would: a handler never runs while an
+ * output is being named (outfile.c holds them there). */
+int main(int argc, char **argv)
+{
+    struct command c = {.argc = argc, .argv = argv};
+    pthread_attr_t attr;
+    pthread_t t;
+    sigset_t all;
+    int started = 0;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &c.mask);
+    if (pthread_attr_init(&attr) == 0) {
+        started = pthread_attr_setstacksize(&attr, MAIN_STACK) == 0 &&
+                  pthread_create(&t, &attr, command, &c) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (started)
+        pthread_join(t, NULL);
+    pthread_sigmask(SIG_SETMASK, &c.mask, NULL);
+    return started ? c.rc : guarded(argc, argv);
 }

@@ -431,6 +431,9 @@ static int check_options(int n, char **files, struct options *o)
     if (n > 2)
         return usage_error("'%s': one input and one output at most "
                            "(a batch: -o DIR/)", files[2]);
+    if (n > 1 && files[1][0] == '\0')
+        return usage_error("%s", "OUT is an empty name: name a file, or - "
+                           "for standard output");
     o->job.in = n > 0 ? files[0] : "-";
     o->job.out = n > 1 ? files[1] : "-";
     return sp_options_suit(o, o->job.out);

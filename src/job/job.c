@@ -33,7 +33,8 @@ static sp_status begin_output(const struct sp_job *job, enum sp_outfmt fmt,
         return SP_OK;
     sp_meter_start(&m);
     if (!*opened) {
-        st = sp_output_open(out, job->out, fmt, layout, r->why);
+        st = sp_output_open(out, job->out, fmt, layout, job->open_nowait,
+                            r->why);
         *opened = st == SP_OK;
         out->quality = job->quality;
         out->compression = job->compression_set ? job->compression : -1;
@@ -136,6 +137,8 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
         return fail(r, job->in, SP_E_USAGE);
     if (job->out != NULL)
         st = sp_outfmt_for(job->out, &fmt);
+    if (st == SP_E_OUTFORMAT)
+        sp_outfmt_known(r->why);
     if (st != SP_OK)
         return fail(r, job->out, st);
 

@@ -70,10 +70,12 @@ struct sp_job {
     int subsample;         /* JPEG chroma subsampling: 444, 422 or 420; 0:
                               SP_JPEG_SUBSAMPLE, 420 */
     int open_nowait;       /* open the input without waiting for a FIFO's
-                              writer (sp_input_open's NOWAIT): a batch sets
+                              writer (sp_input_open's NOWAIT), and the
+                              output too (sp_output_open's): a batch sets
                               it, so that no file can hold a worker in
                               open() forever; a FIFO with no writer then
-                              fails with SP_E_EMPTY */
+                              fails with SP_E_EMPTY, an output that is no
+                              regular file with SP_E_REFUSED */
     struct sp_reuse *reuse;    /* the read path's buffer, the caller's to
                                   keep from job to job (input_buffer.h);
                                   NULL: each raster malloc'd and freed */

@@ -59,12 +59,20 @@ static int out_relative(const struct sp_naming *n, const char *cwd,
     return 0;
 }
 
+/* empty_name: whether NAME ends in no file name ("", "DIR/"). */
+static int empty_name(const char *name)
+{
+    const char *slash = strrchr(name, '/');
+
+    return (slash != NULL ? slash[1] : name[0]) == '\0';
+}
+
 /* out_names: the output of each of the inputs IN into OUT: 0, or 1 with
  * *WHY set. */
 static int out_names(const struct sp_naming *n, const struct sp_names *in,
                      struct sp_names *out, struct sp_refusal *why)
 {
-    char name[PATH_MAX], rel[PATH_MAX];
+    char name[PATH_MAX], rel[PATH_MAX], known[SP_WHY_MAX];
     int mirror = n->relative_to != NULL ||
                  (!n->target_dir && sp_pattern_has_rel(n->target));
     char *cwd = mirror ? getcwd(NULL, 0) : NULL;
@@ -81,9 +89,15 @@ static int out_names(const struct sp_naming *n, const struct sp_names *in,
             st = sp_batch_name(n->target, n->target_dir, n->format,
                                in->name[i], mirror ? rel : NULL, name,
                                sizeof name);
-        if (rc == 0 && st == SP_OK && sp_outfmt_for(name, &fmt) != SP_OK)
+        if (rc == 0 && st == SP_OK && empty_name(name))
+            rc = refuse(why, 1, "'%s': its output's file name would be "
+                        "empty ('%s', from -o '%s'; see scaleppm --help)",
+                        in->name[i], name, n->target);
+        if (rc == 0 && st == SP_OK && sp_outfmt_for(name, &fmt) != SP_OK) {
             /* not worth starting: every file of its kind would fail */
-            rc = failed(why, name, SP_E_OUTFORMAT, "", 1);
+            sp_outfmt_known(known);
+            rc = failed(why, name, SP_E_OUTFORMAT, known, 1);
+        }
         if (rc == 0 && st == SP_OK && n->suit != NULL &&
             n->suit(n->suit_arg, name) != 0) {
             why->usage = 1;  /* the caller has said why */

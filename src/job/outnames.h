@@ -31,8 +31,10 @@ struct sp_refusal {
 };
 
 /* sp_batch_outputs: into OUT, the output N names for each of the inputs
- * IN; their folders made where missing (mkdir -p), before any file is
- * scaled, so that a missing one is one refusal and not a failure a file;
+ * IN (refused if one has an empty file name, as IN/ under %s gives, or
+ * an extension no format has); their folders made where missing (mkdir
+ * -p), before any file is scaled, so that a missing one is one refusal
+ * and not a failure a file;
  * then refused if one is a descriptor the process holds (standard
  * output, by any name), is there and no regular file (written in place,
  * it could not appear whole or not at all), would be written by two

@@ -330,8 +330,12 @@ static sp_status open_replacement(struct sp_outfile *o, int fd,
     return st;
 }
 
+/* open_target: PATH, not a descriptor the process holds, opened as
+ * outfile.h says; with NOWAIT a target that is there and not a regular
+ * file is refused before it is opened for writing (its O_PATH descriptor
+ * waits for nothing). */
 static sp_status open_target(struct sp_outfile *o, const char *path,
-                             char *why)
+                             int nowait, char *why)
 {
     struct stat sb;
     sp_status st;
@@ -352,7 +356,12 @@ static sp_status open_target(struct sp_outfile *o, const char *path,
         st = errno;
     else if (S_ISDIR(sb.st_mode))
         st = EISDIR;
-    else if (!S_ISREG(sb.st_mode))
+    else if (!S_ISREG(sb.st_mode) && nowait) {
+        snprintf(why, SP_WHY_MAX, "%s, not a regular file: not opened "
+                 "(opening one may wait)",
+                 S_ISFIFO(sb.st_mode) ? "a FIFO" : "a device or a socket");
+        st = SP_E_REFUSED;
+    } else if (!S_ISREG(sb.st_mode))
         st = open_in_place(o, path, &sb, why);
     else
         st = open_replacement(o, fd, path, &sb, why);
@@ -367,13 +376,14 @@ int sp_outfile_held(const char *path, struct stat *sb)
     return n >= 0 && fstat(n, sb) == 0;
 }
 
-sp_status sp_outfile_open(struct sp_outfile *o, const char *path, char *why)
+sp_status sp_outfile_open(struct sp_outfile *o, const char *path,
+                          int nowait, char *why)
 {
     int n = held_fd(path);
     sp_status st;
 
     *o = (struct sp_outfile){.fd = -1, .dir = -1};
-    st = n >= 0 ? open_held(o, n, why) : open_target(o, path, why);
+    st = n >= 0 ? open_held(o, n, why) : open_target(o, path, nowait, why);
     if (st != SP_OK) {
         if (o->fd >= 0)
             close(o->fd);

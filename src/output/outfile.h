@@ -47,12 +47,17 @@ struct sp_outfile {
                       its index, or 0 */
 };
 
-/* sp_outfile_open: open PATH for writing as above.  WHY (SP_WHY_MAX) may
- * get a detail.  Returns 0, an errno value (EACCES, EISDIR, EBADF for a
+/* sp_outfile_open: open PATH for writing as above.  With NOWAIT it never
+ * waits: a target that is there and not a regular file (a FIFO with no
+ * reader, a device), whose open may wait, is refused without being
+ * opened for writing, however it came there (a batch checks its outputs
+ * first, but one may be made after the check).  WHY (SP_WHY_MAX) may get
+ * a detail.  Returns 0, an errno value (EACCES, EISDIR, EBADF for a
  * descriptor that is not open for writing, ...), or SP_E_REFUSED (a
- * dangling link, a file with other hard links); on failure nothing is
- * left open or created. */
-sp_status sp_outfile_open(struct sp_outfile *o, const char *path, char *why);
+ * dangling link, a file with other hard links, with NOWAIT a target that
+ * is no regular file); on failure nothing is left open or created. */
+sp_status sp_outfile_open(struct sp_outfile *o, const char *path,
+                          int nowait, char *why);
 
 /* sp_outfile_held: whether PATH names a descriptor the process holds, as
  * sp_outfile_open() finds it, "-" naming standard output; if so *SB gets

@@ -1,6 +1,7 @@
 /* outfmt.h: the output formats, how a name picks one and what sizes each
  * can hold: what write.h's output and the encoders (encode.h) both speak.
- * sp_outfmt_for is write.c's, sp_outfmt_fits outfmt.c's. */
+ * sp_outfmt_for and sp_outfmt_known are write.c's, sp_outfmt_fits
+ * outfmt.c's. */
 #ifndef SP_OUTFMT_H
 #define SP_OUTFMT_H
 
@@ -16,6 +17,10 @@ enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
  * sp_output_open says).  Returns 0, or SP_E_OUTFORMAT for any other
  * extension. */
 sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
+
+/* sp_outfmt_known: into WHY (SP_WHY_MAX), the extensions sp_outfmt_for
+ * knows, for a message that follows SP_E_OUTFORMAT's. */
+void sp_outfmt_known(char *why);
 
 /* SP_JPEG_SIDE_MAX: the most pixels a side libjpeg writes
  * (JPEG_MAX_DIMENSION: a little under the format's 16-bit fields). */

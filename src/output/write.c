@@ -18,23 +18,26 @@
 #include "encode.h"
 #include "header.h"
 
+/* The extensions an output's name may end in: the format and the type
+ * each asks for. */
+static const struct {
+    const char *ext;
+    enum sp_outfmt fmt;
+    enum sp_want want;
+} known[] = {
+    {"pnm", SP_OUT_PNM, SP_WANT_KEEP}, {"pam", SP_OUT_PNM, SP_WANT_PAM},
+    {"pbm", SP_OUT_PNM, SP_WANT_PBM},  {"pgm", SP_OUT_PNM, SP_WANT_PGM},
+    {"ppm", SP_OUT_PNM, SP_WANT_PPM},  {"png", SP_OUT_PNG, SP_WANT_STB},
+    {"jpg", SP_OUT_JPEG, SP_WANT_STB}, {"jpeg", SP_OUT_JPEG, SP_WANT_STB},
+    {"bmp", SP_OUT_BMP, SP_WANT_STB},  {"tga", SP_OUT_TGA, SP_WANT_STB},
+};
+
 /* name_kind: the format and the type PATH's extension asks for,
  * case-insensitive; no extension (or a dot file's name) and "-" ask for
  * PNM of the image's own type.  Returns 0 or SP_E_OUTFORMAT. */
 static sp_status name_kind(const char *path, enum sp_outfmt *fmt,
                            enum sp_want *want)
 {
-    static const struct {
-        const char *ext;
-        enum sp_outfmt fmt;
-        enum sp_want want;
-    } known[] = {
-        {"pnm", SP_OUT_PNM, SP_WANT_KEEP}, {"pam", SP_OUT_PNM, SP_WANT_PAM},
-        {"pbm", SP_OUT_PNM, SP_WANT_PBM},  {"pgm", SP_OUT_PNM, SP_WANT_PGM},
-        {"ppm", SP_OUT_PNM, SP_WANT_PPM},  {"png", SP_OUT_PNG, SP_WANT_STB},
-        {"jpg", SP_OUT_JPEG, SP_WANT_STB}, {"jpeg", SP_OUT_JPEG, SP_WANT_STB},
-        {"bmp", SP_OUT_BMP, SP_WANT_STB},  {"tga", SP_OUT_TGA, SP_WANT_STB},
-    };
     const char *base = strrchr(path, '/');
     const char *dot;
 
@@ -59,6 +62,17 @@ sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt)
     enum sp_want want;
 
     return name_kind(path, fmt, &want);
+}
+
+void sp_outfmt_known(char *why)
+{
+    size_t n = (size_t)snprintf(why, SP_WHY_MAX, "the extensions "
+                                "written are");
+
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        n += (size_t)snprintf(why + n, SP_WHY_MAX - n, " .%s",
+                              known[i].ext);
+    snprintf(why + n, SP_WHY_MAX - n, " (none: PNM)");
 }
 
 /* wanted: the type PATH asks for, written as FMT (stdout: PNM). */
@@ -99,7 +113,7 @@ static int widen_pipe(int fd)
 
 sp_status sp_output_open(struct sp_output *o, const char *path,
                          enum sp_outfmt fmt, const struct sp_image *layout,
-                         char *why)
+                         int nowait, char *why)
 {
     int to_stdout = strcmp(path, "-") == 0;
     sp_status st;
@@ -124,7 +138,7 @@ sp_status sp_output_open(struct sp_output *o, const char *path,
         o->f = stdout;
         o->splice = o->fmt == SP_OUT_PNM && widen_pipe(STDOUT_FILENO);
     } else {
-        st = sp_outfile_open(&o->file, path, why);
+        st = sp_outfile_open(&o->file, path, nowait, why);
         if (st == SP_OK && (o->f = fdopen(o->file.fd, "wb")) == NULL) {
             st = errno;
             close(o->file.fd);

@@ -55,13 +55,14 @@ struct sp_output {
  * For PNM the header is written here, for PNG and JPEG with the first
  * rows put; for the other formats the type must pass sp_outfmt_fits()
  * first.  QUALITY, COMPRESSION and SUBSAMPLE may be set once it is open,
- * before the first put.  WHY (SP_WHY_MAX) may get a detail.  Returns 0, or an
+ * before the first put.  NOWAIT is sp_outfile_open()'s: no target that is
+ * not a regular file.  WHY (SP_WHY_MAX) may get a detail.  Returns 0, or an
  * errno value (EACCES, EISDIR, ...), SP_E_REFUSED, SP_E_CONVERT,
  * SP_E_TOOBIG, SP_E_BADHEADER or sp_outfmt_fits()'s status; on failure
  * nothing is left open or created. */
 sp_status sp_output_open(struct sp_output *o, const char *path,
                          enum sp_outfmt fmt, const struct sp_image *layout,
-                         char *why);
+                         int nowait, char *why);
 
 /* sp_output_next: for a PNM output, begin the next image of a
  * multi-image stream, laid out as LAYOUT: its header, in the type the
