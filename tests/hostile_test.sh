@@ -260,6 +260,15 @@ bad[dht + 5 : dht + 21] = bytes([255] * 16)  # 4080 codes: more than fit
 write("jpeg_bad_huffman.jpg", bytes(bad))
 g = read("coded_progressive.jpg")
 write("jpeg_progressive_cut.jpg", g[: len(g) * 2 // 3])
+
+# Bombs (below): a width libpng allocated rows for from IHDR alone, and
+# chunks whose claimed length it allocated (and zeroed) before reading.
+idat = chunk(b"IDAT", zlib.compress(b""))
+write("bomb_png_wide.png", png(gray(2147483647, 1), idat))
+write("bomb_png_wide_rgba16.png", png(gray(2147483647, 1, 16, 6), idat))
+for kind in (b"pCAL", b"sCAL", b"sPLT"):
+    write("bomb_png_huge_%s.png" % kind.decode(),
+          png(gray(1, 1))[:33] + struct.pack(">I", 0x7FFFFFFF) + kind + bytes(64))
 CODED
 if have convert; then
     convert in/coded.ppm -colorspace cmyk in/coded_cmyk.jpg
@@ -696,6 +705,64 @@ big_out one.ppm 26760 tga 'too large for TGA.*715827883 pixels'
 big_out tall.ppm 10 jpg '10x65510 is too large for JPEG \(libjpeg takes up to 65500'
 big_out wide.ppm 10 tga '70000x10 is too large for TGA \(65535 pixels a side'
 big_out wide.ppm 10 jpg '70000x10 is too large for JPEG \(libjpeg takes up to 65500 pixels a side'
+
+# --- bombs: a few bytes that claim gigabytes -----------------------------
+# Refused from the header, before the decoder allocates anything: by every
+# load path and from a pipe, under a 1 GiB address space (where the build
+# allows one), and, where strace can watch, without asking for a mapping
+# of 256 MiB or more (libpng allocated rows for a claimed width, and a
+# claimed pCAL, sCAL or sPLT length, before any check).
+trace=()
+if ((${#as_limit[@]})) && have strace && strace -f -qq -o /dev/null true; then
+    trace=(strace -f -qq -e trace=mmap -o trace.txt)
+fi
+# big_maps: the mappings of 256 MiB or more that trace.txt shows asked
+# for (a malloc arena's reservation, MAP_NORESERVE, is not one).
+big_maps() {
+    [[ -s trace.txt ]] || return 0
+    awk -F', ' '/mmap\(/ && !/MAP_NORESERVE/ && $2 + 0 >= 268435456' \
+        trace.txt | head -n 2 | tr '\n' '|'
+}
+# bomb NAME WORDS [OPTION...]: scaleppm -s -2 on in/NAME refused.
+bomb() {
+    local name=$1 want=$2 how label why line
+    shift 2
+    for how in "${IO_PATHS[@]}" pipe; do
+        rm -f od/bomb.pnm trace.txt
+        rc=0 label=in/$name
+        if [[ $how == pipe ]]; then
+            label=-
+            timeout 30 "${trace[@]}" "${as_limit[@]}" "$SP" "$@" -s -2 - \
+                od/bomb.pnm >o 2>e < <(cat "in/$name") || rc=$?
+        else
+            timeout 30 "${trace[@]}" "${as_limit[@]}" "$SP" --io "$how" \
+                "$@" -s -2 "in/$name" od/bomb.pnm >o 2>e </dev/null || rc=$?
+        fi
+        line=$(head -n 1 e) why=''
+        if ((rc != 1)); then
+            why="exit $rc, want 1; stderr: $line"
+        elif [[ $(wc -l <e) -ne 1 ]]; then
+            why="$(wc -l <e) lines on stderr: $(tr '\n' '|' <e)"
+        elif [[ $line != "scaleppm: $label: "* ]] || ! grep -Eq -- "$want" e; then
+            why="stderr '$line' does not match '$want'"
+        elif [[ -e od/bomb.pnm || -s o ]]; then
+            why='an output was written'
+        elif [[ -n $(big_maps) ]]; then
+            why="asked for a mapping of 256 MiB or more: $(big_maps)"
+        fi
+        result "$name${*:+ $*}, $how: refused before allocating ($want)" "$why"
+    done
+}
+if ((${#trace[@]} == 0)); then
+    skip 'bombs: no mapping of 256 MiB asked for' \
+        'a sanitizer build (no address-space limit) or no strace: exit and words only'
+fi
+bomb bomb_png_wide.png 'file is truncated: PNG: .* cannot hold 2147483647 x 1 pixels'
+bomb bomb_png_wide_rgba16.png \
+    'too large for --max-pixels: the input is 2147483647x1' --max-pixels 1000
+for kind in pCAL sCAL sPLT; do
+    bomb "bomb_png_huge_$kind.png" 'file is truncated: PNG: the file ends early'
+done
 
 # --- fewer threads than asked --------------------------------------------
 # Under RLIMIT_NPROC a thread that cannot be started is done without: -t 8
