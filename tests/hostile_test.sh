@@ -213,6 +213,7 @@ printf 'P6\n1 1\n65535\n\001\002\003\004\005' >in/short_by_one_16bit.ppm
 # JPEG and PNG: valid files of netpbm's encoders, then cut, claiming more
 # than they hold, with a CRC or a Huffman table broken (coded.py).
 noise 40 30 255 5 3 >in/coded.ppm
+ppmmake rgb:80/80/80 64 64 | cjpeg -arithmetic >in/arith.jpg
 pnmtojpeg in/coded.ppm >in/coded.jpg
 pnmtojpeg -progressive in/coded.ppm >in/coded_progressive.jpg
 pnmtopng in/coded.ppm >in/coded.png
@@ -269,6 +270,9 @@ write("bomb_png_wide_rgba16.png", png(gray(2147483647, 1, 16, 6), idat))
 for kind in (b"pCAL", b"sCAL", b"sPLT"):
     write("bomb_png_huge_%s.png" % kind.decode(),
           png(gray(1, 1))[:33] + struct.pack(">I", 0x7FFFFFFF) + kind + bytes(64))
+a = read("arith.jpg")  # uniform: libjpeg feeds zeros past its scan's data
+sof = a.index(b"\xff\xc9")
+write("bomb_jpeg_arith.jpg", a[: sof + 5] + struct.pack(">HH", 46000, 46000) + a[sof + 9 :])
 CODED
 if have convert; then
     convert in/coded.ppm -colorspace cmyk in/coded_cmyk.jpg
@@ -711,7 +715,8 @@ big_out wide.ppm 10 jpg '70000x10 is too large for JPEG \(libjpeg takes up to 65
 # load path and from a pipe, under a 1 GiB address space (where the build
 # allows one), and, where strace can watch, without asking for a mapping
 # of 256 MiB or more (libpng allocated rows for a claimed width, and a
-# claimed pCAL, sCAL or sPLT length, before any check).
+# claimed pCAL, sCAL or sPLT length, before any check; an arithmetic-coded
+# JPEG, whose length bounds nothing, was decoded whole).
 trace=()
 if ((${#as_limit[@]})) && have strace && strace -f -qq -o /dev/null true; then
     trace=(strace -f -qq -e trace=mmap -o trace.txt)
@@ -763,6 +768,8 @@ bomb bomb_png_wide_rgba16.png \
 for kind in pCAL sCAL sPLT; do
     bomb "bomb_png_huge_$kind.png" 'file is truncated: PNG: the file ends early'
 done
+bomb bomb_jpeg_arith.jpg \
+    'image too large: JPEG: 46000 x 46000 pixels, arithmetic-coded'
 
 # --- fewer threads than asked --------------------------------------------
 # Under RLIMIT_NPROC a thread that cannot be started is done without: -t 8
