@@ -96,8 +96,12 @@ static void scans(j_common_ptr c)
 static sp_status status_of(const struct jdec *d, sp_status otherwise,
                            char *why)
 {
-    snprintf(why, SP_WHY_MAX, "JPEG: %s", d->msg);
-    return d->code == JWRN_JPEG_EOF ? SP_E_TRUNCATED : otherwise;
+    sp_status st = d->code == JWRN_JPEG_EOF ? SP_E_TRUNCATED : otherwise;
+
+    /* a bad header's status names the format (sp_codec_ops.bad) */
+    snprintf(why, SP_WHY_MAX, "%s%s", st == SP_E_BADHEADER ? "" : "JPEG: ",
+             d->msg);
+    return st;
 }
 
 static sp_status begin(const unsigned char *p, size_t len, void **state)
@@ -454,5 +458,5 @@ static void end(void *state)
 }
 
 const struct sp_codec_ops sp_codec_jpeg = {
-    "JPEG", "Huffman coding takes a bit an 8 x 8 block at least",
+    "JPEG", "Huffman coding takes a bit an 8 x 8 block at least", SP_E_BADJPEG,
     begin, header, least, raster, shrink, used, end};

@@ -92,8 +92,12 @@ static void read_bytes(png_structp png, png_bytep out, size_t n)
 static sp_status status_of(const struct pdec *d, sp_status otherwise,
                            char *why)
 {
-    snprintf(why, SP_WHY_MAX, "PNG: %s", d->msg);
-    return d->truncated ? SP_E_TRUNCATED : otherwise;
+    sp_status st = d->truncated ? SP_E_TRUNCATED : otherwise;
+
+    /* a bad header's status names the format (sp_codec_ops.bad) */
+    snprintf(why, SP_WHY_MAX, "%s%s", st == SP_E_BADHEADER ? "" : "PNG: ",
+             d->msg);
+    return st;
 }
 
 static sp_status begin(const unsigned char *p, size_t len, void **state)
@@ -284,5 +288,5 @@ static void end(void *state)
 }
 
 const struct sp_codec_ops sp_codec_png = {
-    "PNG", "deflate packs 1032 bytes in one at best",
+    "PNG", "deflate packs 1032 bytes in one at best", SP_E_BADPNG,
     begin, header, least, raster, NULL, used, end};

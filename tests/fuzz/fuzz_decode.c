@@ -23,8 +23,9 @@
 
 static int header_status(sp_status st)
 {
-    return st == SP_OK || st == SP_E_BADHEADER || st == SP_E_TRUNCATED ||
-           st == SP_E_UNSUPPORTED || st == SP_E_TOOBIG || st == ENOMEM;
+    return st == SP_OK || st == SP_E_BADJPEG || st == SP_E_BADPNG ||
+           st == SP_E_TRUNCATED || st == SP_E_UNSUPPORTED ||
+           st == SP_E_TOOBIG || st == ENOMEM;
 }
 
 static int raster_status(sp_status st)
