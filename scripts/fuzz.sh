@@ -67,13 +67,18 @@ lsan=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$ROOT/tests/lsan.supp
 lsan+=:print_suppressions=0
 
 # run HARNESS: fuzz it for $secs seconds; the exit status is libFuzzer's.
+# The decoders get inputs of up to 256 KiB (a reference decoder's test
+# files, a huge ancillary chunk); one allocation of more than 1 GiB is a
+# finding, as replay.c makes it one.
 run() {
-    local h=$1
+    local h=$1 max_len=4096
     local corpus=$BUILD/fuzz/corpus/$h crashes=$FUZZ/crashes/$h
+    [[ $h != decode ]] || max_len=262144
     mkdir -p "$corpus" "$crashes"
     echo "fuzz.sh: fuzz_$h for ${secs}s, log $BUILD/fuzz/$h.log" >&2
     LSAN_OPTIONS=$lsan "$BUILD/tests/fuzz/fuzz_$h" -max_total_time="$secs" \
-        -max_len=4096 -rss_limit_mb=2048 -timeout=30 -dict="$FUZZ/pnm.dict" \
+        -max_len="$max_len" -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+        -timeout=30 -dict="$FUZZ/pnm.dict" \
         -artifact_prefix="$crashes/" -print_final_stats=1 \
         "$corpus" "$seeds" >"$BUILD/fuzz/$h.log" 2>&1
 }

@@ -250,7 +250,7 @@ done
 )
 rc=$(cat sp.rc)
 why=$(expect_status 1)
-[[ -n $why ]] || why=$(one_line 'scaleppm: -: not a PNM image')
+[[ -n $why ]] || why=$(one_line 'scaleppm: -: not a format scaleppm reads')
 [[ -n $why || $(cat writer.rc) != 0 ]] ||
     why='all 64 MiB of a non-image stream were read before it was refused'
 result 'bad input: a long non-image stream is refused at its magic number' "$why"

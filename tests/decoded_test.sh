@@ -235,8 +235,8 @@ motion_pipe() { from_pipe motion.jpg && same out.pnm plain.pnm; }
 check "a video after a JPEG: ignored" motion_file
 check "a video after a JPEG, from a pipe: ignored" motion_pipe
 { cat rgb.jpg; printf 'Pjunk'; } >junk.jpg
-refused "a bad PNM after a JPEG" 'not a PNM image.*image 2' "$SP" -s 1 junk.jpg out.pnm
-refused "a bad PNM after a JPEG, from a pipe" 'not a PNM image.*image 2' \
+refused "a bad PNM after a JPEG" 'not a format scaleppm reads: image 2' "$SP" -s 1 junk.jpg out.pnm
+refused "a bad PNM after a JPEG, from a pipe" 'not a format scaleppm reads: image 2' \
     from_pipe junk.jpg
 
 # The codec in -v and in --timings records.
@@ -259,7 +259,7 @@ big = chunk(b"prVt", bytes(20 << 20))
 open("meta.png", "wb").write(sig + big + idat + chunk(b"IEND", b""))
 open("tail.png", "wb").write(sig + idat + big + chunk(b"IEND", b""))
 BIG
-refused "a stream's PNG header past 16 MiB" 'no image in the first 16 MiB' \
+refused "a stream's PNG header past 16 MiB" 'bad PNG header: no image in the first 16 MiB' \
     from_pipe meta.png
 refused "a stream's PNG past twice its raster and 16 MiB" \
     'image too large: PNG: more than' \

@@ -42,18 +42,30 @@ mkdir in od
 # The pipe character cannot appear in CONTENT (it ends the fields).
 table=$(cat <<'TABLE'
 # --- magic numbers: not PNM, or PNM we do not read
-magic_P0.ppm      |1|all |not a PNM image   |P0\n1 1\n255\n\0\0\0
-magic_P8.ppm      |1|all |not a PNM image   |P8\n1 1\n255\n\0\0\0
-magic_Pa.ppm      |1|all |not a PNM image   |Pa
-magic_lower_p6.ppm|1|all |not a PNM image   |p6\n1 1\n255\n\0\0\0
-magic_P_only.ppm  |1|all |not a PNM image   |P
-magic_space.ppm   |1|all |not a PNM image   |\040P6\n1 1\n255\n\0\0\0
-magic_bom.ppm     |1|all |not a PNM image   |\357\273\277P6\n1 1\n255\n\0\0\0
-magic_nul.ppm     |1|all |not a PNM image   |\0P6\n1 1\n255\n\0\0\0
-magic_comment.ppm |1|all |not a PNM image   |#c\nP6\n1 1\n255\n\0\0\0
-magic_split.ppm   |1|all |not a PNM image   |P#c\n6\n1 1\n255\n\0\0\0
-pfm_color.pfm     |1|all |not a PNM image   |PF\n1 1\n-1.0\n\0\0\0\0\0\0\0\0\0\0\0\0
-pfm_gray.pfm      |1|all |not a PNM image   |Pf\n1 1\n-1.0\n\0\0\0\0
+magic_P0.ppm      |1|all |not a format scaleppm reads|P0\n1 1\n255\n\0\0\0
+magic_P8.ppm      |1|all |not a format scaleppm reads|P8\n1 1\n255\n\0\0\0
+magic_Pa.ppm      |1|all |not a format scaleppm reads|Pa
+magic_lower_p6.ppm|1|all |not a format scaleppm reads|p6\n1 1\n255\n\0\0\0
+magic_P_only.ppm  |1|all |not a format scaleppm reads|P
+magic_space.ppm   |1|all |not a format scaleppm reads|\040P6\n1 1\n255\n\0\0\0
+magic_bom.ppm     |1|all |not a format scaleppm reads|\357\273\277P6\n1 1\n255\n\0\0\0
+magic_nul.ppm     |1|all |not a format scaleppm reads|\0P6\n1 1\n255\n\0\0\0
+magic_comment.ppm |1|all |not a format scaleppm reads|#c\nP6\n1 1\n255\n\0\0\0
+magic_split.ppm   |1|all |not a format scaleppm reads|P#c\n6\n1 1\n255\n\0\0\0
+pfm_color.pfm     |1|all |not a format scaleppm reads: a PFM image|PF\n1 1\n-1.0\n\0\0\0\0\0\0\0\0\0\0\0\0
+pfm_gray.pfm      |1|all |not a format scaleppm reads: a PFM image|Pf\n1 1\n-1.0\n\0\0\0\0
+# --- other formats' magic numbers: named, and what scaleppm reads said
+webp.webp         |1|all |not a format scaleppm reads: a WebP image \(it reads PNM, PAM, JPEG and PNG\)|RIFF\044\0\0\0WEBPVP8 \030\0\0\0
+gif.gif           |1|all |not a format scaleppm reads: a GIF image \(it reads PNM, PAM, JPEG and PNG\)|GIF89a\001\0\001\0\0\0\0,
+tiff_le.tif       |1|all |not a format scaleppm reads: a TIFF image|II*\0\010\0\0\0
+tiff_be.tif       |1|all |not a format scaleppm reads: a TIFF image|MM\0*\0\0\0\010
+bmp.bmp           |1|all |not a format scaleppm reads: a BMP image|BM\072\0\0\0\0\0\0\0\066\0\0\0\050\0
+heic.heic         |1|all |not a format scaleppm reads: a HEIF image|\0\0\0\030ftypheic\0\0\0\0mif1heic
+avif.avif         |1|all |not a format scaleppm reads: an AVIF image|\0\0\0\034ftypavif\0\0\0\0avifmif1
+jxl.jxl           |1|all |not a format scaleppm reads: a JPEG XL image|\377\012\372\037
+jxl_box.jxl       |1|all |not a format scaleppm reads: a JPEG XL image|\0\0\0\014JXL \r\n\207\n\0\0\0\024
+pdf.pdf           |1|all |not a format scaleppm reads: a PDF document|%%PDF-1.4\n%%\342\343\317\323\n
+text.txt          |1|all |not a format scaleppm reads: no PNM or PAM \(P1 to P7\), JPEG or PNG magic number|hello\n
 # --- PBM and PAM: their headers' faults
 pbm_P1_bare.pbm   |1|all |bad PNM header    |P1
 pbm_P4_huge.pbm   |1|redir|file is truncated|P4\n100000 100000\n\0
@@ -134,36 +146,36 @@ ok_plain_comment.pgm|0|all|-                |P2\n2 1\n255\n1 #c\n 2\n
 ok_long_comment.ppm|0|all|-                 |=
 # --- after an image: whitespace, then nothing or an image (netpbm's rule;
 # after a JPEG or PNG, bytes that begin no image are ignored: decoded_test)
-junk_after.ppm    |1|all |not a PNM image.*image 2|P6\n1 1\n255\n\001\002\003junk
+junk_after.ppm    |1|all |not a format scaleppm reads: image 2.*no PNM or PAM|P6\n1 1\n255\n\001\002\003junk
 jpeg_after.ppm    |1|all |truncated: image 2.*JPEG|P6\n1 1\n255\n\001\002\003\377\330\377\340\0\020JFIF
-space_junk_after.pgm|1|all|not a PNM image.*image 2|P5\n1 1\n255\n\007 \r\n x
-lone_P_after.pgm  |1|all |not a PNM image.*image 2|P5\n1 1\n255\n\007\nP
-nul_after.pgm     |1|all |not a PNM image.*image 2|P5\n1 1\n255\n\007\n\0
-plain_junk_after.pgm|1|all|not a PNM image.*image 2|P2\n1 1\n255\n7\nx
+space_junk_after.pgm|1|all|not a format scaleppm reads: image 2|P5\n1 1\n255\n\007 \r\n x
+lone_P_after.pgm  |1|all |not a format scaleppm reads: image 2|P5\n1 1\n255\n\007\nP
+nul_after.pgm     |1|all |not a format scaleppm reads: image 2|P5\n1 1\n255\n\007\n\0
+plain_junk_after.pgm|1|all|not a format scaleppm reads: image 2|P2\n1 1\n255\n7\nx
 bad_second.ppm    |1|all |bad PNM header.*image 2|P6\n1 1\n255\n\001\002\003\nP6\n0 1\n255\n
 ok_space_after.ppm|0|all |-                 |P6\n1 1\n255\n\001\002\003 \r\n\t\v\f
 ok_plain_space_after.pgm|0|all|-            |P2\n1 1\n255\n7 \r\n\r\n
 # --- not regular files
 adir              |1|redir|Is a directory   |=
 fifo_no_data      |1|all |empty file        |=
-/dev/zero         |1|all |not a PNM image   |=
+/dev/zero         |1|all |not a format scaleppm reads|=
 /dev/null         |1|all |empty file        |=
 # --- JPEG and PNG (made below from pnmtojpeg's and pnmtopng's files)
 png_cut_idat.png  |1|all |file is truncated: PNG|=
 png_claims_20000.png|1|all|file is truncated: PNG: .* cannot hold 20000 x 20000|=
 png_claims_50000.png|1|all|too large for --max-pixels|=
 png_crc_idat.png  |1|all |bad pixel data: PNG: IDAT: CRC error|=
-png_crc_ihdr.png  |1|all |bad PNM header: PNG: IHDR: CRC error|=
-png_no_plte.png   |1|all |bad PNM header: PNG: .*PLTE|=
+png_crc_ihdr.png  |1|all |bad PNG header: IHDR: CRC error|=
+png_no_plte.png   |1|all |bad PNG header: .*PLTE|=
 png_idat_short.png|1|all |bad pixel data: PNG: Not enough image data|=
 png_palette_interlaced_cut.png|1|all|file is truncated: PNG|=
 jpeg_cut.jpg      |1|all |file is truncated: JPEG|=
 jpeg_claims_20000.jpg|1|all|file is truncated: JPEG: .* cannot hold 20000 x 20000|=
-jpeg_bad_huffman.jpg|1|all|JPEG: Bogus Huffman table|=
-jpeg_no_image.jpg |1|all |bad PNM header: JPEG|\377\330\377\331
+jpeg_bad_huffman.jpg|1|all|bad JPEG header: Bogus Huffman table|=
+jpeg_no_image.jpg |1|all |bad JPEG header: JPEG datastream contains no image|\377\330\377\331
 jpeg_cmyk_cut.jpg |1|all |file is truncated: JPEG|=
 jpeg_progressive_cut.jpg|1|all|file is truncated: JPEG|=
-jpeg_pnm_junk_after.jpg|1|all|not a PNM image.*image 2|=
+jpeg_pnm_junk_after.jpg|1|all|not a format scaleppm reads: image 2|=
 symlink_loop.ppm  |1|file|Too many levels of symbolic links|=
 dangling.ppm      |1|file|No such file or directory|=
 unreadable.ppm    |1|user|Permission denied |=
@@ -213,6 +225,7 @@ printf 'P6\n1 1\n65535\n\001\002\003\004\005' >in/short_by_one_16bit.ppm
 # JPEG and PNG: valid files of netpbm's encoders, then cut, claiming more
 # than they hold, with a CRC or a Huffman table broken (coded.py).
 noise 40 30 255 5 3 >in/coded.ppm
+ppmmake rgb:80/80/80 64 64 | cjpeg -arithmetic >in/arith.jpg
 pnmtojpeg in/coded.ppm >in/coded.jpg
 pnmtojpeg -progressive in/coded.ppm >in/coded_progressive.jpg
 pnmtopng in/coded.ppm >in/coded.png
@@ -260,6 +273,18 @@ bad[dht + 5 : dht + 21] = bytes([255] * 16)  # 4080 codes: more than fit
 write("jpeg_bad_huffman.jpg", bytes(bad))
 g = read("coded_progressive.jpg")
 write("jpeg_progressive_cut.jpg", g[: len(g) * 2 // 3])
+
+# Bombs (below): a width libpng allocated rows for from IHDR alone, and
+# chunks whose claimed length it allocated (and zeroed) before reading.
+idat = chunk(b"IDAT", zlib.compress(b""))
+write("bomb_png_wide.png", png(gray(2147483647, 1), idat))
+write("bomb_png_wide_rgba16.png", png(gray(2147483647, 1, 16, 6), idat))
+for kind in (b"pCAL", b"sCAL", b"sPLT"):
+    write("bomb_png_huge_%s.png" % kind.decode(),
+          png(gray(1, 1))[:33] + struct.pack(">I", 0x7FFFFFFF) + kind + bytes(64))
+a = read("arith.jpg")  # uniform: libjpeg feeds zeros past its scan's data
+sof = a.index(b"\xff\xc9")
+write("bomb_jpeg_arith.jpg", a[: sof + 5] + struct.pack(">HH", 46000, 46000) + a[sof + 9 :])
 CODED
 if have convert; then
     convert in/coded.ppm -colorspace cmyk in/coded_cmyk.jpg
@@ -296,7 +321,7 @@ prefixes() {
         if ((len == 0)); then
             word='empty file'
         elif ((len == 1)); then
-            word='not a PNM image'
+            word='not a format scaleppm reads'
         elif ((len < hlen)); then
             word='bad PNM header'
         else
@@ -613,7 +638,7 @@ for name in junk_after.ppm jpeg_after.ppm space_junk_after.pgm; do
     if [[ -z $why ]] && ((rc != 1)); then
         why="exit $rc, want 1"
     elif [[ -z $why ]] && [[ $(wc -l <e) -ne 1 ]] ||
-        ! grep -Eq "^scaleppm: in/multi.fifo: (not a PNM image|file is truncated).*image 2" e; then
+        ! grep -Eq "^scaleppm: in/multi.fifo: (not a format scaleppm reads|file is truncated).*image 2" e; then
         why=${why:-"stderr: $(tr '\n' '|' <e)"}
     elif [[ -e od/multi.pnm ]]; then
         why='an output file was created'
@@ -696,6 +721,67 @@ big_out one.ppm 26760 tga 'too large for TGA.*715827883 pixels'
 big_out tall.ppm 10 jpg '10x65510 is too large for JPEG \(libjpeg takes up to 65500'
 big_out wide.ppm 10 tga '70000x10 is too large for TGA \(65535 pixels a side'
 big_out wide.ppm 10 jpg '70000x10 is too large for JPEG \(libjpeg takes up to 65500 pixels a side'
+
+# --- bombs: a few bytes that claim gigabytes -----------------------------
+# Refused from the header, before the decoder allocates anything: by every
+# load path and from a pipe, under a 1 GiB address space (where the build
+# allows one), and, where strace can watch, without asking for a mapping
+# of 256 MiB or more (libpng allocated rows for a claimed width, and a
+# claimed pCAL, sCAL or sPLT length, before any check; an arithmetic-coded
+# JPEG, whose length bounds nothing, was decoded whole).
+trace=()
+if ((${#as_limit[@]})) && have strace && strace -f -qq -o /dev/null true; then
+    trace=(strace -f -qq -e trace=mmap -o trace.txt)
+fi
+# big_maps: the mappings of 256 MiB or more that trace.txt shows asked
+# for (a malloc arena's reservation, MAP_NORESERVE, is not one).
+big_maps() {
+    [[ -s trace.txt ]] || return 0
+    awk -F', ' '/mmap\(/ && !/MAP_NORESERVE/ && $2 + 0 >= 268435456' \
+        trace.txt | head -n 2 | tr '\n' '|'
+}
+# bomb NAME WORDS [OPTION...]: scaleppm -s -2 on in/NAME refused.
+bomb() {
+    local name=$1 want=$2 how label why line
+    shift 2
+    for how in "${IO_PATHS[@]}" pipe; do
+        rm -f od/bomb.pnm trace.txt
+        rc=0 label=in/$name
+        if [[ $how == pipe ]]; then
+            label=-
+            timeout 30 "${trace[@]}" "${as_limit[@]}" "$SP" "$@" -s -2 - \
+                od/bomb.pnm >o 2>e < <(cat "in/$name") || rc=$?
+        else
+            timeout 30 "${trace[@]}" "${as_limit[@]}" "$SP" --io "$how" \
+                "$@" -s -2 "in/$name" od/bomb.pnm >o 2>e </dev/null || rc=$?
+        fi
+        line=$(head -n 1 e) why=''
+        if ((rc != 1)); then
+            why="exit $rc, want 1; stderr: $line"
+        elif [[ $(wc -l <e) -ne 1 ]]; then
+            why="$(wc -l <e) lines on stderr: $(tr '\n' '|' <e)"
+        elif [[ $line != "scaleppm: $label: "* ]] || ! grep -Eq -- "$want" e; then
+            why="stderr '$line' does not match '$want'"
+        elif [[ -e od/bomb.pnm || -s o ]]; then
+            why='an output was written'
+        elif [[ -n $(big_maps) ]]; then
+            why="asked for a mapping of 256 MiB or more: $(big_maps)"
+        fi
+        result "$name${*:+ $*}, $how: refused before allocating ($want)" "$why"
+    done
+}
+if ((${#trace[@]} == 0)); then
+    skip 'bombs: no mapping of 256 MiB asked for' \
+        'a sanitizer build (no address-space limit) or no strace: exit and words only'
+fi
+bomb bomb_png_wide.png 'file is truncated: PNG: .* cannot hold 2147483647 x 1 pixels'
+bomb bomb_png_wide_rgba16.png \
+    'too large for --max-pixels: the input is 2147483647x1' --max-pixels 1000
+for kind in pCAL sCAL sPLT; do
+    bomb "bomb_png_huge_$kind.png" 'file is truncated: PNG: the file ends early'
+done
+bomb bomb_jpeg_arith.jpg \
+    'image too large: JPEG: 46000 x 46000 pixels, arithmetic-coded'
 
 # --- fewer threads than asked --------------------------------------------
 # Under RLIMIT_NPROC a thread that cannot be started is done without: -t 8

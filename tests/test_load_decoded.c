@@ -439,6 +439,7 @@ START_TEST(test_truncated_and_corrupt)
 {
     unsigned char *raster = make_raster(64, 48, 3, 1);
     const char *names[] = {"in.jpg", "in.png"}, *cut = fx_path("cut");
+    const sp_status bad[] = {SP_E_BADJPEG, SP_E_BADPNG};
     int fds = fx_count_fds();
 
     write_jpeg(fx_path(names[0]), raster, 64, 48, 3);
@@ -455,7 +456,7 @@ START_TEST(test_truncated_and_corrupt)
 
                 fx_write_file(cut, bytes, n);
                 st = sp_load(cut, fx_io[pi], &img, &info);
-                ck_assert_msg(st == SP_E_TRUNCATED || st == SP_E_BADHEADER,
+                ck_assert_msg(st == SP_E_TRUNCATED || st == bad[k],
                               "%s cut at %zu by %s: %d (%s)", names[k], n,
                               sp_io_name(fx_io[pi]), st, info.why);
                 ck_assert_str_ne(info.why, "");

@@ -10,7 +10,7 @@ const char *sp_strerror(sp_status status)
     case SP_OK:            return "success";
     case SP_E_USAGE:       return "invalid argument";
     case SP_E_EMPTY:       return "empty file";
-    case SP_E_NOTPNM:      return "not a PNM image (bad magic number)";
+    case SP_E_NOTPNM:      return "not a format scaleppm reads";
     case SP_E_UNSUPPORTED: return "unsupported format";
     case SP_E_BADHEADER:   return "bad PNM header";
     case SP_E_TOOBIG:      return "image too large";
@@ -23,6 +23,8 @@ const char *sp_strerror(sp_status status)
     case SP_E_LIMIT:       return "image too large for --max-pixels";
     case SP_E_REFUSED:     return "refused";
     case SP_E_CONVERT:     return "cannot write this type from the input";
+    case SP_E_BADJPEG:     return "bad JPEG header";
+    case SP_E_BADPNG:      return "bad PNG header";
     }
     return "unknown error";
 }

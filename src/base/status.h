@@ -18,7 +18,7 @@ enum {
     SP_OK = 0,
     SP_E_USAGE = -1,        /* an argument out of range */
     SP_E_EMPTY = -2,        /* the input has no bytes at all */
-    SP_E_NOTPNM = -3,       /* does not start with a PNM magic number */
+    SP_E_NOTPNM = -3,       /* not an image of a format scaleppm reads */
     SP_E_UNSUPPORTED = -4,  /* a PNM/PAM variant we do not handle */
     SP_E_BADHEADER = -5,    /* a malformed header (libnetpbm says why) */
     SP_E_TOOBIG = -6,       /* a size does not fit in size_t (or int for stb) */
@@ -32,6 +32,8 @@ enum {
     SP_E_REFUSED = -14,     /* an output that would not be replaced safely */
     SP_E_CONVERT = -15,     /* the output's type cannot be made from the
                                image's in one step */
+    SP_E_BADJPEG = -16,     /* a malformed JPEG header (libjpeg says why) */
+    SP_E_BADPNG = -17,      /* a malformed PNG header (libpng says why) */
 };
 
 /* sp_strerror: a short lower-case description of STATUS, for either kind

@@ -16,6 +16,44 @@ struct sp_decoder {
     size_t width, height;  /* the header's */
 };
 
+/* Formats scaleppm does not read (NAME: what such a file is), known by
+ * their magic numbers: MAGIC (LEN bytes) at AT, and, where it is not
+ * enough, MORE (MORE_LEN bytes) at MORE_AT. */
+static const struct {
+    const char *name;
+    const char *magic;
+    size_t len, at;
+    const char *more;
+    size_t more_len, more_at;
+} unread[] = {
+    {"a WebP image", "RIFF", 4, 0, "WEBP", 4, 8},
+    {"a GIF image", "GIF8", 4, 0, NULL, 0, 0},
+    {"a TIFF image", "II*\0", 4, 0, NULL, 0, 0},
+    {"a TIFF image", "MM\0*", 4, 0, NULL, 0, 0},
+    {"a BMP image", "BM", 2, 0, "\0\0\0\0", 4, 6},  /* its reserved fields */
+    {"a HEIF image", "ftypheic", 8, 4, NULL, 0, 0},
+    {"a HEIF image", "ftypheix", 8, 4, NULL, 0, 0},
+    {"a HEIF image", "ftypmif1", 8, 4, NULL, 0, 0},
+    {"an AVIF image", "ftypavif", 8, 4, NULL, 0, 0},
+    {"a JPEG XL image", "\xff\x0a", 2, 0, NULL, 0, 0},
+    {"a JPEG XL image", "\0\0\0\x0cJXL \r\n\x87\n", 12, 0, NULL, 0, 0},
+    {"a JPEG 2000 image", "\0\0\0\x0cjP  \r\n\x87\n", 12, 0, NULL, 0, 0},
+    {"a JPEG 2000 image", "\xff\x4f\xff\x51", 4, 0, NULL, 0, 0},
+    {"a PDF document", "%PDF-", 5, 0, NULL, 0, 0},
+    {"a PFM image", "PF", 2, 0, NULL, 0, 0},
+    {"a PFM image", "Pf", 2, 0, NULL, 0, 0},
+    {"a Photoshop image", "8BPS", 4, 0, NULL, 0, 0},
+    {"an OpenEXR image", "\x76\x2f\x31\x01", 4, 0, NULL, 0, 0},
+    {"a QOI image", "qoif", 4, 0, NULL, 0, 0},
+};
+
+/* at: whether the N bytes at P hold the LEN bytes of M at offset AT. */
+static int at(const unsigned char *p, size_t n, const char *m, size_t len,
+              size_t off)
+{
+    return n >= off + len && memcmp(p + off, m, len) == 0;
+}
+
 enum sp_codec sp_decode_sniff(const unsigned char *p, size_t n)
 {
     static const unsigned char png[8] = {0x89, 'P', 'N', 'G',
@@ -26,6 +64,28 @@ enum sp_codec sp_decode_sniff(const unsigned char *p, size_t n)
     if (n >= sizeof png && memcmp(p, png, sizeof png) == 0)
         return SP_CODEC_PNG;
     return SP_CODEC_NONE;
+}
+
+void sp_decode_unknown(const unsigned char *p, size_t n, char *why)
+{
+    for (size_t i = 0; i < sizeof unread / sizeof *unread; i++) {
+        const char *more = unread[i].more;
+
+        if (at(p, n, unread[i].magic, unread[i].len, unread[i].at) &&
+            (more == NULL ||
+             at(p, n, more, unread[i].more_len, unread[i].more_at))) {
+            snprintf(why, SP_WHY_MAX, "%s (it reads PNM, PAM, JPEG and "
+                     "PNG)", unread[i].name);
+            return;
+        }
+    }
+    snprintf(why, SP_WHY_MAX, "no PNM or PAM (P1 to P7), JPEG or PNG magic "
+             "number");
+}
+
+sp_status sp_decode_bad(enum sp_codec codec)
+{
+    return codec == SP_CODEC_JPEG ? sp_codec_jpeg.bad : sp_codec_png.bad;
 }
 
 const char *sp_decode_name(enum sp_codec codec)
@@ -67,7 +127,7 @@ sp_status sp_decode_header(struct sp_decoder *dec, struct sp_header *hdr,
     st = dec->ops->header(dec->state, hdr, why);
     dec->width = hdr->width;
     dec->height = hdr->height;
-    return st;
+    return st == SP_E_BADHEADER ? dec->ops->bad : st;
 }
 
 sp_status sp_decode_bound(struct sp_decoder *dec, size_t len, char *why)
@@ -83,6 +143,8 @@ sp_status sp_decode_bound(struct sp_decoder *dec, size_t len, char *why)
 sp_status sp_decode_shrink(struct sp_decoder *dec, struct sp_header *hdr,
                            char *why)
 {
+    sp_status st;
+
     why[0] = '\0';
     if (hdr->shrink <= 1)
         return SP_OK;
@@ -91,7 +153,8 @@ sp_status sp_decode_shrink(struct sp_decoder *dec, struct sp_header *hdr,
         snprintf(why, SP_WHY_MAX, "cannot decode at 1/%u", hdr->shrink);
         return SP_E_UNSUPPORTED;
     }
-    return dec->ops->shrink(dec->state, hdr, why);
+    st = dec->ops->shrink(dec->state, hdr, why);
+    return st == SP_E_BADHEADER ? dec->ops->bad : st;
 }
 
 sp_status sp_decode_raster(struct sp_decoder *dec, unsigned char *raster,

@@ -42,6 +42,17 @@ enum sp_codec sp_decode_sniff(const unsigned char *p, size_t n);
 /* sp_decode_name: "JPEG", "PNG" or "PNM" (SP_CODEC_NONE too). */
 const char *sp_decode_name(enum sp_codec codec);
 
+/* sp_decode_unknown: for the N bytes at an input's start (P may be NULL
+ * when N is 0) that are no image scaleppm reads (SP_E_NOTPNM), WHY naming
+ * their format where its magic number is known (WebP, GIF, TIFF, BMP,
+ * HEIF, AVIF, JPEG XL, PDF, ...), else saying which magic numbers it
+ * reads. */
+void sp_decode_unknown(const unsigned char *p, size_t n, char *why);
+
+/* sp_decode_bad: the status of a bad header of CODEC (JPEG or PNG):
+ * SP_E_BADJPEG or SP_E_BADPNG, a status that names the format. */
+sp_status sp_decode_bad(enum sp_codec codec);
+
 struct sp_decoder;
 
 /* sp_decode_begin: a decoder of CODEC on the LEN bytes at P (which must

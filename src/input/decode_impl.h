@@ -10,9 +10,12 @@
 
 /* A codec's operations on its own decoder (decode.h says what each
  * does; least: after the header, the fewest bytes its pixels can be coded
- * in, for sp_decode_bound(), whose words for why are BEST's). */
+ * in, for sp_decode_bound(), whose words for why are BEST's).  A header
+ * the codec finds bad is SP_E_BADHEADER, its WHY without the codec's
+ * name: decode.c makes it BAD, the status that names the format. */
 struct sp_codec_ops {
     const char *name, *best;
+    sp_status bad;
     sp_status (*begin)(const unsigned char *p, size_t len, void **state);
     sp_status (*header)(void *state, struct sp_header *hdr, char *why);
     unsigned long long (*least)(void *state);

@@ -25,6 +25,14 @@
  * limits them alike, TJPARAM_SCANLIMIT). */
 #define SCAN_LIMIT 500
 
+/* The most pixels of an arithmetic-coded JPEG.  Its coding has no least
+ * size a file's length could be checked against (sp_decode_bound): a
+ * uniform image takes a few bytes whatever its size, and libjpeg feeds
+ * zeros past the end of a scan's data without a warning; so a header's
+ * claim is bounded here instead (jpegtran makes such a file
+ * Huffman-coded, whose length bounds its pixels). */
+#define ARITH_PIXELS_MAX ((unsigned long long)1 << 26)
+
 struct jdec {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_error_mgr err;
@@ -88,8 +96,12 @@ static void scans(j_common_ptr c)
 static sp_status status_of(const struct jdec *d, sp_status otherwise,
                            char *why)
 {
-    snprintf(why, SP_WHY_MAX, "JPEG: %s", d->msg);
-    return d->code == JWRN_JPEG_EOF ? SP_E_TRUNCATED : otherwise;
+    sp_status st = d->code == JWRN_JPEG_EOF ? SP_E_TRUNCATED : otherwise;
+
+    /* a bad header's status names the format (sp_codec_ops.bad) */
+    snprintf(why, SP_WHY_MAX, "%s%s", st == SP_E_BADHEADER ? "" : "JPEG: ",
+             d->msg);
+    return st;
 }
 
 static sp_status begin(const unsigned char *p, size_t len, void **state)
@@ -121,7 +133,7 @@ static sp_status begin(const unsigned char *p, size_t len, void **state)
  * first scan codes every block of a component (a progressive JPEG's must
  * be a DC scan: libjpeg warns otherwise, a failure here), in a bit a block
  * at least, and a libjpeg that runs out of bits warns too.  Arithmetic
- * coding has no such floor: 0. */
+ * coding has no such floor: 0 (ARITH_PIXELS_MAX bounds it). */
 static unsigned long long least_bytes(const struct jpeg_decompress_struct *c)
 {
     unsigned long long least = 0;
@@ -162,6 +174,15 @@ static sp_status header(void *state, struct sp_header *hdr, char *why)
     }
     hdr->shrink_max = 8;
     d->least = least_bytes(c);
+    if (c->arith_code &&
+        (unsigned long long)c->image_width * c->image_height >
+            ARITH_PIXELS_MAX) {
+        snprintf(why, SP_WHY_MAX, "JPEG: %u x %u pixels, arithmetic-coded: "
+                 "decoded up to %llu pixels (its length bounds nothing; "
+                 "jpegtran makes it Huffman-coded)", c->image_width,
+                 c->image_height, ARITH_PIXELS_MAX);
+        return SP_E_TOOBIG;
+    }
     return sp_decode_layout(hdr, c->image_width, c->image_height,
                             c->out_color_space == JCS_GRAYSCALE ? 1 : 3, 255,
                             why);
@@ -437,5 +458,5 @@ static void end(void *state)
 }
 
 const struct sp_codec_ops sp_codec_jpeg = {
-    "JPEG", "Huffman coding takes a bit an 8 x 8 block at least",
+    "JPEG", "Huffman coding takes a bit an 8 x 8 block at least", SP_E_BADJPEG,
     begin, header, least, raster, shrink, used, end};

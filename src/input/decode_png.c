@@ -7,8 +7,10 @@
  * no gamma is applied.  libpng's own limits on width and height
  * (1,000,000) are lifted: the caller's --max-pixels, checked from the
  * header, is the limit, and a file too short for the pixels it claims is
- * refused before they are allocated (sp_codec_ops.bound).  The ancillary
- * chunks that cost inflating (text, ICC profiles) are skipped unread. */
+ * refused before they are allocated (sp_codec_ops.bound).  So the header
+ * is read from IHDR alone: libpng allocates its rows (from the width) in
+ * png_read_update_info, called only once the raster is decoded.  Every
+ * ancillary chunk but tRNS is skipped unread. */
 #include "decode_impl.h"
 
 #include <errno.h>
@@ -30,11 +32,6 @@
  * found by walking the chunks (iend_end). */
 #define TAIL_MAX ((size_t)16 << 10)
 
-/* The chunks skipped: none is used, and the compressed ones would be
- * inflated (up to libpng's own limit of 8 MB each). */
-static const png_byte skipped[] = "iCCP" "\0" "iTXt" "\0" "tEXt" "\0"
-                                  "zTXt" "\0" "eXIf";
-
 struct pdec {
     png_structp png;
     png_infop info;
@@ -46,6 +43,7 @@ struct pdec {
     unsigned gray_key;   /* low-bit gray with tRNS: the transparent value,
                             alpha made here (0: none) */
     unsigned maxval;
+    size_t row_bytes;    /* a row of the raster, as the header says it */
     unsigned long long least;  /* the fewest bytes the pixels fit in */
     png_bytep *rows;  /* the raster's rows: here, so that a jump frees them */
     char msg[SP_WHY_MAX - 8];
@@ -94,8 +92,12 @@ static void read_bytes(png_structp png, png_bytep out, size_t n)
 static sp_status status_of(const struct pdec *d, sp_status otherwise,
                            char *why)
 {
-    snprintf(why, SP_WHY_MAX, "PNG: %s", d->msg);
-    return d->truncated ? SP_E_TRUNCATED : otherwise;
+    sp_status st = d->truncated ? SP_E_TRUNCATED : otherwise;
+
+    /* a bad header's status names the format (sp_codec_ops.bad) */
+    snprintf(why, SP_WHY_MAX, "%s%s", st == SP_E_BADHEADER ? "" : "PNG: ",
+             d->msg);
+    return st;
 }
 
 static sp_status begin(const unsigned char *p, size_t len, void **state)
@@ -115,9 +117,11 @@ static sp_status begin(const unsigned char *p, size_t len, void **state)
         return ENOMEM;
     }
     png_set_read_fn(d->png, d, read_bytes);
-    png_set_user_limits(d->png, 0x7fffffff, 0x7fffffff);
-    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, skipped,
-                                (int)(sizeof skipped / 5));
+    png_set_user_limits(d->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    /* every ancillary chunk but tRNS skipped unread: none other is used,
+     * and libpng allocates (and zeroes) the length some claim (pCAL, sCAL,
+     * sPLT: up to 2 GiB) before reading them, and inflates others */
+    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
     *state = d;
     return SP_OK;
 }
@@ -147,13 +151,26 @@ static unsigned gray_key(png_structp png, png_infop info, int depth,
     return (c->gray & ((1u << depth) - 1)) + 1u;
 }
 
+/* channels_of: the channels of the raster decoded from an image of color
+ * TYPE, tRNS chunk or not (TRNS), by the transforms header() sets. */
+static unsigned channels_of(int type, int trns)
+{
+    switch (type) {
+    case PNG_COLOR_TYPE_GRAY:       return 1u + (trns != 0);
+    case PNG_COLOR_TYPE_GRAY_ALPHA: return 2;
+    case PNG_COLOR_TYPE_RGB_ALPHA:  return 4;
+    default:                        return 3u + (trns != 0);  /* RGB, PLTE */
+    }
+}
+
 static sp_status header(void *state, struct sp_header *hdr, char *why)
 {
     struct pdec *d = state;
     png_structp png = d->png;
     png_infop info = d->info;
     png_uint_32 w, h;
-    int depth, type, interlace;
+    int depth, type, interlace, trns;
+    sp_status st;
 
     if (setjmp(png_jmpbuf(png)))
         return status_of(d, SP_E_BADHEADER, why);
@@ -161,10 +178,11 @@ static sp_status header(void *state, struct sp_header *hdr, char *why)
     png_get_IHDR(png, info, &w, &h, &depth, &type, &interlace, NULL, NULL);
     d->least = least_bytes(w, h, depth, png_get_channels(png, info));
     d->gray_key = gray_key(png, info, depth, type);
-    d->maxval = 0;
+    trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    d->maxval = depth == 16 ? 65535 : 255;
     if (type == PNG_COLOR_TYPE_PALETTE)
         png_set_palette_to_rgb(png);
-    if (png_get_valid(png, info, PNG_INFO_tRNS) && d->gray_key == 0)
+    if (trns && d->gray_key == 0)
         png_set_tRNS_to_alpha(png);
     else if (depth < 8 && type == PNG_COLOR_TYPE_GRAY) {
         png_set_packing(png);  /* a byte a sample, the values kept */
@@ -172,12 +190,10 @@ static sp_status header(void *state, struct sp_header *hdr, char *why)
     }
     if (interlace != PNG_INTERLACE_NONE)
         (void)png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    if (d->maxval == 0)
-        d->maxval = png_get_bit_depth(png, info) == 16 ? 65535 : 255;
-    return sp_decode_layout(hdr, w, h,
-                            png_get_channels(png, info) + (d->gray_key > 0),
-                            d->maxval, why);
+    /* no png_read_update_info() here: it allocates rows from the width */
+    st = sp_decode_layout(hdr, w, h, channels_of(type, trns), d->maxval, why);
+    d->row_bytes = (size_t)w * hdr->channels * hdr->sample_size;
+    return st;
 }
 
 /* trns_alpha: each of the H rows at OUT, STRIDE bytes apart, holds W gray
@@ -230,7 +246,7 @@ static sp_status raster(void *state, unsigned char *out, char *why)
     png_structp png = d->png;
     png_uint_32 w = png_get_image_width(png, d->info);
     png_uint_32 h = png_get_image_height(png, d->info);
-    size_t stride = png_get_rowbytes(png, d->info) * (d->gray_key ? 2 : 1);
+    size_t stride = d->row_bytes;
 
     free(d->rows);
     d->rows = malloc((size_t)h * sizeof *d->rows);
@@ -239,6 +255,10 @@ static sp_status raster(void *state, unsigned char *out, char *why)
     for (png_uint_32 y = 0; y < h; y++)
         d->rows[y] = out + (size_t)y * stride;
     if (setjmp(png_jmpbuf(png)) == 0) {
+        png_read_update_info(png, d->info);
+        /* libpng's rows must be the header's: they are written in OUT */
+        if (png_get_rowbytes(png, d->info) * (d->gray_key ? 2 : 1) != stride)
+            png_error(png, "the rows are not the header's");
         png_read_image(png, d->rows);
         png_read_end(png, NULL);
     } else if (!d->complete) {
@@ -268,5 +288,5 @@ static void end(void *state)
 }
 
 const struct sp_codec_ops sp_codec_png = {
-    "PNG", "deflate packs 1032 bytes in one at best",
+    "PNG", "deflate packs 1032 bytes in one at best", SP_E_BADPNG,
     begin, header, least, raster, NULL, used, end};

@@ -72,8 +72,13 @@ static sp_status parse_file(struct sp_input *in, const struct sp_accept *acc,
     if (f == NULL)
         return errno;
     st = sp_header_parse(f, hdr, why);
-    if (st == SP_E_NOTPNM && rd.kept && rd.block_at == in->pos)
-        *codec = sp_decode_sniff(rd.block, rd.block_len);
+    if (st == SP_E_NOTPNM) {
+        size_t held = rd.kept && rd.block_at == in->pos ? rd.block_len : 0;
+
+        *codec = sp_decode_sniff(rd.block, held);
+        if (*codec == SP_CODEC_NONE)
+            sp_decode_unknown(rd.block, held, why);
+    }
     if (st == SP_OK)
         st = sp_input_check_length(hdr, (size_t)in->stamp.size, why);
     if (st == SP_OK)

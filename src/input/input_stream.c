@@ -308,11 +308,11 @@ static sp_status coded_header(int fd, struct sp_inbuf *s, enum sp_codec codec,
         if (st != SP_E_TRUNCATED || s->eof)
             return st;
         if (s->len >= STREAM_CODED_META) {
-            snprintf(why, SP_WHY_MAX, "%s: no image in the first %zu MiB: "
+            snprintf(why, SP_WHY_MAX, "no image in the first %zu MiB: "
                      "a header from a stream (its metadata too) is read "
                      "that far at most; a file by its path has no such "
-                     "limit", sp_decode_name(codec), STREAM_CODED_META >> 20);
-            return SP_E_BADHEADER;
+                     "limit", STREAM_CODED_META >> 20);
+            return sp_decode_bad(codec);
         }
         st = fill(fd, s, want < STREAM_CODED_META ? want : STREAM_CODED_META);
         if (st != SP_OK)
@@ -382,6 +382,8 @@ static sp_status next(struct sp_input *in, const struct sp_accept *acc,
     else if (st == SP_OK) {
         st = stream_header(in->fd, &s, &hdr, info->why);
         info->codec = st == SP_E_NOTPNM ? SP_CODEC_NONE : SP_CODEC_PNM;
+        if (st == SP_E_NOTPNM)
+            sp_decode_unknown(s.buf, s.len, info->why);
         if (st == SP_OK)
             st = sp_input_ask(acc, &hdr, info->why);
         if (st == SP_OK && hdr.plain)

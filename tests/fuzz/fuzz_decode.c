@@ -5,8 +5,11 @@
  * promises: a status of the documented set at each step; a header that
  * decodes describes a binary PNM raster of its own size; a prefix of the
  * bytes decodes to the same header or says SP_E_TRUNCATED (the stream
- * path reads on on that word alone); a decode that sp_decode_bound()
- * refused fails when run anyway (the bound is sound); a raster decodes to
+ * path reads on on that word alone); no header passes sp_decode_bound()
+ * that claims more pixels than its bytes can code at the best ratio of
+ * any codec, or 2^26 where a codec has no floor (a bomb is refused); a
+ * decode that sp_decode_bound() refused fails when run anyway (the bound
+ * is sound); a raster decodes to
  * the same bytes twice, no sample above its maxval, and ends inside the
  * input. */
 #include <errno.h>
@@ -21,10 +24,17 @@
  * --max-pixels stands here). */
 #define PIXELS_MAX ((size_t)1 << 22)
 
+/* The most pixels a byte codes (deflate's 1032 bytes in one, of 1-bit
+ * pixels), and the most pixels of a codec with no such floor (an
+ * arithmetic-coded JPEG). */
+#define PIXELS_A_BYTE (8ull * 1032)
+#define PIXELS_NO_FLOOR (1ull << 26)
+
 static int header_status(sp_status st)
 {
-    return st == SP_OK || st == SP_E_BADHEADER || st == SP_E_TRUNCATED ||
-           st == SP_E_UNSUPPORTED || st == SP_E_TOOBIG || st == ENOMEM;
+    return st == SP_OK || st == SP_E_BADJPEG || st == SP_E_BADPNG ||
+           st == SP_E_TRUNCATED || st == SP_E_UNSUPPORTED ||
+           st == SP_E_TOOBIG || st == ENOMEM;
 }
 
 static int raster_status(sp_status st)
@@ -83,6 +93,26 @@ static sp_status decode(enum sp_codec codec, const uint8_t *p, size_t len,
     return st;
 }
 
+/* check_bomb: a header that sp_decode_bound() lets through claims no
+ * more pixels than its LEN bytes can code, or PIXELS_NO_FLOOR. */
+static void check_bomb(enum sp_codec codec, const uint8_t *p, size_t len)
+{
+    char why[SP_WHY_MAX];
+    struct sp_header hdr;
+    struct sp_decoder *dec;
+    unsigned long long pixels;
+
+    if (sp_decode_begin(codec, p, len, &dec) != SP_OK)
+        return;
+    if (sp_decode_header(dec, &hdr, why) == SP_OK &&
+        sp_decode_bound(dec, len, why) == SP_OK) {
+        pixels = (unsigned long long)hdr.width * hdr.height;
+        SP_FUZZ_CHECK(pixels <= PIXELS_NO_FLOOR ||
+                      pixels / PIXELS_A_BYTE <= len);
+    }
+    sp_decode_end(dec);
+}
+
 /* check_samples: no sample of RASTER above HDR's maxval. */
 static void check_samples(const struct sp_header *hdr,
                           const unsigned char *raster)
@@ -117,6 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = sp_input_decode_header(codec, data, cut, &part, why);
     SP_FUZZ_CHECK(st == SP_E_TRUNCATED ||
                   (st == SP_OK && memcmp(&part, &hdr, sizeof hdr) == 0));
+    check_bomb(codec, data, size);
     if ((size_t)hdr.width * hdr.height > PIXELS_MAX)
         return 0;
     st = decode(codec, data, size, &hdr, &a, &bound, &used);

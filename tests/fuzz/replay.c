@@ -7,7 +7,10 @@
  * the fuzzer: by a sanitizer report, a signal, or a trap; an exit() from
  * inside the harness is turned into an abort.  Exits 0 when every input
  * ran, 1 when a path cannot be read or no input was found at all (so a
- * regression test never passes on nothing), 2 on usage. */
+ * regression test never passes on nothing), 2 on usage.  One allocation
+ * of more than ALLOC_MAX is a finding too, as libFuzzer's -malloc_limit_mb
+ * makes it one (scripts/fuzz.sh): a decoder that sizes a buffer from what
+ * a header claims before the claim is checked. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE  /* asprintf */
 #endif
@@ -20,6 +23,53 @@
 #include "fuzz.h"
 
 static const char *current;  /* the input inside the harness, else NULL */
+
+/* The most bytes one allocation may ask for (fuzz.sh's -malloc_limit_mb). */
+#define ALLOC_MAX ((size_t)1 << 30)
+
+#if defined(__SANITIZE_ADDRESS__)
+/* ASan's allocator reports a larger one (the sanitizer build). */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "max_allocation_size_mb=1024";
+}
+#else
+/* glibc's allocator under the wrappers below, which every call to malloc,
+ * calloc and realloc in the program reaches (libpng's and libjpeg's
+ * static archives' too). */
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t n);
+
+static void check_size(size_t n, size_t size)
+{
+    if (size != 0 && n > ALLOC_MAX / size) {
+        fprintf(stderr, "replay: %s: an allocation of %zu x %zu bytes, more "
+                "than %zu\n", current ? current : "(outside the harness)",
+                n, size, ALLOC_MAX);
+        abort();
+    }
+}
+
+void *malloc(size_t n)
+{
+    check_size(n, 1);
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    check_size(n, size);
+    return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+    check_size(n, 1);
+    return __libc_realloc(p, n);
+}
+#endif
 
 static void exit_in_harness(void)
 {

@@ -15,7 +15,10 @@ sizes and 1x1, PBM and PAM of every tuple type, a multi-image stream,
 and the known-bad cases (junk, truncated, zero
 and huge dimensions, maxval 0 and 65536, bad plain samples); JPEG and PNG
 of every kind the decoders take, where netpbm's and libjpeg's tools are
-installed (pnmtojpeg, pnmtopng, pnmquant, cjpeg; convert for CMYK).
+installed (pnmtojpeg, pnmtopng, pnmquant, cjpeg; convert for CMYK),
+among them arithmetic-coded JPEGs; libpng's pngtest.png, where Debian
+ships it; PNG of every colour type, bit depth and ancillary chunk, as
+pngsuite has them, and ones whose chunks claim gigabytes (python3).
 USAGE
 }
 
@@ -144,6 +147,11 @@ if have pnmtojpeg && have pnmtopng && have pnmquant && have cjpeg; then
     pnmtojpeg -sample=1x1,1x1,1x1 -quality=100 "$out/src.ppm" \
         >"$out/jpeg-444.jpg"
     cjpeg -arithmetic "$out/src.ppm" >"$out/jpeg-arithmetic.jpg"
+    cjpeg -arithmetic -progressive "$out/src.ppm" \
+        >"$out/jpeg-arithmetic-progressive.jpg"
+    cjpeg -arithmetic -restart 1 "$out/src.pgm" >"$out/jpeg-arithmetic-gray-restart.jpg"
+    # uniform: its scan's data ends early and libjpeg feeds zeros
+    ppmmake rgb:80/80/80 64 64 | cjpeg -arithmetic >"$out/jpeg-arithmetic-uniform.jpg"
     cjpeg -restart 1B -optimize "$out/src.ppm" >"$out/jpeg-restart.jpg"
     pnmtopng "$out/src.ppm" >"$out/png-rgb.png"
     pnmtopng "$out/src.pgm" >"$out/png-gray.png"
@@ -160,6 +168,84 @@ if have pnmtojpeg && have pnmtopng && have pnmquant && have cjpeg; then
     head -c 300 "$out/jpeg-rgb.jpg" >"$out/bad-jpeg-cut.jpg"
     head -c 90 "$out/png-rgb.png" >"$out/bad-png-cut.png"
     rm "$out"/src*
+fi
+
+# The reference decoders' own test files, where Debian ships them
+# (libpng's pngtest.png; libjpeg-turbo's test images are not packaged).
+pngtest=/usr/share/doc/libpng-dev/examples/pngtest.png
+[[ ! -r $pngtest ]] || cp "$pngtest" "$out/ref-pngtest.png"
+
+# PNG as pngsuite has them: every colour type and bit depth, interlaced or
+# not, odd sizes, tRNS of every kind, every ancillary chunk libpng knows;
+# and ancillary chunks that claim gigabytes, or hold 200 KiB (fuzz_decode
+# takes inputs of up to 256 KiB).
+if have python3; then
+    python3 - "$out" <<'SUITE'
+import struct, sys, zlib
+
+out = sys.argv[1] + "/"
+
+def chunk(kind, data):
+    crc = zlib.crc32(kind + data) & 0xffffffff
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+# Adam7's passes: first column and row, steps across and down.
+ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4),
+         (1, 0, 2, 2), (0, 1, 1, 2))
+
+def png(name, w, h, depth, kind, interlace=0, extra=b"", after=b""):
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[kind]
+    rows = b""
+    for x0, y0, dx, dy in ADAM7 if interlace else ((0, 0, 1, 1),):
+        pw, ph = (w - x0 + dx - 1) // dx, (h - y0 + dy - 1) // dy
+        row = (pw * channels * depth + 7) // 8
+        for y in range(ph if pw > 0 else 0):  # every filter type, noise
+            rows += bytes([y % 5]) + bytes((x * 7 + y * 13) % 256 for x in range(row))
+    ihdr = struct.pack(">IIBBBBB", w, h, depth, kind, 0, 0, interlace)
+    plte = chunk(b"PLTE", bytes(range(256)) * 3) if kind == 3 else b""
+    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + extra + plte +
+            chunk(b"IDAT", zlib.compress(rows)) + after + chunk(b"IEND", b""))
+    open(out + name, "wb").write(data)
+
+for kind, depths in ((0, (1, 2, 4, 8, 16)), (2, (8, 16)), (3, (1, 2, 4, 8)),
+                     (4, (8, 16)), (6, (8, 16))):
+    for depth in depths:
+        for lace in (0, 1):
+            png("suite-c%dd%02di%d.png" % (kind, depth, lace), 39, 39 if lace else 7,
+                depth, kind, lace)
+png("suite-1x1-interlaced.png", 1, 1, 8, 2, 1)
+png("suite-trns-gray16.png", 5, 3, 16, 0, 0, chunk(b"tRNS", b"\x01\x02"))
+png("suite-trns-rgb.png", 5, 3, 8, 2, 0, chunk(b"tRNS", b"\0\1\0\2\0\3"))
+png("suite-trns-palette.png", 5, 3, 4, 3, 1)  # tRNS after PLTE: below
+p = open(out + "suite-trns-palette.png", "rb").read()
+at = p.index(b"IDAT") - 4
+open(out + "suite-trns-palette.png", "wb").write(p[:at] + chunk(b"tRNS", bytes(range(0, 256, 16))) + p[at:])
+ancillary = (chunk(b"gAMA", struct.pack(">I", 45455)) +
+             chunk(b"cHRM", struct.pack(">8I", 31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000)) +
+             chunk(b"sRGB", b"\0") + chunk(b"sBIT", b"\5\6\5") +
+             chunk(b"iCCP", b"icc\0\0" + zlib.compress(bytes(200))) +
+             chunk(b"pHYs", struct.pack(">IIB", 2835, 2835, 1)) +
+             chunk(b"oFFs", struct.pack(">iiB", 10, -10, 0)) +
+             chunk(b"pCAL", b"cal\0" + struct.pack(">iiBB", 0, 100, 0, 1) + b"m\0" + b"1.5") +
+             chunk(b"sCAL", b"\x011.5\x002.5") +
+             chunk(b"sPLT", b"pal\0\x08" + bytes(6 * 4)) +
+             chunk(b"tIME", struct.pack(">HBBBBB", 2024, 1, 2, 3, 4, 5)) +
+             chunk(b"tEXt", b"Title\0a title") +
+             chunk(b"zTXt", b"Comment\0\0" + zlib.compress(b"a comment" * 50)) +
+             chunk(b"iTXt", b"Author\0\0\0en\0\0someone") +
+             chunk(b"eXIf", b"MM\0*\0\0\0\x08\0\0") + chunk(b"prVt", b"private"))
+png("suite-ancillary.png", 6, 4, 8, 2, 0, ancillary,
+    chunk(b"tEXt", b"After\0the image") + chunk(b"bKGD", b"\0\1\0\2\0\3"))
+png("suite-ancillary-palette.png", 6, 4, 8, 3, 0,
+    chunk(b"hIST", bytes(512)) + chunk(b"bKGD", b"\3"))
+png("suite-big-text.png", 16, 16, 8, 0, 0, chunk(b"tEXt", b"Big\0" + bytes(range(32, 127)) * 2150))
+png("suite-big-private.png", 16, 16, 8, 0, 0, chunk(b"prVt", bytes(200 << 10)))
+# a chunk claiming 2^31 - 1 bytes, then a few
+head = open(out + "suite-c0d08i0.png", "rb").read()[:33]
+for kind in (b"pCAL", b"sCAL", b"sPLT", b"tEXt", b"zTXt", b"iTXt", b"iCCP", b"eXIf", b"prVt", b"IDAT"):
+    open(out + "bad-png-huge-%s.png" % kind.decode(), "wb").write(
+        head + struct.pack(">I", 0x7FFFFFFF) + kind + bytes(64))
+SUITE
 fi
 
 # The encode harness's inputs (fuzz_encode.c: a format, channels, a mode
