@@ -482,8 +482,8 @@ START_TEST(test_truncated_and_corrupt)
 }
 END_TEST
 
-/* A CMYK JPEG is made RGB as jpegtopnm makes it: inverted inks (the
- * Adobe marker) R = C K / 255, plain ones (255 - C)(255 - K) / 255, from
+/* A CMYK JPEG is made RGB: inverted inks (the Adobe marker) R = C K /
+ * 255, as jpegtopnm makes it; plain ones (255 - C)(255 - K) / 255, from
  * libjpeg's own decode of the inks. */
 START_TEST(test_jpeg_cmyk)
 {

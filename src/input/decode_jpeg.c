@@ -4,7 +4,8 @@
  * 1/8 (a progressive JPEG's decoding stopped after the last scan that
  * scale needs: plan_of()), with the library's defaults otherwise
  * (djpeg's: islow DCT, fancy upsampling), into 8-bit gray (a grayscale JPEG) or RGB; a CMYK or YCCK
- * JPEG is converted to RGB as jpegtopnm converts it (cmyk_rgb()).  Its
+ * JPEG is converted to RGB (cmyk_rgb(): as jpegtopnm when it has an Adobe
+ * marker, by the marker's absence otherwise).  Its
  * errors and its warnings (corrupt data, a
  * premature end) jump back as one status with the library's words: a
  * JPEG that libjpeg had to patch up is refused, not scaled.  EXIF
@@ -211,10 +212,11 @@ static sp_status shrink(void *state, struct sp_header *hdr, char *why)
     return st;
 }
 
-/* cmyk_rgb: the W CMYK pixels at IN as RGB at OUT, as jpegtopnm converts
- * them: an Adobe JPEG (one with an APP14 marker: Photoshop's, and every
- * CMYK JPEG libjpeg writes) stores its inks inverted, so that R = C K /
- * 255; any other, R = (255 - C) (255 - K) / 255; rounded down. */
+/* cmyk_rgb: the W CMYK pixels at IN as RGB at OUT: an Adobe JPEG (one
+ * with an APP14 marker: Photoshop's, and every CMYK JPEG libjpeg writes)
+ * stores its inks inverted, so that R = C K / 255, as jpegtopnm gives it;
+ * any other, R = (255 - C) (255 - K) / 255, where jpegtopnm takes every
+ * CMYK JPEG as Adobe's; rounded down. */
 static void cmyk_rgb(const struct jdec *d, const JSAMPLE *in,
                      unsigned char *out, size_t w)
 {
