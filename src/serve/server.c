@@ -237,6 +237,12 @@ static enum MHD_Result answer_job(struct req *r)
         snprintf(line, sizeof line, "413 image too large: %s",
                  sp_strerror(r->st));
         return answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE, line);
+    case SP_E_EMPTY:
+    case SP_E_NOTPNM:
+    case SP_E_UNSUPPORTED:
+        snprintf(line, sizeof line, "415 not an image scaleppm reads: %s",
+                 sp_strerror(r->st));
+        return answer_text(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, line);
     case SP_E_CONVERT:
     case SP_E_OUTFORMAT:
         snprintf(line, sizeof line, "400 bad request: %s",
@@ -462,6 +468,7 @@ static void work(void *task)
 struct query {
     struct req *r;
     const char *why;
+    char pair[96];  /* the KEY=VALUE refused, as the answer shows it */
 };
 
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
@@ -473,6 +480,11 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
     (void)kind;
     if (sp_serve_ask_set(&q->r->ask, key, value, q->r->srv->cfg.allow_io,
                          &why) != SP_OK) {
+        char raw[sizeof q->pair];
+
+        snprintf(raw, sizeof raw, "%s%s%s", key, value != NULL ? "=" : "",
+                 value != NULL ? value : "");
+        sp_show_name(raw, q->pair, sizeof q->pair);
         q->why = why;
         return MHD_NO;
     }
@@ -506,7 +518,7 @@ static enum MHD_Result begin(struct req *r, const char *url)
     struct sp_server *srv = r->srv;
     char rel[PATH_MAX];
     const char *why;
-    struct query q = {r, NULL};
+    struct query q = {r, NULL, ""};
     sp_status st;
 
     if (strcmp(r->method, MHD_HTTP_METHOD_GET) != 0 &&
@@ -541,9 +553,10 @@ static enum MHD_Result begin(struct req *r, const char *url)
     if (q.why == NULL && sp_serve_ask_check(&r->ask, &why) != SP_OK)
         q.why = why;
     if (q.why != NULL) {
-        char line[128];
+        char line[256];
 
-        snprintf(line, sizeof line, "400 bad query: %s", q.why);
+        snprintf(line, sizeof line, "400 bad query: %s%s%s", q.pair,
+                 q.pair[0] != '\0' ? ": " : "", q.why);
         return answer_text(r, MHD_HTTP_BAD_REQUEST, line);
     }
     st = sp_serve_open(srv->root, rel, &r->in_fd, &r->sb);
@@ -556,7 +569,7 @@ static enum MHD_Result begin(struct req *r, const char *url)
                                         MHD_HTTP_HEADER_IF_NONE_MATCH),
             MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                         MHD_HTTP_HEADER_IF_MODIFIED_SINCE),
-            r->etag, r->sb.st_mtim.tv_sec)) {
+            r->etag, r->sb.st_mtim.tv_sec, time(NULL))) {
         close(r->in_fd);
         r->in_fd = -1;
         return answer_not_modified(r);
