@@ -150,6 +150,17 @@ START_TEST(test_query_why)
 }
 END_TEST
 
+/* The pairs of a query, counted as libmicrohttpd splits it. */
+START_TEST(test_query_pairs)
+{
+    ck_assert_uint_eq(sp_serve_query_pairs(""), 0);
+    ck_assert_uint_eq(sp_serve_query_pairs("s=2"), 1);
+    ck_assert_uint_eq(sp_serve_query_pairs("s=2&format=png"), 2);
+    ck_assert_uint_eq(sp_serve_query_pairs("enlarge&&"), 3);
+    ck_assert_uint_eq(sp_serve_query_pairs("&"), 2);
+}
+END_TEST
+
 START_TEST(test_etag)
 {
     struct sp_serve_ask a, b;
@@ -253,6 +264,7 @@ static Suite *serve_request_suite(void)
     tcase_add_test(tc, test_query);
     tcase_add_test(tc, test_query_fit);
     tcase_add_test(tc, test_query_why);
+    tcase_add_test(tc, test_query_pairs);
     tcase_add_test(tc, test_etag);
     tcase_add_test(tc, test_conditions);
     tcase_add_test(tc, test_media_types);

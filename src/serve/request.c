@@ -29,6 +29,15 @@ static const struct {
 };
 #define NFORMATS (sizeof formats / sizeof *formats)
 
+size_t sp_serve_query_pairs(const char *query)
+{
+    size_t n = query[0] != '\0';
+
+    for (const char *p = query; (p = strchr(p, '&')) != NULL; p++)
+        n++;
+    return n;
+}
+
 void sp_serve_ask_init(struct sp_serve_ask *ask)
 {
     memset(ask, 0, sizeof *ask);

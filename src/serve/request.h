@@ -34,6 +34,16 @@ struct sp_serve_ask {
     unsigned seen;         /* the keys given, a bit each */
 };
 
+/* SP_SERVE_PAIRS_MAX: the pairs a query may hold (past it, 431): more
+ * than any request can use (each key once), and few enough that
+ * libmicrohttpd's memory for a connection always holds them. */
+#define SP_SERVE_PAIRS_MAX 64
+
+/* sp_serve_query_pairs: the pairs of QUERY (what follows a URL's '?'),
+ * as libmicrohttpd splits them: the '&' it holds, plus one; 0 for an
+ * empty QUERY. */
+size_t sp_serve_query_pairs(const char *query);
+
 /* sp_serve_ask_init: ASK with no option given. */
 void sp_serve_ask_init(struct sp_serve_ask *ask);
 

@@ -90,6 +90,8 @@ struct req {
     int keyed;                  /* CLIENT is an address (not a Unix
                                    socket's peer) */
     int entered;                /* counted in SRV->clients */
+    int query_cut;              /* more pairs than SP_SERVE_PAIRS_MAX:
+                                   its query emptied (uri_seen), 431 */
     char shown[512];            /* the URL as the log shows it */
 };
 
@@ -525,6 +527,14 @@ static enum MHD_Result begin(struct req *r, const char *url)
         strcmp(r->method, MHD_HTTP_METHOD_HEAD) != 0)
         return answer_text(r, MHD_HTTP_METHOD_NOT_ALLOWED,
                            "405 method not allowed: GET or HEAD");
+    if (r->query_cut) {
+        char line[64];
+
+        snprintf(line, sizeof line, "431 a query of more than %d pairs",
+                 SP_SERVE_PAIRS_MAX);
+        return answer_text(r, MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE,
+                           line);
+    }
     if (strcmp(url, "/healthz") == 0)
         return answer_text(r, MHD_HTTP_OK, "ok");
     if (strcmp(url, "/metrics") == 0)
@@ -534,6 +544,11 @@ static enum MHD_Result begin(struct req *r, const char *url)
                    ? answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
                                  "503 draining")
                    : answer_text(r, MHD_HTTP_OK, "ready");
+    /* A draining server still reads new connections, so that /readyz
+     * says so; their other requests go elsewhere. */
+    if (atomic_load(&srv->draining))
+        return answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                           "503 draining: try another server");
     /* Past here a request may take a worker: the client's cap counts. */
     if (r->keyed && sp_clients_enter(&srv->clients, &r->client) != SP_OK)
         return answer_text(r, MHD_HTTP_TOO_MANY_REQUESTS,
@@ -587,6 +602,30 @@ static int identify(struct MHD_Connection *conn, struct sp_client_key *key)
     return sp_client_key(info != NULL ? info->client_addr : NULL, key);
 }
 
+/* The mark of a request whose query uri_seen() emptied: its *con_cls
+ * until the handler's first call. */
+static char query_cut;
+
+/* uri_seen: libmicrohttpd's URI log callback, called with URI in the
+ * request line it read, before it splits the query.  libmicrohttpd
+ * 0.9.75 splits the query into the connection's memory, and when the
+ * pairs overflow it queues a 431 that it then loses: the connection
+ * hangs until its timeout.  A query of more pairs than any request can
+ * use is therefore emptied where it lies (its first byte, after the '?'
+ * that the library found already, made the end), so that the library
+ * splits nothing, and the handler answers 431. */
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    char *query = strchr(uri, '?');
+
+    (void)cls;
+    (void)conn;
+    if (query == NULL || sp_serve_query_pairs(query + 1) <= SP_SERVE_PAIRS_MAX)
+        return NULL;
+    query[1] = '\0';
+    return &query_cut;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
                               const char *url, const char *method,
                               const char *version, const char *upload,
@@ -597,10 +636,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 
     (void)version;
     (void)upload;
-    if (r == NULL) {
+    if (r == NULL || *con_cls == &query_cut) {
         r = calloc(1, sizeof *r);
         if (r == NULL)
             return MHD_NO;
+        r->query_cut = *con_cls == &query_cut;
         clock_gettime(CLOCK_MONOTONIC, &r->start);
         if (srv->cfg.deadline > 0)
             r->deadline = sp_now_ns() + (uint64_t)(srv->cfg.deadline * 1e9);
@@ -641,7 +681,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     double seconds;
 
     (void)conn;
-    if (r == NULL)
+    if (r == NULL || *con_cls == &query_cut)
         return;
     clock_gettime(CLOCK_MONOTONIC, &now);
     seconds = (double)(now.tv_sec - r->start.tv_sec) +
@@ -876,6 +916,7 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
             MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
         0, NULL, NULL, handle, srv, MHD_OPTION_LISTEN_SOCKET, srv->listen_fd,
         MHD_OPTION_UNESCAPE_CALLBACK, as_sent, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
         MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout, MHD_OPTION_END);
@@ -894,13 +935,17 @@ void sp_server_stop(struct sp_server *srv, unsigned drain)
     struct timespec tick = {0, 10 * 1000 * 1000};
     unsigned long waited = 0;
 
+    /* New connections are still taken while the requests in flight
+     * finish: a load balancer's /readyz is answered 503 (a connection
+     * left in the listen backlog would not be), and every request on
+     * them 503 with Connection: close. */
     atomic_store(&srv->draining, 1);
-    /* No new connection; the socket is ours to close (teardown). */
-    (void)MHD_quiesce_daemon(srv->daemon);
     while (atomic_load(&srv->active) > 0 && waited < drain * 100UL) {
         nanosleep(&tick, NULL);
         waited++;
     }
+    /* No new connection; the socket is ours to close (teardown). */
+    (void)MHD_quiesce_daemon(srv->daemon);
     /* Every job finishes and resumes its connection: libmicrohttpd may
      * not stop with a connection suspended. */
     sp_pool_stop(&srv->pool);
