@@ -131,4 +131,69 @@ server_pid=
 result 'draining: exit 0 once the request in flight is gone' \
     "$([[ $rc == 0 ]] || echo "exit $rc")"
 
+# Every signal that would end a process, but those a fault raises, drains
+# the server as SIGTERM does and leaves nothing behind; but SIGTERM,
+# SIGINT and SIGHUP, which exit 0, it then dies of (128 + N, as the
+# command line).  SIGPIPE and SIGXFSZ are ignored.
+ulimit -c 0  # SIGQUIT's default dumps a core
+for sig in QUIT USR2 ALRM VTALRM PROF XCPU IO PWR STKFLT RTMIN RTMIN+3 \
+    RTMAX; do
+    start_server --root root --workers 1 -q
+    expect_status "SIG$sig: a request before" 200 '/rgb.ppm?s=2'
+    kill -s "$sig" "$server_pid"
+    rc=0
+    {  # no word from the shell of the death it waits for
+        for ((i = 0; i < 200; i++)); do
+            kill -0 "$server_pid" || break
+            sleep 0.05
+        done
+        kill -KILL "$server_pid" && fail "SIG$sig: the end" 'killed'
+        wait "$server_pid" || rc=$?
+    } 2>/dev/null
+    server_pid=
+    want=$((128 + $(kill -l "$sig")))
+    result "SIG$sig: drained, then dead of it" \
+        "$([[ $rc == "$want" ]] && grep -q ': stopping (draining' \
+            server.log || echo "exit $rc, not $want: $(tail -n 1 server.log)")"
+    result "SIG$sig: nothing left behind" "$(find tmp -mindepth 1 | head -n 1)"
+done
+start_server --root root --workers 1 -q
+kill -PIPE "$server_pid"
+kill -XFSZ "$server_pid"
+expect_status 'SIGPIPE and SIGXFSZ ignored' 200 '/rgb.ppm?s=2'
+stop_server
+
+# SIGUSR1 opens the access log again: rotated by renaming, the log goes on
+# in a new file at its old name, from the first request after the signal.
+for name in before renamed after; do cp root/rgb.ppm "root/$name.ppm"; done
+start_server --root root --workers 1 --log "$WORK/access.log"
+expect_status 'the access log: a request' 200 '/before.ppm?s=2'
+mv access.log access.log.1
+expect_status 'the access log: a request after the rename' 200 \
+    '/renamed.ppm?s=2'
+kill -USR1 "$server_pid"
+for ((i = 0; i < 200; i++)); do
+    [[ -e access.log ]] && break
+    sleep 0.05
+done
+expect_status 'the access log: a request after SIGUSR1' 200 '/after.ppm?s=2'
+expect_status 'the access log: /healthz after SIGUSR1' 200 /healthz
+stop_server
+# logged FILE PATH...: FILE's lines are a 200 for each PATH, in order;
+# else FILE's lines.
+logged() {
+    local file=$1
+    shift
+    [[ $(sed 's/^GET \([^ ]*\) 200 .*/\1/' "$file" | tr '\n' ' ') == "$* " ]] ||
+        tr '\n' '|' <"$file"
+}
+result 'the access log: the lines before SIGUSR1 in the renamed file' \
+    "$(logged access.log.1 /before.ppm /renamed.ppm)"
+result 'the access log: the lines after it in a new file at its name' \
+    "$(logged access.log /after.ppm /healthz)"
+result 'the access log: not on standard error' \
+    "$(! grep -q '^GET ' server.log || echo 'it is')"
+result 'the access log: SIGUSR1 does not stop the server' \
+    "$(grep 'stopping' server.log | grep -v SIGTERM || true)"
+
 finish

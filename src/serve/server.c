@@ -19,6 +19,7 @@
 
 #include <microhttpd.h>
 
+#include "accesslog.h"
 #include "budget.h"
 #include "clients.h"
 #include "deadline.h"
@@ -688,11 +689,12 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
               (double)(now.tv_nsec - r->start.tv_nsec) / 1e9;
     sp_metrics_record(&srv->metrics, r->status, r->bytes, seconds);
     if (srv->cfg.log != NULL)
-        fprintf(srv->cfg.log, "%s %s %u %llu %.3f ms%s\n", r->method,
-                r->shown, r->status, (unsigned long long)r->bytes,
-                seconds * 1e3,
-                why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? ""
-                                                           : " (cut)");
+        sp_accesslog_line(srv->cfg.log, "%s %s %u %llu %.3f ms%s\n",
+                          r->method, r->shown, r->status,
+                          (unsigned long long)r->bytes, seconds * 1e3,
+                          why == MHD_REQUEST_TERMINATED_COMPLETED_OK
+                              ? ""
+                              : " (cut)");
     if (r->in_fd >= 0)
         close(r->in_fd);
     if (r->out_fd >= 0)

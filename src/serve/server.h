@@ -7,7 +7,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "status.h"
 
@@ -35,9 +34,11 @@ struct sp_serve_config {
                                 else 503; 0: no limit */
     const char *tmp;         /* where the private directory is made */
     const char *version;     /* in every ETag */
-    FILE *log;               /* the access log: a line a request */
+    struct sp_accesslog *log;  /* the access log: a line a request;
+                                  NULL: none */
 };
 
+struct sp_accesslog;
 struct sp_server;
 
 /* sp_server_start: the server CFG asks for, listening and answering on
