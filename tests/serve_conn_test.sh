@@ -131,6 +131,43 @@ server_pid=
 result 'draining: exit 0 once the request in flight is gone' \
     "$([[ $rc == 0 ]] || echo "exit $rc")"
 
+# Slowloris: more connections than --max-connections, each sending a
+# header a byte a second, which would reset --timeout at every byte:
+# --header-timeout closes each one its deadline after its accept, so that
+# /healthz, waiting in the listen backlog behind them, is answered within
+# two rounds of it (on a loaded machine, within the bound below).
+start_server --root root --workers 1 --max-connections 4 \
+    --header-timeout 1 -q
+(
+    trap '' PIPE
+    exec 2>/dev/null  # the writes after the server closes them fail
+    hostport=${URL#http://}
+    fds=()
+    for ((i = 0; i < 8; i++)); do
+        exec {fd}<>"/dev/tcp/${hostport%:*}/${hostport##*:}"
+        fds+=("$fd")
+    done
+    : >slow.ready
+    for ((t = 0; t < 60; t++)); do
+        for fd in "${fds[@]}"; do printf 'G' 1>&"$fd" || true; done
+        sleep 1
+    done
+) &
+slow_pid=$!
+for ((i = 0; i < 1200; i++)); do
+    [[ -e slow.ready ]] && break
+    sleep 0.05
+done
+took=$(curl -s -o body -w '%{http_code} %{time_total}' --max-time 30 \
+    "$URL/healthz" || true)
+kill "$slow_pid" 2>/dev/null || true
+wait "$slow_pid" 2>/dev/null || true
+result "slowloris: /healthz answered within 10 s ($took s)" \
+    "$([[ $took == 200\ * ]] && awk -v t="${took#* }" 'BEGIN { exit !(t < 10) }' ||
+        echo "$took")"
+expect_status 'slowloris: the server serves on' 200 '/rgb.ppm?s=2'
+stop_server
+
 # Every signal that would end a process, but those a fault raises, drains
 # the server as SIGTERM does and leaves nothing behind; but SIGTERM,
 # SIGINT and SIGHUP, which exit 0, it then dies of (128 + N, as the

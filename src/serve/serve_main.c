@@ -58,6 +58,11 @@ static void usage(FILE *f)
 "                        requests in flight from one address; past it\n"
 "                        429 with Retry-After (default 0: no limit)\n"
 "      --timeout S       close a connection idle S seconds (default 30)\n"
+"      --header-timeout S\n"
+"                        close a connection that has not sent a request's\n"
+"                        whole header S seconds (a decimal) after its\n"
+"                        accept or its last answer, however it trickles\n"
+"                        (default 10; 0: no limit)\n"
 "      --deadline S      answer 503 to a request not done S seconds (a\n"
 "                        decimal) after its headers, queue included;\n"
 "                        its job is stopped (default 60; 0: no limit)\n"
@@ -176,7 +181,7 @@ static unsigned cpus(void)
 
 enum { OPT_ROOT = 256, OPT_LISTEN, OPT_WORKERS, OPT_QUEUE, OPT_MAX_PIXELS,
        OPT_ALLOW_IO, OPT_MAX_CONN, OPT_TIMEOUT, OPT_DRAIN, OPT_DEADLINE,
-       OPT_MAX_MEMORY, OPT_MAX_PER_CLIENT, OPT_LOG };
+       OPT_MAX_MEMORY, OPT_MAX_PER_CLIENT, OPT_LOG, OPT_HEADER_TIMEOUT };
 
 /* The options whose value is a count into an unsigned field, with their
  * bounds, in the order of count_field(). */
@@ -229,6 +234,8 @@ static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
         return 0;
     case OPT_MAX_MEMORY:
         return parse_bytes(arg, &cfg->max_memory);
+    case OPT_HEADER_TIMEOUT:
+        return parse_seconds(arg, &cfg->header_timeout);
     default:  /* OPT_DEADLINE */
         return parse_seconds(arg, &cfg->deadline);
     }
@@ -251,6 +258,7 @@ static int parse(int argc, char **argv, struct sp_serve_config *cfg,
         {"max-connections", required_argument, NULL, OPT_MAX_CONN},
         {"max-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
         {"drain", required_argument, NULL, OPT_DRAIN},
         {"deadline", required_argument, NULL, OPT_DEADLINE},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
@@ -375,7 +383,8 @@ int main(int argc, char **argv)
     char host[64] = "127.0.0.1", why[SP_WHY_MAX], name[16];
     struct sp_serve_config cfg = {
         .host = host, .port = 8080, .workers = cpus(), .threads = 1,
-        .max_connections = 256, .idle_timeout = 30, .deadline = 60,
+        .max_connections = 256, .idle_timeout = 30, .header_timeout = 10,
+        .deadline = 60,
         .tmp = tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp",
         .version = SP_VERSION "-" SP_COMMIT};
     struct sp_accesslog log;

@@ -52,9 +52,21 @@ struct sp_server {
     atomic_int active;          /* requests begun and not completed */
     atomic_int draining;
     struct sp_metrics metrics;
-    struct sp_watch *watch;     /* the jobs' deadlines; NULL: none */
+    struct sp_watch *watch;     /* the jobs' deadlines and the headers';
+                                   NULL: neither */
     struct sp_budget budget;    /* --max-memory */
     struct sp_clients clients;  /* --max-per-client */
+};
+
+/* A connection, libmicrohttpd's socket context: its socket, and its
+ * place in SRV->watch while a request's header is due (from its accept
+ * or its last answer until the header is whole), so that a client
+ * sending a byte now and then, which would reset --timeout at each,
+ * cannot hold it past --header-timeout.  Touched on libmicrohttpd's
+ * polling thread only. */
+struct conn {
+    int fd;
+    int slot;                   /* in SRV->watch; -1: not watched */
 };
 
 /* A request's progress: answered from the handler at once, or waiting
@@ -419,7 +431,7 @@ static void run_job(struct req *r)
         r->in_fd = -1;
         return;
     }
-    if (srv->watch != NULL) {
+    if (r->deadline != 0) {
         job.cancel = &r->cancel;
         slot = sp_watch_enter(srv->watch, &r->cancel, r->deadline);
     }
@@ -428,7 +440,7 @@ static void run_job(struct req *r)
              (unsigned long long)atomic_fetch_add(&srv->serial, 1),
              r->ask.ext);
     r->st = sp_job_run(&job, &report);
-    if (srv->watch != NULL)
+    if (slot >= 0)
         sp_watch_leave(srv->watch, slot);
     if (r->st == EINTR && sp_cancelled(&r->cancel))
         r->st = ETIMEDOUT;
@@ -593,6 +605,64 @@ static enum MHD_Result begin(struct req *r, const char *url)
     return submit(r);
 }
 
+/* conn_of: the struct conn of CONN (NULL: none was made). */
+static struct conn *conn_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    return info != NULL ? info->socket_context : NULL;
+}
+
+/* await_header: C's next request's header due within --header-timeout,
+ * else its socket shut down by the watch. */
+static void await_header(struct sp_server *srv, struct conn *c)
+{
+    if (c == NULL || srv->cfg.header_timeout <= 0)
+        return;
+    sp_watch_leave(srv->watch, c->slot);
+    c->slot = sp_watch_enter_socket(
+        srv->watch, c->fd,
+        sp_now_ns() + (uint64_t)(srv->cfg.header_timeout * 1e9));
+}
+
+/* header_read: C's request's header is whole: no deadline until its
+ * answer is sent. */
+static void header_read(struct sp_server *srv, struct conn *c)
+{
+    if (c == NULL || c->slot < 0)
+        return;
+    sp_watch_leave(srv->watch, c->slot);
+    c->slot = -1;
+}
+
+/* connection_event: libmicrohttpd's connection notifier: a struct conn
+ * for each connection accepted, its header due; forgotten before the
+ * library closes the socket, so that the watch never shuts down a
+ * descriptor number used again. */
+static void connection_event(void *cls, struct MHD_Connection *conn,
+                             void **socket_context,
+                             enum MHD_ConnectionNotificationCode toe)
+{
+    struct sp_server *srv = cls;
+    struct conn *c = *socket_context;
+    const union MHD_ConnectionInfo *info;
+
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        header_read(srv, c);
+        free(c);
+        *socket_context = NULL;
+        return;
+    }
+    info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info == NULL || (c = malloc(sizeof *c)) == NULL)
+        return;  /* not watched: --timeout alone bounds it */
+    c->fd = info->connect_fd;
+    c->slot = -1;
+    *socket_context = c;
+    await_header(srv, c);
+}
+
 /* identify: the address CONN's client connects from, into *KEY: 1, or
  * 0 when it has none to count (a Unix socket's peer). */
 static int identify(struct MHD_Connection *conn, struct sp_client_key *key)
@@ -642,6 +712,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
         if (r == NULL)
             return MHD_NO;
         r->query_cut = *con_cls == &query_cut;
+        header_read(srv, conn_of(conn));
         clock_gettime(CLOCK_MONOTONIC, &r->start);
         if (srv->cfg.deadline > 0)
             r->deadline = sp_now_ns() + (uint64_t)(srv->cfg.deadline * 1e9);
@@ -671,8 +742,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
     return MHD_YES;
 }
 
-/* completed: R's connection is done with it: the access log's line,
- * then R freed. */
+/* completed: R's connection is done with it: the next request's header
+ * due from now, the access log's line, then R freed. */
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode why)
 {
@@ -681,7 +752,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct timespec now;
     double seconds;
 
-    (void)conn;
+    await_header(srv, conn_of(conn));
     if (r == NULL || *con_cls == &query_cut)
         return;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -871,11 +942,14 @@ static void teardown(struct sp_server *srv)
     free(srv);
 }
 
-/* watch_tick: how often the watch looks, for a deadline of SECONDS: a
- * tenth of it, from a millisecond to a tenth of a second. */
-static unsigned watch_tick(double seconds)
+/* watch_tick: how often the watch looks, for a job's deadline of
+ * SECONDS and a header's of HEADER (0: none): a tenth of the shorter,
+ * from a millisecond to a tenth of a second. */
+static unsigned watch_tick(double seconds, double header)
 {
-    double ms = seconds * 100;
+    double ms = (seconds > 0 && (header <= 0 || seconds < header) ? seconds
+                                                                  : header) *
+                100;
 
     return ms < 1 ? 1 : ms > 100 ? 100 : (unsigned)ms;
 }
@@ -899,9 +973,11 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
         teardown(srv);
         return st;
     }
-    if (cfg->deadline > 0 &&
-        (st = sp_watch_start(&srv->watch, cfg->workers,
-                             watch_tick(cfg->deadline))) != SP_OK) {
+    if ((cfg->deadline > 0 || cfg->header_timeout > 0) &&
+        (st = sp_watch_start(&srv->watch,
+                             cfg->workers + cfg->max_connections,
+                             watch_tick(cfg->deadline,
+                                        cfg->header_timeout))) != SP_OK) {
         snprintf(why, SP_WHY_MAX, "cannot start the deadlines' watch");
         teardown(srv);
         return st;
@@ -920,6 +996,7 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
         MHD_OPTION_UNESCAPE_CALLBACK, as_sent, NULL,
         MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
+        MHD_OPTION_NOTIFY_CONNECTION, connection_event, srv,
         MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout, MHD_OPTION_END);
     if (srv->daemon == NULL) {

@@ -29,6 +29,9 @@ struct sp_serve_config {
     unsigned max_per_client;   /* requests in flight from one address,
                                   else 429 (clients.h); 0: no limit */
     unsigned idle_timeout;   /* seconds a connection may sit idle */
+    double header_timeout;   /* seconds a connection has for a request's
+                                header, from its accept or its last
+                                answer, else it is closed; 0: no limit */
     double deadline;         /* seconds a request may take from its
                                 headers to its job's end, queue included,
                                 else 503; 0: no limit */
