@@ -2,8 +2,12 @@
 # serve_conn_test.sh: `scaleppm serve`'s connections, signals and
 # messages (docs/serve.md): a 400 naming the key and what its value must
 # be, 415 for a file that is no image, an If-Modified-Since in the future
-# ignored.  Each server listens on a free loopback port and is stopped at
-# the end.
+# ignored, 431 at once for a query of too many pairs, /readyz answered
+# 503 on new connections during a drain, /healthz answered under a
+# slowloris (--header-timeout), every signal that would end the server
+# draining it, SIGUSR1 reopening --log.  Each server listens on a free
+# loopback port and is stopped at the end; the slow connections are a
+# few, on loopback, for seconds.
 #
 # usage: bash tests/serve_conn_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
 set -euo pipefail
@@ -30,6 +34,23 @@ noise 61 47 255 3 3 >root/rgb.ppm
 printf 'not an image\n' >root/text.ppm
 : >root/empty.ppm
 printf 'GIF89a\001\000\001\000\000\000\000;' >root/pixel.gif
+
+# The new options' bad values: exit 2, one line naming the option; a log
+# that cannot be opened: exit 1, one line naming it, no server.
+for args in '--header-timeout x' '--header-timeout -1' '--log'; do
+    rc=0
+    # shellcheck disable=SC2086  # ARGS is split on purpose
+    "$SP" serve --root root $args 2>usage.err || rc=$?
+    result "usage error: $args" "$([[ $rc == 2 && $(wc -l <usage.err) == 1 ]] &&
+        grep -q -- "${args%% *}" usage.err || echo "exit $rc: $(head -n 1 usage.err)")"
+done
+rc=0
+"$SP" serve --root root --listen 127.0.0.1:0 --log "$WORK/none/access.log" \
+    2>usage.err || rc=$?
+result 'a log that cannot be opened: exit 1, one line' \
+    "$([[ $rc == 1 && $(wc -l <usage.err) == 1 ]] &&
+        grep -q -- "--log '$WORK/none/access.log'" usage.err ||
+        echo "exit $rc: $(head -n 1 usage.err)")"
 
 start_server --root root --workers 2
 

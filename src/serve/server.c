@@ -947,9 +947,9 @@ static void teardown(struct sp_server *srv)
  * from a millisecond to a tenth of a second. */
 static unsigned watch_tick(double seconds, double header)
 {
-    double ms = (seconds > 0 && (header <= 0 || seconds < header) ? seconds
-                                                                  : header) *
-                100;
+    double shorter =
+        seconds > 0 && (header <= 0 || seconds < header) ? seconds : header;
+    double ms = shorter * 100;
 
     return ms < 1 ? 1 : ms > 100 ? 100 : (unsigned)ms;
 }
