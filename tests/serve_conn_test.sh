@@ -54,6 +54,13 @@ result 'a log that cannot be opened: exit 1, one line' \
 
 start_server --root root --workers 2
 
+# no_report WHAT: no sanitizer's report in the log of a server that
+# stop_server did not stop.
+no_report() {
+    result "$1: no sanitizer report" \
+        "$(grep -m 1 -e Sanitizer -e 'runtime error:' server.log || true)"
+}
+
 # body_has WHAT WORDS: the last answer's body holds WORDS.
 body_has() {
     result "$1" "$(grep -qF -- "$2" body || echo "body: $(head -c 200 body)")"
@@ -151,6 +158,7 @@ wait "$server_pid" || rc=$?
 server_pid=
 result 'draining: exit 0 once the request in flight is gone' \
     "$([[ $rc == 0 ]] || echo "exit $rc")"
+no_report 'draining'
 
 # Slowloris: more connections than --max-connections, each sending a
 # header a byte a second, which would reset --timeout at every byte:
@@ -214,6 +222,7 @@ for sig in QUIT USR2 ALRM VTALRM PROF XCPU IO PWR STKFLT RTMIN RTMIN+3 \
         "$([[ $rc == "$want" ]] && grep -q ': stopping (draining' \
             server.log || echo "exit $rc, not $want: $(tail -n 1 server.log)")"
     result "SIG$sig: nothing left behind" "$(find tmp -mindepth 1 | head -n 1)"
+    no_report "SIG$sig"
 done
 start_server --root root --workers 1 -q
 kill -PIPE "$server_pid"
