@@ -138,7 +138,7 @@ expect_status '304 on If-None-Match: *' 304 '/rgb.ppm?s=-2&format=png' \
 expect_status '200 on another tag' 200 '/rgb.ppm?s=-2&format=png' \
     -H 'If-None-Match: "0000"'
 expect_status '304 on If-Modified-Since' 304 '/rgb.ppm?s=-2&format=png' \
-    -H 'If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT'
+    -H "If-Modified-Since: $(date -u -r root/rgb.ppm '+%a, %d %b %Y %T GMT')"
 other=$(curl -s -o /dev/null -D - "$URL/rgb.ppm?s=-3&format=png" |
     sed -n 's/^ETag: \(.*\)\r$/\1/p')
 result 'another scale, another tag' "$([[ $other != "$etag" ]] || echo same)"
@@ -184,7 +184,6 @@ expect_status '405 DELETE' 405 '/rgb.ppm?s=2' -X DELETE
 expect_status '413 a header of 10 gigapixels' 413 '/huge.ppm?s=-2'
 long=$(printf 'a%.0s' {1..300})
 expect_status '414 a name too long' 414 "/$long.ppm?s=2"
-expect_status '500 not an image' 500 '/text.ppm?s=2'
 expect_status '500 a cut file' 500 '/cut.ppm?s=2'
 
 # Traversal over HTTP: refused, and the secret never in a body.

@@ -1,7 +1,11 @@
 /* The watch over running jobs' deadlines (src/serve/deadline.c): a token
- * is set once its deadline passes, not before, and not after it leaves. */
+ * is set once its deadline passes, not before, and not after it leaves;
+ * a socket is shut down the same way. */
+#include <poll.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "deadline.h"
 #include "fixtures.h"
@@ -42,12 +46,54 @@ START_TEST(test_deadline)
 }
 END_TEST
 
+/* readable: whether FD has something to read (an end of file too)
+ * within MS milliseconds. */
+static int readable(int fd, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+
+    return poll(&p, 1, ms) == 1;
+}
+
+START_TEST(test_socket)
+{
+    struct sp_watch *w;
+    int due[2], late[2], gone[2], a, b, c;
+    uint64_t now = sp_now_ns();
+    char byte;
+
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, due), 0);
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, late), 0);
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, gone), 0);
+    ck_assert_int_eq(sp_watch_start(&w, 3, 1), 0);
+    a = sp_watch_enter_socket(w, due[0], now + 20 * 1000000ULL);
+    b = sp_watch_enter_socket(w, late[0], now + 60ULL * 1000000000ULL);
+    c = sp_watch_enter_socket(w, gone[0], now + 20 * 1000000ULL);
+    ck_assert(a >= 0 && b >= 0 && c >= 0);
+    sp_watch_leave(w, c);
+    /* the peer of the socket past its deadline reads its end */
+    ck_assert(readable(due[1], 60 * 1000));
+    ck_assert_int_eq(read(due[1], &byte, 1), 0);
+    ck_assert(!readable(late[1], 200));
+    ck_assert(!readable(gone[1], 0));
+    sp_watch_leave(w, a);
+    sp_watch_leave(w, b);
+    sp_watch_stop(w);
+    for (int i = 0; i < 2; i++) {
+        close(due[i]);
+        close(late[i]);
+        close(gone[i]);
+    }
+}
+END_TEST
+
 static Suite *serve_deadline_suite(void)
 {
     Suite *s = suite_create("serve_deadline");
     TCase *tc = fx_tcase("serve_deadline");
 
     tcase_add_test(tc, test_deadline);
+    tcase_add_test(tc, test_socket);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -116,6 +116,51 @@ START_TEST(test_query_fit)
 }
 END_TEST
 
+/* A refusal's phrase says what is wrong with the pair: the keys known,
+ * a key twice, a value missing, or the values the key takes. */
+START_TEST(test_query_why)
+{
+    const char *cases[][3] = {
+        {"size", "2", "unknown key (s, fit, "},
+        {"quality", "abc", "expected 1 to 100"},
+        {"s", "0", "non-zero integer from -65536 to 65536"},
+        {"fit", "10", "expected WxH"},
+        {"format", "gif", "png, jpg"},
+        {"subsample", "411", "444, 422 or 420"},
+        {"compression", "10", "expected 0 to 9"},
+        {"enlarge", "1", "takes no value"},
+        {"quality", NULL, "needs a value"},
+        {"quality", "%35", "an escape"},
+    };
+    struct sp_serve_ask a;
+    const char *why;
+
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sp_serve_ask_init(&a);
+        ck_assert_int_eq(sp_serve_ask_set(&a, cases[i][0], cases[i][1], 0,
+                                          &why),
+                         EINVAL);
+        expect(strstr(why, cases[i][2]) != NULL, "%s=%s: '%s'", cases[i][0],
+               cases[i][1] ? cases[i][1] : "(none)", why);
+    }
+    sp_serve_ask_init(&a);
+    ck_assert_int_eq(sp_serve_ask_set(&a, "s", "2", 0, &why), SP_OK);
+    ck_assert_int_eq(sp_serve_ask_set(&a, "s", "2", 0, &why), EINVAL);
+    ck_assert_str_eq(why, "given twice");
+}
+END_TEST
+
+/* The pairs of a query, counted as libmicrohttpd splits it. */
+START_TEST(test_query_pairs)
+{
+    ck_assert_uint_eq(sp_serve_query_pairs(""), 0);
+    ck_assert_uint_eq(sp_serve_query_pairs("s=2"), 1);
+    ck_assert_uint_eq(sp_serve_query_pairs("s=2&format=png"), 2);
+    ck_assert_uint_eq(sp_serve_query_pairs("enlarge&&"), 3);
+    ck_assert_uint_eq(sp_serve_query_pairs("&"), 2);
+}
+END_TEST
+
 START_TEST(test_etag)
 {
     struct sp_serve_ask a, b;
@@ -174,26 +219,30 @@ END_TEST
 
 START_TEST(test_conditions)
 {
+    const time_t now = 2000000000;  /* 2033: after every date below */
     const char *tag = "\"00ff\"";
     char date[32];
 
-    ck_assert(sp_serve_not_modified("\"00ff\"", NULL, tag, 0));
-    ck_assert(sp_serve_not_modified("W/\"00ff\"", NULL, tag, 0));
-    ck_assert(sp_serve_not_modified("\"a\", \"00ff\"", NULL, tag, 0));
-    ck_assert(sp_serve_not_modified("*", NULL, tag, 0));
-    ck_assert(!sp_serve_not_modified("\"00f\"", NULL, tag, 0));
-    ck_assert(!sp_serve_not_modified("\"00ff0\"", NULL, tag, 0));
-    ck_assert(!sp_serve_not_modified("", NULL, tag, 0));
-    ck_assert(!sp_serve_not_modified(NULL, NULL, tag, 0));
+    ck_assert(sp_serve_not_modified("\"00ff\"", NULL, tag, 0, now));
+    ck_assert(sp_serve_not_modified("W/\"00ff\"", NULL, tag, 0, now));
+    ck_assert(sp_serve_not_modified("\"a\", \"00ff\"", NULL, tag, 0, now));
+    ck_assert(sp_serve_not_modified("*", NULL, tag, 0, now));
+    ck_assert(!sp_serve_not_modified("\"00f\"", NULL, tag, 0, now));
+    ck_assert(!sp_serve_not_modified("\"00ff0\"", NULL, tag, 0, now));
+    ck_assert(!sp_serve_not_modified("", NULL, tag, 0, now));
+    ck_assert(!sp_serve_not_modified(NULL, NULL, tag, 0, now));
     /* If-None-Match wins over If-Modified-Since */
     sp_serve_http_date(1000000000, date);
     ck_assert_str_eq(date, "Sun, 09 Sep 2001 01:46:40 GMT");
-    ck_assert(!sp_serve_not_modified("\"x\"", date, tag, 1000000000));
-    ck_assert(sp_serve_not_modified(NULL, date, tag, 1000000000));
-    ck_assert(!sp_serve_not_modified(NULL, date, tag, 1000000001));
-    ck_assert(!sp_serve_not_modified(NULL, "yesterday", tag, 0));
+    ck_assert(!sp_serve_not_modified("\"x\"", date, tag, 1000000000, now));
+    ck_assert(sp_serve_not_modified(NULL, date, tag, 1000000000, now));
+    ck_assert(!sp_serve_not_modified(NULL, date, tag, 1000000001, now));
+    ck_assert(!sp_serve_not_modified(NULL, "yesterday", tag, 0, now));
     ck_assert(!sp_serve_not_modified(NULL, "Sun, 09 Sep 2001 01:46:40 GMTx",
-                                     tag, 0));
+                                     tag, 0, now));
+    /* a date after the server's clock is ignored (RFC 9110 13.1.3) */
+    ck_assert(sp_serve_not_modified(NULL, date, tag, 0, 1000000000));
+    ck_assert(!sp_serve_not_modified(NULL, date, tag, 0, 999999999));
 }
 END_TEST
 
@@ -235,6 +284,8 @@ static Suite *serve_request_suite(void)
 
     tcase_add_test(tc, test_query);
     tcase_add_test(tc, test_query_fit);
+    tcase_add_test(tc, test_query_why);
+    tcase_add_test(tc, test_query_pairs);
     tcase_add_test(tc, test_etag);
     tcase_add_test(tc, test_conditions);
     tcase_add_test(tc, test_media_types);

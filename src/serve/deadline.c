@@ -5,12 +5,15 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "timing.h"
 
 struct slot {
-    struct sp_cancel *c;  /* NULL: free */
+    struct sp_cancel *c;  /* the job's token; NULL: a socket's, or free */
+    int fd;               /* the socket shut down at the deadline; -1:
+                             none */
     uint64_t deadline;
 };
 
@@ -23,12 +26,18 @@ struct sp_watch {
     struct slot slots[];
 };
 
-/* sweep: every token in W whose deadline is past NOW set (W locked). */
+/* sweep: every token in W whose deadline is past NOW set, every such
+ * socket shut down (W locked). */
 static void sweep(struct sp_watch *w, uint64_t now)
 {
-    for (unsigned i = 0; i < w->n; i++)
-        if (w->slots[i].c != NULL && now >= w->slots[i].deadline)
+    for (unsigned i = 0; i < w->n; i++) {
+        if (now < w->slots[i].deadline)
+            continue;
+        if (w->slots[i].c != NULL)
             sp_cancel_set(w->slots[i].c);
+        else if (w->slots[i].fd >= 0)
+            (void)shutdown(w->slots[i].fd, SHUT_RDWR);
+    }
 }
 
 static void *watch(void *arg)
@@ -60,6 +69,8 @@ sp_status sp_watch_start(struct sp_watch **out, unsigned slots,
     if (w == NULL)
         return ENOMEM;
     w->n = slots;
+    for (unsigned i = 0; i < slots; i++)
+        w->slots[i] = (struct slot){NULL, -1, UINT64_MAX};
     w->tick_ms = tick_ms ? tick_ms : 1;
     pthread_mutex_init(&w->mu, NULL);
     /* the waits are timed on the monotonic clock, as sp_now_ns() */
@@ -81,19 +92,30 @@ sp_status sp_watch_start(struct sp_watch **out, unsigned slots,
     return SP_OK;
 }
 
-int sp_watch_enter(struct sp_watch *w, struct sp_cancel *c,
-                   uint64_t deadline_ns)
+/* enter: ENTRY in a free slot of W: the slot, or -1. */
+static int enter(struct sp_watch *w, struct slot entry)
 {
     int slot = -1;
 
     pthread_mutex_lock(&w->mu);
     for (unsigned i = 0; i < w->n && slot < 0; i++)
-        if (w->slots[i].c == NULL) {
-            w->slots[i] = (struct slot){c, deadline_ns};
+        if (w->slots[i].c == NULL && w->slots[i].fd < 0) {
+            w->slots[i] = entry;
             slot = (int)i;
         }
     pthread_mutex_unlock(&w->mu);
     return slot;
+}
+
+int sp_watch_enter(struct sp_watch *w, struct sp_cancel *c,
+                   uint64_t deadline_ns)
+{
+    return enter(w, (struct slot){c, -1, deadline_ns});
+}
+
+int sp_watch_enter_socket(struct sp_watch *w, int fd, uint64_t deadline_ns)
+{
+    return enter(w, (struct slot){NULL, fd, deadline_ns});
 }
 
 void sp_watch_leave(struct sp_watch *w, int slot)
@@ -101,7 +123,7 @@ void sp_watch_leave(struct sp_watch *w, int slot)
     if (slot < 0)
         return;
     pthread_mutex_lock(&w->mu);
-    w->slots[slot].c = NULL;
+    w->slots[slot] = (struct slot){NULL, -1, UINT64_MAX};
     pthread_mutex_unlock(&w->mu);
 }
 

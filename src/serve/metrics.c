@@ -6,8 +6,8 @@
 
 #include "input_types.h"
 
-static const unsigned codes[SP_METRICS_CODES] = {200, 304, 400, 403, 404, 405,
-                                                 413, 414, 415, 429, 500, 503};
+static const unsigned codes[SP_METRICS_CODES] = {
+    200, 304, 400, 403, 404, 405, 413, 414, 415, 429, 431, 500, 503};
 static const double bounds[SP_METRICS_BUCKETS] = {
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10};
 

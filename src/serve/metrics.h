@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 /* The statuses counted one by one; any other is counted as "other". */
-#define SP_METRICS_CODES 12
+#define SP_METRICS_CODES 13
 
 /* The latency histogram's upper bounds, in seconds (and +Inf after). */
 #define SP_METRICS_BUCKETS 12

@@ -29,6 +29,15 @@ static const struct {
 };
 #define NFORMATS (sizeof formats / sizeof *formats)
 
+size_t sp_serve_query_pairs(const char *query)
+{
+    size_t n = query[0] != '\0';
+
+    for (const char *p = query; (p = strchr(p, '&')) != NULL; p++)
+        n++;
+    return n;
+}
+
 void sp_serve_ask_init(struct sp_serve_ask *ask)
 {
     memset(ask, 0, sizeof *ask);
@@ -116,6 +125,21 @@ static const char *const keys[] = {"s",     "filter",  "format",
 enum { K_S, K_FILTER, K_FORMAT, K_QUALITY, K_IO, K_FIT, K_WIDTH, K_HEIGHT,
        K_ENLARGE, K_COMPRESSION, K_SUBSAMPLE, NKEYS };
 
+/* What each key's value must be, in the order of keys[], as the command
+ * line's option says it (cli/options.c). */
+static const char *const expected[] = {
+    "expected a non-zero integer from -65536 to 65536",
+    "expected sample or box",
+    "expected pnm, ppm, pgm, pbm, pam, png, jpg, jpeg, bmp or tga",
+    "expected 1 to 100",
+    "expected auto, read, mmap or pread",
+    "expected WxH, each 1 to 2147483648 pixels",
+    "expected 1 to 2147483648 pixels",
+    "expected 1 to 2147483648 pixels",
+    "takes no value",
+    "expected 0 to 9",
+    "expected 444, 422 or 420"};
+
 /* set_choices: the keys whose value is one of a few names: VALUE into
  * ASK for key K: 0 or -1. */
 static int set_choices(struct sp_serve_ask *ask, int k, const char *value)
@@ -178,21 +202,24 @@ sp_status sp_serve_ask_set(struct sp_serve_ask *ask, const char *key,
 {
     int k;
 
-    *why = "an unknown query key";
+    *why = "an unknown key (s, fit, width, height, enlarge, filter, format, "
+           "quality, subsample, compression)";
     if (set_choice(key, keys, NKEYS, &k) != 0 || (k == K_IO && !allow_io))
         return EINVAL;
-    *why = "a query key given twice";
+    *why = "given twice";
     if (ask->seen & 1u << k)
         return EINVAL;
     ask->seen |= 1u << k;
-    *why = "enlarge takes no value";
+    *why = expected[k];
     if (k == K_ENLARGE) {
         ask->fit.enlarge = 1;
         return value == NULL || value[0] == '\0' ? SP_OK : EINVAL;
     }
-    *why = "a bad query value";
-    if (value == NULL || strchr(value, '%') != NULL)
+    if (value == NULL || strchr(value, '%') != NULL) {
+        *why = value == NULL ? "needs a value"
+                             : "an escape (%XX): no value needs one";
         return EINVAL;
+    }
     return set_value(ask, k, value) == 0 ? SP_OK : EINVAL;
 }
 
@@ -297,10 +324,11 @@ int sp_serve_racy(const struct stat *sb, const struct timespec *opened)
 }
 
 int sp_serve_not_modified(const char *inm, const char *ims, const char *etag,
-                          time_t mtime)
+                          time_t mtime, time_t now)
 {
     struct tm tm;
     const char *end;
+    time_t since;
 
     if (inm != NULL)
         return lists_tag(inm, etag);
@@ -308,7 +336,10 @@ int sp_serve_not_modified(const char *inm, const char *ims, const char *etag,
         return 0;
     memset(&tm, 0, sizeof tm);
     end = strptime(ims, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    return end != NULL && *end == '\0' && timegm(&tm) >= mtime;
+    if (end == NULL || *end != '\0')
+        return 0;
+    since = timegm(&tm);
+    return since >= mtime && since <= now;
 }
 
 void sp_serve_http_date(time_t t, char *out)

@@ -34,15 +34,26 @@ struct sp_serve_ask {
     unsigned seen;         /* the keys given, a bit each */
 };
 
+/* SP_SERVE_PAIRS_MAX: the pairs a query may hold (past it, 431): more
+ * than any request can use (each key once), and few enough that
+ * libmicrohttpd's memory for a connection always holds them. */
+#define SP_SERVE_PAIRS_MAX 64
+
+/* sp_serve_query_pairs: the pairs of QUERY (what follows a URL's '?'),
+ * as libmicrohttpd splits them: the '&' it holds, plus one; 0 for an
+ * empty QUERY. */
+size_t sp_serve_query_pairs(const char *query);
+
 /* sp_serve_ask_init: ASK with no option given. */
 void sp_serve_ask_init(struct sp_serve_ask *ask);
 
 /* sp_serve_ask_set: the query's KEY=VALUE (as sent: no escape is
  * decoded, and a value holding one is refused, since no value taken here
  * needs one) into ASK; ALLOW_IO: io= is accepted.  enlarge takes no
- * value (VALUE NULL or empty); every other key needs one.  Returns 0, or EINVAL
- * with *WHY (a static phrase) naming the key: unknown, given twice, or a
- * bad value. */
+ * value (VALUE NULL or empty); every other key needs one.  Returns 0, or
+ * EINVAL with *WHY a static phrase saying what is wrong with the pair,
+ * for the caller to show after it: an unknown key (and the keys known),
+ * a key given twice, no value, or the values the key takes. */
 sp_status sp_serve_ask_set(struct sp_serve_ask *ask, const char *key,
                            const char *value, int allow_io,
                            const char **why);
@@ -87,12 +98,14 @@ void sp_serve_etag(const struct stat *sb, const struct sp_serve_ask *ask,
 int sp_serve_racy(const struct stat *sb, const struct timespec *opened);
 
 /* sp_serve_not_modified: whether a request with If-None-Match INM and
- * If-Modified-Since IMS (either NULL when absent) is answered 304 for a
- * body tagged ETAG from a file last modified at MTIME: INM lists ETAG
- * (weak comparison, as RFC 9110 asks for If-None-Match) or is "*"; else,
- * with no INM, IMS is a valid HTTP date not before MTIME's second. */
+ * If-Modified-Since IMS (either NULL when absent) is answered 304 at
+ * time NOW for a body tagged ETAG from a file last modified at MTIME:
+ * INM lists ETAG (weak comparison, as RFC 9110 asks for If-None-Match)
+ * or is "*"; else, with no INM, IMS is a valid HTTP date not before
+ * MTIME's second and not after NOW (RFC 9110 13.1.3: a date later than
+ * the server's clock is ignored, as one that does not parse is). */
 int sp_serve_not_modified(const char *inm, const char *ims, const char *etag,
-                          time_t mtime);
+                          time_t mtime, time_t now);
 
 /* sp_serve_http_date: T as an HTTP date (IMF-fixdate) into OUT (32
  * bytes). */

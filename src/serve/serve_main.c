@@ -1,12 +1,15 @@
 /* scaleppm-serve: `scaleppm serve`'s program (docs/serve.md).  Parses the
- * options, starts the server, waits for SIGTERM, SIGINT or SIGHUP, then
- * drains and stops it.  A program of its own, linked with libmicrohttpd
- * (and the GnuTLS it brings), so that scaleppm stays a static PIE;
- * scaleppm runs it for `scaleppm serve` (cli/cli_serve.c). */
+ * options, starts the server, waits for a signal that ends a process
+ * (SIGTERM, SIGINT, SIGHUP and the others: stop_signals), then drains
+ * and stops it; SIGUSR1 reopens the access log.  A program of its own,
+ * linked with libmicrohttpd (and the GnuTLS it brings), so that scaleppm
+ * stays a static PIE; scaleppm runs it for `scaleppm serve`
+ * (cli/cli_serve.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accesslog.h"
 #include "server.h"
 
 #define EXIT_USAGE 2
@@ -58,16 +62,25 @@ static void usage(FILE *f)
 "                        requests in flight from one address; past it\n"
 "                        429 with Retry-After (default 0: no limit)\n"
 "      --timeout S       close a connection idle S seconds (default 30)\n"
+"      --header-timeout S\n"
+"                        close a connection that has not sent a request's\n"
+"                        whole header S seconds (a decimal) after its\n"
+"                        accept or its last answer, however it trickles\n"
+"                        (default 10; 0: no limit)\n"
 "      --deadline S      answer 503 to a request not done S seconds (a\n"
 "                        decimal) after its headers, queue included;\n"
 "                        its job is stopped (default 60; 0: no limit)\n"
 "      --drain S         at SIGTERM, wait up to S seconds for the\n"
 "                        requests in flight (default 30)\n"
-"  -q, --quiet           no access log on standard error\n"
+"      --log FILE        the access log appended to FILE, not standard\n"
+"                        error; SIGUSR1 opens FILE again (log rotation)\n"
+"  -q, --quiet           no access log\n"
 "  -h, --help            show this help\n"
 "  -V, --version         show the version\n"
 "\n"
-"Also /healthz (200 while it runs), /readyz (503 while it drains).\n");
+"Also /healthz (200 while it runs), /readyz (503 while it drains).\n"
+"SIGTERM, SIGINT, SIGHUP (and any other signal that would end it but\n"
+"SIGUSR1) drain it: the requests in flight finish, for up to --drain.\n");
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -172,7 +185,8 @@ static unsigned cpus(void)
 
 enum { OPT_ROOT = 256, OPT_LISTEN, OPT_WORKERS, OPT_QUEUE, OPT_MAX_PIXELS,
        OPT_ALLOW_IO, OPT_MAX_CONN, OPT_TIMEOUT, OPT_DRAIN, OPT_DEADLINE,
-       OPT_MAX_MEMORY, OPT_MAX_OUTPUT, OPT_MAX_PER_CLIENT };
+       OPT_MAX_MEMORY, OPT_MAX_OUTPUT, OPT_MAX_PER_CLIENT, OPT_LOG,
+       OPT_HEADER_TIMEOUT };
 
 /* The options whose value is a count into an unsigned field, with their
  * bounds, in the order of count_field(). */
@@ -227,14 +241,18 @@ static int parse_value(int c, const char *arg, struct sp_serve_config *cfg,
         return parse_bytes(arg, &cfg->max_memory);
     case OPT_MAX_OUTPUT:
         return parse_bytes(arg, &cfg->max_output);
+    case OPT_HEADER_TIMEOUT:
+        return parse_seconds(arg, &cfg->header_timeout);
     default:  /* OPT_DEADLINE */
         return parse_seconds(arg, &cfg->deadline);
     }
 }
 
-/* parse: ARGV into CFG and *DRAIN: -1 to run, or the exit status. */
+/* parse: ARGV into CFG, *DRAIN and *LOG (--log's FILE, "-" for standard
+ * error, NULL for -q): -1 to run, or the exit status. */
 static int parse(int argc, char **argv, struct sp_serve_config *cfg,
-                 unsigned *drain, char *host, size_t hostlen)
+                 unsigned *drain, const char **log, char *host,
+                 size_t hostlen)
 {
     static const struct option longopts[] = {
         {"root", required_argument, NULL, OPT_ROOT},
@@ -247,10 +265,12 @@ static int parse(int argc, char **argv, struct sp_serve_config *cfg,
         {"max-connections", required_argument, NULL, OPT_MAX_CONN},
         {"max-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
         {"drain", required_argument, NULL, OPT_DRAIN},
         {"deadline", required_argument, NULL, OPT_DEADLINE},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
         {"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
+        {"log", required_argument, NULL, OPT_LOG},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -267,8 +287,11 @@ static int parse(int argc, char **argv, struct sp_serve_config *cfg,
         case OPT_ALLOW_IO:
             cfg->allow_io = 1;
             break;
+        case OPT_LOG:
+            *log = optarg;
+            break;
         case 'q':
-            cfg->log = NULL;
+            *log = NULL;
             break;
         case 'h':
             usage(stdout);
@@ -296,37 +319,93 @@ static int parse(int argc, char **argv, struct sp_serve_config *cfg,
     return -1;
 }
 
+/* The signals whose default action ends a process (signal(7)), but
+ * those a thread raises itself (SIGBUS, SIGSEGV, SIGFPE, SIGILL, ...,
+ * never blocked) and SIGPIPE and SIGXFSZ (ignored: a client gone and
+ * the file size limit are errors, EPIPE and EFBIG, not deaths): each
+ * drains the server as SIGTERM does, but SIGUSR1, which reopens the
+ * access log; the real-time signals as well (wait_set()). */
+static const int stop_signals[] = {
+    SIGHUP,  SIGINT,    SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
+    SIGVTALRM, SIGPROF, SIGXCPU, SIGIO,
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+};
+
+/* wait_set: SET, the signals main() waits for, each blocked in every
+ * thread started after (they inherit the mask) and set to its default
+ * action: an ignored signal is discarded, never waited for (a shell
+ * starts a background job with SIGINT ignored). */
+static void wait_set(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
+        sigaddset(set, stop_signals[i]);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+        sigaddset(set, sig);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(set, sig) == 1)
+            signal(sig, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+/* die_by: after the drain, the end SIG asks for: exit 0 for a stop
+ * (SIGTERM, SIGINT, SIGHUP), else death by SIG, so that whoever sent it
+ * sees it in the status (128 + N), as the command line's. */
+static int die_by(int sig)
+{
+    sigset_t one;
+
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+        return 0;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    (void)raise(sig);  /* pending while blocked; its action the default */
+    (void)pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    return 128 + sig;  /* not reached */
+}
+
+/* signal_name: SIG's name, "SIGTERM", into BUF (16 bytes). */
+static const char *signal_name(int sig, char *buf)
+{
+    const char *abbrev = sigabbrev_np(sig);
+
+    if (abbrev != NULL)
+        snprintf(buf, 16, "SIG%s", abbrev);
+    else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+        snprintf(buf, 16, "SIGRTMIN+%d", sig - SIGRTMIN);
+    else
+        snprintf(buf, 16, "signal %d", sig);
+    return buf;
+}
+
 int main(int argc, char **argv)
 {
-    const char *tmp = getenv("TMPDIR");
-    char host[64] = "127.0.0.1", why[SP_WHY_MAX];
+    const char *tmp = getenv("TMPDIR"), *log_path = "-";
+    char host[64] = "127.0.0.1", why[SP_WHY_MAX], name[16];
     struct sp_serve_config cfg = {
         .host = host, .port = 8080, .workers = cpus(), .threads = 1,
-        .max_connections = 256, .idle_timeout = 30, .deadline = 60,
-        .max_output = (uint64_t)256 << 20,
+        .max_connections = 256, .idle_timeout = 30, .header_timeout = 10,
+        .deadline = 60, .max_output = (uint64_t)256 << 20,
         .tmp = tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp",
-        .version = SP_VERSION "-" SP_COMMIT, .log = stderr};
+        .version = SP_VERSION "-" SP_COMMIT};
+    struct sp_accesslog log;
     struct sp_server *srv;
     unsigned drain = 30, port;
-    sigset_t stop;
-    int rc = parse(argc, argv, &cfg, &drain, host, sizeof host), sig;
+    sigset_t waited;
+    int rc = parse(argc, argv, &cfg, &drain, &log_path, host, sizeof host),
+        sig;
     sp_status st;
 
     if (rc >= 0)
         return rc;
-    /* Every thread the server starts inherits this mask: the signals that
-     * stop it come to sigwait() below, never to a worker. */
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGTERM);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &stop, NULL);
-    /* An ignored signal is discarded, never waited for: a shell starts a
-     * background job with SIGINT ignored. */
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    signal(SIGPIPE, SIG_IGN);
+    wait_set(&waited);
     /* One malloc arena for every thread: a raster a request frees is
      * then reused by the next request, whichever worker takes it, and the
      * heap holds at most the rasters that were in flight at once (what
@@ -334,10 +413,22 @@ int main(int argc, char **argv)
      * arena kept the last raster it freed: 32 workers on 2 CPUs held
      * 16 rasters with one request in flight (docs/serve.md). */
     (void)mallopt(M_ARENA_MAX, 1);
+    st = sp_accesslog_open(&log,
+                           log_path != NULL && strcmp(log_path, "-") != 0
+                               ? log_path
+                               : NULL,
+                           log_path != NULL ? stderr : NULL);
+    if (st != SP_OK) {
+        fprintf(stderr, "scaleppm serve: --log '%s': %s\n", log_path,
+                strerror(st));
+        return EXIT_FAILURE;
+    }
+    cfg.log = &log;
     st = sp_server_start(&cfg, &srv, &port, why);
     if (st != SP_OK) {
         fprintf(stderr, "scaleppm serve: %s%s%s\n", why, why[0] ? ": " : "",
                 strerror(st > 0 ? st : EIO));
+        sp_accesslog_close(&log);
         return EXIT_FAILURE;
     }
     if (cfg.unix_path != NULL)
@@ -350,11 +441,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "scaleppm serve: listening on http://%s:%u/\n",
                 cfg.host, port);
     fflush(stderr);
-    do
-        rc = sigwait(&stop, &sig);
-    while (rc != 0);
-    fprintf(stderr, "scaleppm serve: stopping (draining up to %u s)\n",
-            drain);
+    for (;;) {
+        if (sigwait(&waited, &sig) != 0)
+            continue;
+        if (sig != SIGUSR1)
+            break;
+        if ((st = sp_accesslog_reopen(&log)) != SP_OK)
+            fprintf(stderr, "scaleppm serve: SIGUSR1: --log '%s': %s; "
+                    "the log goes on where it was\n", log_path,
+                    strerror(st));
+    }
+    fprintf(stderr, "scaleppm serve: %s: stopping (draining up to %u s)\n",
+            signal_name(sig, name), drain);
     sp_server_stop(srv, drain);
-    return 0;
+    sp_accesslog_close(&log);
+    return die_by(sig);
 }

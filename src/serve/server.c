@@ -19,6 +19,7 @@
 
 #include <microhttpd.h>
 
+#include "accesslog.h"
 #include "budget.h"
 #include "clients.h"
 #include "deadline.h"
@@ -51,9 +52,21 @@ struct sp_server {
     atomic_int active;          /* requests begun and not completed */
     atomic_int draining;
     struct sp_metrics metrics;
-    struct sp_watch *watch;     /* the jobs' deadlines; NULL: none */
+    struct sp_watch *watch;     /* the jobs' deadlines and the headers';
+                                   NULL: neither */
     struct sp_budget budget;    /* --max-memory */
     struct sp_clients clients;  /* --max-per-client */
+};
+
+/* A connection, libmicrohttpd's socket context: its socket, and its
+ * place in SRV->watch while a request's header is due (from its accept
+ * or its last answer until the header is whole), so that a client
+ * sending a byte now and then, which would reset --timeout at each,
+ * cannot hold it past --header-timeout.  Touched on libmicrohttpd's
+ * polling thread only. */
+struct conn {
+    int fd;
+    int slot;                   /* in SRV->watch; -1: not watched */
 };
 
 /* A request's progress: answered from the handler at once, or waiting
@@ -97,6 +110,8 @@ struct req {
     int keyed;                  /* CLIENT is an address (not a Unix
                                    socket's peer) */
     int entered;                /* counted in SRV->clients */
+    int query_cut;              /* more pairs than SP_SERVE_PAIRS_MAX:
+                                   its query emptied (uri_seen), 431 */
     char shown[512];            /* the URL as the log shows it */
 };
 
@@ -254,6 +269,12 @@ static enum MHD_Result answer_job(struct req *r)
         snprintf(line, sizeof line, "413 image too large: %s",
                  sp_strerror(r->st));
         return answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE, line);
+    case SP_E_EMPTY:
+    case SP_E_NOTPNM:
+    case SP_E_UNSUPPORTED:
+        snprintf(line, sizeof line, "415 not an image scaleppm reads: %s",
+                 sp_strerror(r->st));
+        return answer_text(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, line);
     case SP_E_CONVERT:
     case SP_E_OUTFORMAT:
         snprintf(line, sizeof line, "400 bad request: %s",
@@ -468,7 +489,7 @@ static void run_job(struct req *r)
         r->in_fd = -1;
         return;
     }
-    if (srv->watch != NULL) {
+    if (r->deadline != 0) {
         job.cancel = &r->cancel;
         slot = sp_watch_enter(srv->watch, &r->cancel, r->deadline);
     }
@@ -477,7 +498,7 @@ static void run_job(struct req *r)
              (unsigned long long)atomic_fetch_add(&srv->serial, 1),
              r->ask.ext);
     r->st = sp_job_run(&job, &report);
-    if (srv->watch != NULL)
+    if (slot >= 0)
         sp_watch_leave(srv->watch, slot);
     if (r->st == EINTR && sp_cancelled(&r->cancel))
         r->st = ETIMEDOUT;
@@ -523,6 +544,7 @@ static void work(void *task)
 struct query {
     struct req *r;
     const char *why;
+    char pair[96];  /* the KEY=VALUE refused, as the answer shows it */
 };
 
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
@@ -534,6 +556,11 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
     (void)kind;
     if (sp_serve_ask_set(&q->r->ask, key, value, q->r->srv->cfg.allow_io,
                          &why) != SP_OK) {
+        char raw[sizeof q->pair];
+
+        snprintf(raw, sizeof raw, "%s%s%s", key, value != NULL ? "=" : "",
+                 value != NULL ? value : "");
+        sp_show_name(raw, q->pair, sizeof q->pair);
         q->why = why;
         return MHD_NO;
     }
@@ -567,7 +594,7 @@ static enum MHD_Result begin(struct req *r, const char *url)
     struct sp_server *srv = r->srv;
     char rel[PATH_MAX];
     const char *why;
-    struct query q = {r, NULL};
+    struct query q = {r, NULL, ""};
     struct timespec opened;
     sp_status st;
 
@@ -575,6 +602,14 @@ static enum MHD_Result begin(struct req *r, const char *url)
         strcmp(r->method, MHD_HTTP_METHOD_HEAD) != 0)
         return answer_text(r, MHD_HTTP_METHOD_NOT_ALLOWED,
                            "405 method not allowed: GET or HEAD");
+    if (r->query_cut) {
+        char line[64];
+
+        snprintf(line, sizeof line, "431 a query of more than %d pairs",
+                 SP_SERVE_PAIRS_MAX);
+        return answer_text(r, MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE,
+                           line);
+    }
     if (strcmp(url, "/healthz") == 0)
         return answer_text(r, MHD_HTTP_OK, "ok");
     if (strcmp(url, "/metrics") == 0)
@@ -584,6 +619,11 @@ static enum MHD_Result begin(struct req *r, const char *url)
                    ? answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
                                  "503 draining")
                    : answer_text(r, MHD_HTTP_OK, "ready");
+    /* A draining server still reads new connections, so that /readyz
+     * says so; their other requests go elsewhere. */
+    if (atomic_load(&srv->draining))
+        return answer_text(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                           "503 draining: try another server");
     /* Past here a request may take a worker: the client's cap counts. */
     if (r->keyed && sp_clients_enter(&srv->clients, &r->client) != SP_OK)
         return answer_text(r, MHD_HTTP_TOO_MANY_REQUESTS,
@@ -603,9 +643,10 @@ static enum MHD_Result begin(struct req *r, const char *url)
     if (q.why == NULL && sp_serve_ask_check(&r->ask, &why) != SP_OK)
         q.why = why;
     if (q.why != NULL) {
-        char line[128];
+        char line[256];
 
-        snprintf(line, sizeof line, "400 bad query: %s", q.why);
+        snprintf(line, sizeof line, "400 bad query: %s%s%s", q.pair,
+                 q.pair[0] != '\0' ? ": " : "", q.why);
         return answer_text(r, MHD_HTTP_BAD_REQUEST, line);
     }
     clock_gettime(CLOCK_REALTIME, &opened);
@@ -622,12 +663,70 @@ static enum MHD_Result begin(struct req *r, const char *url)
                                         MHD_HTTP_HEADER_IF_NONE_MATCH),
             MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                         MHD_HTTP_HEADER_IF_MODIFIED_SINCE),
-            r->etag, r->sb.st_mtim.tv_sec)) {
+            r->etag, r->sb.st_mtim.tv_sec, time(NULL))) {
         close(r->in_fd);
         r->in_fd = -1;
         return answer_not_modified(r);
     }
     return submit(r);
+}
+
+/* conn_of: the struct conn of CONN (NULL: none was made). */
+static struct conn *conn_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    return info != NULL ? info->socket_context : NULL;
+}
+
+/* await_header: C's next request's header due within --header-timeout,
+ * else its socket shut down by the watch. */
+static void await_header(struct sp_server *srv, struct conn *c)
+{
+    if (c == NULL || srv->cfg.header_timeout <= 0)
+        return;
+    sp_watch_leave(srv->watch, c->slot);
+    c->slot = sp_watch_enter_socket(
+        srv->watch, c->fd,
+        sp_now_ns() + (uint64_t)(srv->cfg.header_timeout * 1e9));
+}
+
+/* header_read: C's request's header is whole: no deadline until its
+ * answer is sent. */
+static void header_read(struct sp_server *srv, struct conn *c)
+{
+    if (c == NULL || c->slot < 0)
+        return;
+    sp_watch_leave(srv->watch, c->slot);
+    c->slot = -1;
+}
+
+/* connection_event: libmicrohttpd's connection notifier: a struct conn
+ * for each connection accepted, its header due; forgotten before the
+ * library closes the socket, so that the watch never shuts down a
+ * descriptor number used again. */
+static void connection_event(void *cls, struct MHD_Connection *conn,
+                             void **socket_context,
+                             enum MHD_ConnectionNotificationCode toe)
+{
+    struct sp_server *srv = cls;
+    struct conn *c = *socket_context;
+    const union MHD_ConnectionInfo *info;
+
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        header_read(srv, c);
+        free(c);
+        *socket_context = NULL;
+        return;
+    }
+    info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info == NULL || (c = malloc(sizeof *c)) == NULL)
+        return;  /* not watched: --timeout alone bounds it */
+    c->fd = info->connect_fd;
+    c->slot = -1;
+    *socket_context = c;
+    await_header(srv, c);
 }
 
 /* identify: the address CONN's client connects from, into *KEY: 1, or
@@ -640,6 +739,30 @@ static int identify(struct MHD_Connection *conn, struct sp_client_key *key)
     return sp_client_key(info != NULL ? info->client_addr : NULL, key);
 }
 
+/* The mark of a request whose query uri_seen() emptied: its *con_cls
+ * until the handler's first call. */
+static char query_cut;
+
+/* uri_seen: libmicrohttpd's URI log callback, called with URI in the
+ * request line it read, before it splits the query.  libmicrohttpd
+ * 0.9.75 splits the query into the connection's memory, and when the
+ * pairs overflow it queues a 431 that it then loses: the connection
+ * hangs until its timeout.  A query of more pairs than any request can
+ * use is therefore emptied where it lies (its first byte, after the '?'
+ * that the library found already, made the end), so that the library
+ * splits nothing, and the handler answers 431. */
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    char *query = strchr(uri, '?');
+
+    (void)cls;
+    (void)conn;
+    if (query == NULL || sp_serve_query_pairs(query + 1) <= SP_SERVE_PAIRS_MAX)
+        return NULL;
+    query[1] = '\0';
+    return &query_cut;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
                               const char *url, const char *method,
                               const char *version, const char *upload,
@@ -650,10 +773,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 
     (void)version;
     (void)upload;
-    if (r == NULL) {
+    if (r == NULL || *con_cls == &query_cut) {
         r = calloc(1, sizeof *r);
         if (r == NULL)
             return MHD_NO;
+        r->query_cut = *con_cls == &query_cut;
+        header_read(srv, conn_of(conn));
         clock_gettime(CLOCK_MONOTONIC, &r->start);
         if (srv->cfg.deadline > 0)
             r->deadline = sp_now_ns() + (uint64_t)(srv->cfg.deadline * 1e9);
@@ -683,8 +808,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
     return MHD_YES;
 }
 
-/* completed: R's connection is done with it: the access log's line,
- * then R freed. */
+/* completed: R's connection is done with it: the next request's header
+ * due from now, the access log's line, then R freed. */
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode why)
 {
@@ -693,19 +818,20 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct timespec now;
     double seconds;
 
-    (void)conn;
-    if (r == NULL)
+    await_header(srv, conn_of(conn));
+    if (r == NULL || *con_cls == &query_cut)
         return;
     clock_gettime(CLOCK_MONOTONIC, &now);
     seconds = (double)(now.tv_sec - r->start.tv_sec) +
               (double)(now.tv_nsec - r->start.tv_nsec) / 1e9;
     sp_metrics_record(&srv->metrics, r->status, r->bytes, seconds);
     if (srv->cfg.log != NULL)
-        fprintf(srv->cfg.log, "%s %s %u %llu %.3f ms%s\n", r->method,
-                r->shown, r->status, (unsigned long long)r->bytes,
-                seconds * 1e3,
-                why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? ""
-                                                           : " (cut)");
+        sp_accesslog_line(srv->cfg.log, "%s %s %u %llu %.3f ms%s\n",
+                          r->method, r->shown, r->status,
+                          (unsigned long long)r->bytes, seconds * 1e3,
+                          why == MHD_REQUEST_TERMINATED_COMPLETED_OK
+                              ? ""
+                              : " (cut)");
     if (r->in_fd >= 0)
         close(r->in_fd);
     if (r->out_fd >= 0)
@@ -882,11 +1008,14 @@ static void teardown(struct sp_server *srv)
     free(srv);
 }
 
-/* watch_tick: how often the watch looks, for a deadline of SECONDS: a
- * tenth of it, from a millisecond to a tenth of a second. */
-static unsigned watch_tick(double seconds)
+/* watch_tick: how often the watch looks, for a job's deadline of
+ * SECONDS and a header's of HEADER (0: none): a tenth of the shorter,
+ * from a millisecond to a tenth of a second. */
+static unsigned watch_tick(double seconds, double header)
 {
-    double ms = seconds * 100;
+    double shorter =
+        seconds > 0 && (header <= 0 || seconds < header) ? seconds : header;
+    double ms = shorter * 100;
 
     return ms < 1 ? 1 : ms > 100 ? 100 : (unsigned)ms;
 }
@@ -910,9 +1039,11 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
         teardown(srv);
         return st;
     }
-    if (cfg->deadline > 0 &&
-        (st = sp_watch_start(&srv->watch, cfg->workers,
-                             watch_tick(cfg->deadline))) != SP_OK) {
+    if ((cfg->deadline > 0 || cfg->header_timeout > 0) &&
+        (st = sp_watch_start(&srv->watch,
+                             cfg->workers + cfg->max_connections,
+                             watch_tick(cfg->deadline,
+                                        cfg->header_timeout))) != SP_OK) {
         snprintf(why, SP_WHY_MAX, "cannot start the deadlines' watch");
         teardown(srv);
         return st;
@@ -929,7 +1060,9 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
             MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
         0, NULL, NULL, handle, srv, MHD_OPTION_LISTEN_SOCKET, srv->listen_fd,
         MHD_OPTION_UNESCAPE_CALLBACK, as_sent, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
+        MHD_OPTION_NOTIFY_CONNECTION, connection_event, srv,
         MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout, MHD_OPTION_END);
     if (srv->daemon == NULL) {
@@ -947,13 +1080,17 @@ void sp_server_stop(struct sp_server *srv, unsigned drain)
     struct timespec tick = {0, 10 * 1000 * 1000};
     unsigned long waited = 0;
 
+    /* New connections are still taken while the requests in flight
+     * finish: a load balancer's /readyz is answered 503 (a connection
+     * left in the listen backlog would not be), and every request on
+     * them 503 with Connection: close. */
     atomic_store(&srv->draining, 1);
-    /* No new connection; the socket is ours to close (teardown). */
-    (void)MHD_quiesce_daemon(srv->daemon);
     while (atomic_load(&srv->active) > 0 && waited < drain * 100UL) {
         nanosleep(&tick, NULL);
         waited++;
     }
+    /* No new connection; the socket is ours to close (teardown). */
+    (void)MHD_quiesce_daemon(srv->daemon);
     /* Every job finishes and resumes its connection: libmicrohttpd may
      * not stop with a connection suspended. */
     sp_pool_stop(&srv->pool);

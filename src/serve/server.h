@@ -7,7 +7,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "status.h"
 
@@ -33,14 +32,19 @@ struct sp_serve_config {
     unsigned max_per_client;   /* requests in flight from one address,
                                   else 429 (clients.h); 0: no limit */
     unsigned idle_timeout;   /* seconds a connection may sit idle */
+    double header_timeout;   /* seconds a connection has for a request's
+                                header, from its accept or its last
+                                answer, else it is closed; 0: no limit */
     double deadline;         /* seconds a request may take from its
                                 headers to its job's end, queue included,
                                 else 503; 0: no limit */
     const char *tmp;         /* where the private directory is made */
     const char *version;     /* in every ETag */
-    FILE *log;               /* the access log: a line a request */
+    struct sp_accesslog *log;  /* the access log: a line a request;
+                                  NULL: none */
 };
 
+struct sp_accesslog;
 struct sp_server;
 
 /* sp_server_start: the server CFG asks for, listening and answering on
