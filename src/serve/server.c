@@ -242,7 +242,7 @@ static enum MHD_Result answer_not_modified(struct req *r)
 static enum MHD_Result answer_job(struct req *r)
 {
     struct MHD_Response *resp;
-    char line[128];
+    char line[SP_WHY_MAX + 64], shown[SP_WHY_MAX];
 
     if (r->over_output)
         return answer_text(r, MHD_HTTP_CONTENT_TOO_LARGE,
@@ -272,8 +272,10 @@ static enum MHD_Result answer_job(struct req *r)
     case SP_E_EMPTY:
     case SP_E_NOTPNM:
     case SP_E_UNSUPPORTED:
-        snprintf(line, sizeof line, "415 not an image scaleppm reads: %s",
-                 sp_strerror(r->st));
+        snprintf(line, sizeof line, "415 %s: %s", sp_strerror(r->st),
+                 r->why[0] != '\0'
+                     ? sp_show_name(r->why, shown, sizeof shown)
+                     : "the file");
         return answer_text(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, line);
     case SP_E_CONVERT:
     case SP_E_OUTFORMAT:
@@ -366,7 +368,7 @@ static sp_status peek_accept(struct sp_header *hdr, void *arg,
 
 /* job_cost: the bytes R's job would hold (budget.h) and R->body, from
  * its header, read through R's descriptor and no further.  Returns 0, or
- * the status the job's load would fail with. */
+ * the status the job's load would fail with, its detail in R->why. */
 static sp_status job_cost(struct req *r, uint64_t *cost)
 {
     struct sp_input input;
@@ -384,8 +386,10 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
     memset(&info, 0, sizeof info);
     st = sp_input_next(&input, r->ask.io, peek_accept, &hdr, &info);
     sp_input_close(&input);
-    if (st != ECANCELED)
+    if (st != ECANCELED) {
+        snprintf(r->why, sizeof r->why, "%s", info.why);
         return st == SP_OK ? EIO : st;
+    }
     /* a JPEG or PNG (no 'P' magic) is decoded into memory whole */
     held = r->ask.io == SP_IO_READ || hdr.plain ||
            pread(r->in_fd, &first, 1, 0) != 1 || first != 'P';
