@@ -63,14 +63,6 @@ nap() {
     read -r -t "$1" -u 7 || true
 }
 
-# alive PID: PID is running (not gone, not a zombie waiting to be reaped).
-alive() {
-    local stat
-    read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
-    stat=${stat##*) }
-    [[ ${stat%% *} != Z ]]
-}
-
 # mapped PID NAME: PID has a file whose path ends in /NAME mapped.
 mapped() {
     local line

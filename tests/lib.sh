@@ -109,6 +109,14 @@ have() {
     command -v "$1" >/dev/null 2>&1
 }
 
+# alive PID: PID is running (not gone, not a zombie waiting to be reaped).
+alive() {
+    local stat
+    read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+    stat=${stat##*) }
+    [[ ${stat%% *} != Z ]]
+}
+
 # abspath PATH: PATH made absolute, so the scripts can cd into $WORK.
 abspath() {
     case $1 in
