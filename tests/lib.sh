@@ -86,14 +86,18 @@ unprivileged() {
 # as_user, empty when none can be had.
 # shellcheck disable=SC2034  # as_user is the caller's
 unprivileged_alone() {
-    local uid
+    local uid held
     as_user=()
     if ((EUID != 0)) || ! have setpriv; then
         unprivileged
         return
     fi
+    # The real user ids of every process (the one the limit counts by); a
+    # process that ends while it is read is skipped.
+    held=" $({ cat /proc/[0-9]*/status 2>/dev/null || true; } |
+        awk '$1 == "Uid:" { print $2 }' | sort -u | tr '\n' ' ')"
     for ((uid = 40000 + $$ % 20000; uid < 65000; uid += 7)); do
-        [[ -z $(ps -u "$uid" -o pid= 2>/dev/null) ]] || continue
+        [[ $held != *" $uid "* ]] || continue
         setpriv --reuid="$uid" --regid="$uid" --clear-groups \
             "$SP" --version >/dev/null 2>&1 || return 0
         as_user=(setpriv --reuid="$uid" --regid="$uid" --clear-groups)
@@ -103,6 +107,14 @@ unprivileged_alone() {
 
 have() {
     command -v "$1" >/dev/null 2>&1
+}
+
+# alive PID: PID is running (not gone, not a zombie waiting to be reaped).
+alive() {
+    local stat
+    read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+    stat=${stat##*) }
+    [[ ${stat%% *} != Z ]]
 }
 
 # abspath PATH: PATH made absolute, so the scripts can cd into $WORK.

@@ -18,7 +18,7 @@
 #include "parallel.h"
 
 #define MAX_ITEMS 1024
-#define WAIT_S 10   /* a handshake that takes longer has failed */
+#define WAIT_S 60   /* a handshake that takes longer has failed */
 #define SLOTS_MAX (SP_THREADS_MAX * SP_RUN_DEPTH)
 
 /* What the item functions saw go wrong.  They run on the runner's

@@ -6,17 +6,17 @@
 
 server_pid='' server_log=''
 # stop_server: SIGTERM to the server started last, and its exit waited
-# for (SIGKILL after a few seconds, and a failure: it must drain sooner);
-# a sanitizer's report in its log (server_log) is a failure.
+# for (SIGKILL after a minute, and a failure: a drain that long is a
+# hang, not a busy machine); a sanitizer's report in its log (server_log)
+# is a failure.
 stop_server() {
-    local i
+    local deadline=$((SECONDS + 60))
     [[ -n $server_pid ]] || return 0
     kill -TERM "$server_pid" 2>/dev/null || true
-    for ((i = 0; i < 100; i++)); do
-        kill -0 "$server_pid" 2>/dev/null || break
+    while alive "$server_pid" && ((SECONDS < deadline)); do
         sleep 0.05
     done
-    if kill -0 "$server_pid" 2>/dev/null; then
+    if alive "$server_pid"; then
         kill -KILL "$server_pid" 2>/dev/null || true
         fail 'the server stops at SIGTERM' 'killed'
     fi
@@ -33,16 +33,17 @@ stop_server() {
 # default a free loopback port), its log in server.log; sets URL once it
 # listens, from the address the server prints.
 start_server() {
-    local i url=
+    local url=
     mkdir -p "$WORK/tmp"
     rm -f server.log  # the last server's, which names its port
     TMPDIR=$WORK/tmp "$SP" serve --listen "${LISTEN:-127.0.0.1:0}" "$@" \
         2>server.log &
     server_pid=$! server_log=$PWD/server.log
-    for ((i = 0; i < 100; i++)); do
+    # until it says where it listens, or has ended
+    while alive "$server_pid"; do
         url=$(sed -n 's|.*listening on \(http://.*:[0-9]*\)/$|\1|p' \
             server.log 2>/dev/null || true)
-        [[ -n $url ]] && break
+        [[ -z $url ]] || break
         sleep 0.05
     done
     if [[ -z $url ]]; then
@@ -77,6 +78,27 @@ expect_status() {
 # fd_count: the server's open descriptors.
 fd_count() {
     find "/proc/$server_pid/fd" -mindepth 1 | wc -l
+}
+
+# connections: how many of the server's sockets are TCP connections (not
+# listening: state 0A in /proc/net/tcp).
+connections() {
+    find "/proc/$server_pid/fd" -lname 'socket:*' -printf '%l\n' |
+        tr -dc '0-9\n' |
+        awk 'FILENAME == "-" { mine[$1]; next }
+             FNR > 1 && ($10 in mine) && $4 != "0A"' - /proc/net/tcp \
+            /proc/net/tcp6 | wc -l
+}
+
+# quiet: until the server holds no connection (a client's goes when the
+# server sees it closed, not when the client exits), so that its
+# descriptors can be counted; a minute at most (one kept is a leak).
+quiet() {
+    local deadline=$((SECONDS + 60))
+    until (($(connections) == 0)); do
+        ((SECONDS < deadline)) || return 1
+        sleep 0.05
+    done
 }
 
 # wait_running N: until /metrics shows N jobs on a worker (a minute at

@@ -102,7 +102,7 @@ address=${URL#http://}
 # stacks made, so that what follows measures growth, not the start.
 /usr/bin/python3 "$here/serve_soak.py" "$address" manifest 1000 "$CLIENTS" \
     >/dev/null
-sleep 0.3
+quiet || true
 fds=$(fd_count) rss=$(rss_kib)
 start=$(date +%s)
 if counts=$(/usr/bin/python3 "$here/serve_soak.py" "$address" manifest \
@@ -111,7 +111,7 @@ if counts=$(/usr/bin/python3 "$here/serve_soak.py" "$address" manifest \
 else
     fail "$COUNT mixed requests as expected" "$(head -n 1 soak.err)"
 fi
-sleep 0.3
+quiet || true
 after=$(fd_count) grown=$(($(rss_kib) - rss))
 result "descriptors steady after the soak ($fds, $after)" \
     "$([[ $after == "$fds" ]] || echo differ)"

@@ -325,6 +325,77 @@ START_TEST(test_bad_plain_raster)
 }
 END_TEST
 
+/* A stream of bytes in memory whose every read leaves its stack dirty:
+ * libnetpbm's PAM line buffer is made on the stack where these reads ran
+ * (its magic number is read just before). */
+struct dirty {
+    const char *p;
+    size_t len, pos;
+};
+
+/* Not instrumented: AddressSanitizer may put an instrumented function's
+ * locals on a stack of its own. */
+__attribute__((no_sanitize("address")))
+static ssize_t dirty_read(void *cookie, char *buf, size_t len)
+{
+    struct dirty *d = cookie;
+    volatile char junk[16384];
+    size_t n = d->len - d->pos < len ? d->len - d->pos : len;
+
+    memset((char *)junk, 'Z', sizeof junk);
+    memcpy(buf, d->p + d->pos, n);
+    d->pos += n;
+    return (ssize_t)n + junk[n % sizeof junk] - 'Z';
+}
+
+static int dirty_seek(void *cookie, off64_t *off, int whence)
+{
+    struct dirty *d = cookie;
+
+    ck_assert(whence == SEEK_SET || whence == SEEK_CUR);
+    d->pos = (size_t)*off + (whence == SEEK_CUR ? d->pos : 0);
+    *off = (off64_t)d->pos;
+    return 0;
+}
+
+/* A PAM header line of exactly 254 bytes (a tuple type, a comment, a
+ * blank line, the rest of a longer comment: libnetpbm reads 255 bytes at
+ * most at a time),
+ * which libnetpbm reads on past its buffer's end for: parsed as it says,
+ * whatever its stack held, its raster where it is. */
+START_TEST(test_pam_line_254)
+{
+    static const cookie_io_functions_t io = {.read = dirty_read,
+                                             .seek = dirty_seek};
+    char type[245], text[2048];
+    struct sp_header hdr;
+    char why[SP_WHY_MAX];
+    struct dirty d;
+    sp_status st;
+    int len;
+    FILE *f;
+
+    memset(type, 'A', sizeof type - 1);
+    type[sizeof type - 1] = '\0';
+    /* "TUPLTYPE " and 244 characters and a newline; a comment of 253
+     * characters; 253 blanks; a comment's second 254 bytes */
+    len = snprintf(text, sizeof text,
+                   "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\n"
+                   "TUPLTYPE %s\n#%252s\n%253s\n#%254s#%252s\nENDHDR\nAB",
+                   type, "c", "", "", "");
+    ck_assert_int_lt(len, (int)sizeof text);
+    d = (struct dirty){text, (size_t)len, 0};
+    f = fopencookie(&d, "rb", io);
+    ck_assert_ptr_nonnull(f);
+    st = sp_header_parse(f, &hdr, why);
+    fclose(f);
+    ck_assert_msg(st == SP_OK, "%d %s (%s)", st, sp_strerror(st), why);
+    ck_assert_str_eq(hdr.tuple_type, type);
+    ck_assert_uint_eq(hdr.width, 2);
+    ck_assert_int_eq(hdr.raster_offset, len - 2);
+}
+END_TEST
+
 static Suite *header_parse_suite(void)
 {
     Suite *s = suite_create("header_parse");
@@ -340,6 +411,7 @@ static Suite *header_parse_suite(void)
                         sizeof huge / sizeof huge[0]);
     tcase_add_test(tc, test_truncated);
     tcase_add_test(tc, test_bad_plain_raster);
+    tcase_add_test(tc, test_pam_line_254);
     suite_add_tcase(s, tc);
     return s;
 }

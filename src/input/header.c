@@ -1,11 +1,13 @@
 #include "header.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pam.h>
@@ -130,7 +132,134 @@ static int read_pam(FILE *f, struct pam *pam)
     return netpbm(call_readpaminit, &c);
 }
 
-static sp_status check_magic(FILE *f, off_t start, char *why)
+/* libnetpbm reads a PAM header after its first line with fgets() into
+ * 256 bytes, a chunk at a time: up to and through a newline, 255 bytes
+ * at most.  It then writes a newline at [254], over the terminating NUL
+ * of a chunk of exactly 254 bytes, and reads on into [255], which nothing
+ * wrote (undefined behaviour: ASan's strncpy-param-overlap, or garbage in
+ * a tuple type).  In the copy it is given, such a chunk has a blank put
+ * at its start, or after its '#' in a comment: libnetpbm skips a line's
+ * leading blanks and keeps no comment, so it reads the header the input
+ * has, and no chunk is 254 bytes long. */
+#define PAM_CHUNK 255
+
+/* A PAM header, copied: the bytes libnetpbm reads, and how many were
+ * added to the input's. */
+struct pam_copy {
+    char *p;
+    size_t len, cap;
+    size_t added;
+};
+
+static int copy_put(struct pam_copy *c, const char *p, size_t n)
+{
+    if (c->cap - c->len < n) {
+        size_t cap = c->cap ? c->cap : 4096;
+        char *q;
+
+        while (cap - c->len < n)
+            cap *= 2;
+        q = realloc(c->p, cap);
+        if (q == NULL)
+            return -1;
+        c->p = q;
+        c->cap = cap;
+    }
+    memcpy(c->p + c->len, p, n);
+    c->len += n;
+    return 0;
+}
+
+/* ends_header: whether libnetpbm takes CHUNK (a C string) for the ENDHDR
+ * line: not a comment, its first word ENDHDR. */
+static int ends_header(const char *chunk)
+{
+    size_t i = 0, n;
+
+    if (chunk[0] == '#')
+        return 0;
+    while (isspace((unsigned char)chunk[i]))
+        i++;
+    for (n = 0; chunk[i + n] != '\0' && !isspace((unsigned char)chunk[i + n]);
+         n++)
+        ;
+    return n == 6 && memcmp(chunk + i, "ENDHDR", 6) == 0;
+}
+
+/* copy_pam: the PAM header at F's position read once into *C, as
+ * libnetpbm's chunks (its magic number's line, then through the ENDHDR
+ * chunk or the end of F), no chunk 254 bytes long; F is left after it.
+ * Returns 0 or ENOMEM. */
+static sp_status copy_pam(FILE *f, struct pam_copy *c)
+{
+    char chunk[PAM_CHUNK + 2];
+    int ch = 0;
+
+    while (ch != '\n' && (ch = getc(f)) != EOF) {
+        char b = (char)ch;
+
+        if (copy_put(c, &b, 1) != 0)
+            return ENOMEM;
+    }
+    while (ch != EOF) {
+        size_t n = 0;
+
+        while (n < PAM_CHUNK && (ch = getc(f)) != EOF) {
+            chunk[n++] = (char)ch;
+            if (ch == '\n')
+                break;
+        }
+        if (n == PAM_CHUNK - 1) {
+            size_t at = chunk[0] == '#';
+
+            memmove(chunk + at + 1, chunk + at, n - at);
+            chunk[at] = ' ';
+            n++;
+            c->added++;
+        }
+        if (copy_put(c, chunk, n) != 0)
+            return ENOMEM;
+        chunk[n] = '\0';
+        if (ends_header(chunk))
+            break;
+    }
+    return SP_OK;
+}
+
+/* read_header: pnm_readpaminit of the header at F's position into PAM,
+ * *END set to the input's offset of its raster.  A PAM header is read
+ * from a copy made once (copy_pam), so that libnetpbm reads the bytes the
+ * copy was checked in, whatever is written to the input meanwhile.
+ * Returns 0, an errno value, or SP_E_BADHEADER with netpbm_msg set. */
+static sp_status read_header(FILE *f, int magic, struct pam *pam, off_t *end)
+{
+    struct pam_copy c = {NULL, 0, 0, 0};
+    off_t start = ftello(f);
+    sp_status st;
+    FILE *mem;
+
+    if (magic != '7') {
+        if (read_pam(f, pam) != 0)
+            return SP_E_BADHEADER;
+        *end = ftello(f);
+        return *end < 0 ? SP_E_BADHEADER : SP_OK;
+    }
+    st = start < 0 ? errno : copy_pam(f, &c);
+    mem = st == SP_OK ? fmemopen(c.p, c.len, "rb") : NULL;
+    if (st == SP_OK && mem == NULL)
+        st = errno;
+    if (mem != NULL) {
+        st = read_pam(mem, pam) != 0 ? SP_E_BADHEADER : SP_OK;
+        *end = start + ftello(mem) - (off_t)c.added;
+        fclose(mem);
+    }
+    free(c.p);
+    return st;
+}
+
+/* check_magic: F's magic number, from START, its digit into *MAGIC; F is
+ * left at START. */
+static sp_status check_magic(FILE *f, off_t start, int *magic, char *why)
 {
     int c0 = getc(f), c1 = getc(f);
 
@@ -143,6 +272,7 @@ static sp_status check_magic(FILE *f, off_t start, char *why)
     }
     if (fseeko(f, start, SEEK_SET) != 0)
         return SP_E_BADHEADER;
+    *magic = c1;
     return SP_OK;
 }
 
@@ -160,7 +290,8 @@ sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why)
     struct pam pam;
     struct sp_image type;
     sp_status st;
-    off_t off;
+    off_t off = 0;
+    int magic;
 
     memset(hdr, 0, sizeof *hdr);
     why[0] = '\0';
@@ -168,16 +299,14 @@ sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why)
     hdr->start = ftello(f);
     if (hdr->start < 0)
         return errno;
-    st = check_magic(f, hdr->start, why);
+    st = check_magic(f, hdr->start, &magic, why);
     if (st != SP_OK)
         return st;
-    if (read_pam(f, &pam) != 0) {
+    st = read_header(f, magic, &pam, &off);
+    if (st == SP_E_BADHEADER)
         snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
-        return SP_E_BADHEADER;
-    }
-    off = ftello(f);
-    if (off < 0)
-        return SP_E_BADHEADER;
+    if (st != SP_OK)
+        return st;
 
     /* libnetpbm refuses these itself; the core does not rely on it. */
     if (pam.width <= 0 || pam.height <= 0 || pam.depth < 1 ||

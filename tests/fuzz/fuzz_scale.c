@@ -24,7 +24,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -322,18 +324,27 @@ static sp_status run_job(const char *in, const char *out, enum sp_io io,
 }
 
 /* A FIFO's writer, on a thread of its own: open (which waits for the
- * job's open), write everything it can, close. */
+ * job's open), write everything it can, close.  OPENED is set once its
+ * open has returned, whatever it returned. */
 struct feed {
     const char *path;
     const uint8_t *data;
     size_t size;
+    atomic_int opened;
 };
 
 static void *feed_fifo(void *arg)
 {
-    const struct feed *f = arg;
-    int fd = open(f->path, O_WRONLY | O_CLOEXEC);
+    struct feed *f = arg;
     size_t done = 0;
+    int fd;
+
+    /* a signal (libFuzzer's timers) must not end the wait: the job's
+     * open would then wait for a writer that never comes */
+    do
+        fd = open(f->path, O_WRONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    atomic_store(&f->opened, 1);
 
     while (fd >= 0 && done < f->size) {
         ssize_t n = write(fd, f->data + done, f->size - done);
@@ -358,7 +369,7 @@ static void check_fifo_job(const uint8_t *data, size_t size,
                            const unsigned char *want, size_t len)
 {
     char fifo[128], out[128];
-    struct feed f = {fifo, data, size};
+    struct feed f = {fifo, data, size, 0};
     struct sp_report r;
     pthread_t tid;
     sp_status got;
@@ -369,10 +380,15 @@ static void check_fifo_job(const uint8_t *data, size_t size,
     SP_FUZZ_CHECK(mkfifo(fifo, 0600) == 0);
     SP_FUZZ_CHECK(pthread_create(&tid, NULL, feed_fifo, &f) == 0);
     got = run_job(fifo, out, SP_IO_READ, p, p->threads[0], &r);
-    /* a writer still waiting in open() for a reader is let go */
-    wake = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    SP_FUZZ_CHECK(wake >= 0);
-    close(wake);
+    /* A writer still waiting in open() for a reader is let go, or one
+     * not yet there once it comes (a job that never opened the FIFO);
+     * with no reader left, its writes then fail. */
+    while (!atomic_load(&f.opened)) {
+        wake = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        SP_FUZZ_CHECK(wake >= 0);
+        close(wake);
+        sched_yield();
+    }
     SP_FUZZ_CHECK(pthread_join(tid, NULL) == 0);
     SP_FUZZ_CHECK(unlink(fifo) == 0);
     /* A file too short for a header's raster is found so before the
