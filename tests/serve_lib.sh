@@ -101,17 +101,22 @@ quiet() {
     done
 }
 
-# wait_running N: until /metrics shows N jobs on a worker (a minute at
-# most: a sanitizer's build is slow), so that a test acts while a job
-# runs, or once it is done, however busy the machine.
-wait_running() {
+# wait_metric NAME N: until /metrics shows NAME at N (a minute at most: a
+# sanitizer's build is slow), so that a test acts in a state it names,
+# however busy the machine.
+wait_metric() {
     local i
     for ((i = 0; i < 1200; i++)); do
-        curl -s "$URL/metrics" | grep -qx "scaleppm_jobs_running $1" &&
-            return 0
+        curl -s "$URL/metrics" | grep -qx "$1 $2" && return 0
         sleep 0.05
     done
     return 1
+}
+
+# wait_running N: until N jobs run on a worker, so that a test acts while
+# a job runs, or once it is done.
+wait_running() {
+    wait_metric scaleppm_jobs_running "$1"
 }
 
 # sanitized: whether the server is a sanitizer's build (its allocator

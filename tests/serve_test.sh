@@ -495,7 +495,7 @@ stop_server
 TMPDIR=$WORK/tmp "$SP" serve --root root --listen "unix:$WORK/sock" -q \
     2>server.log &
 server_pid=$!
-for ((i = 0; i < 100; i++)); do
+while alive "$server_pid"; do
     grep -q 'listening on unix:' server.log 2>/dev/null && break
     sleep 0.05
 done
@@ -513,7 +513,9 @@ for i in 1 2 3; do
         >"drained$i.code" &
     curl_pids[i]=$!
 done
-wait_running 2 || true
+# all three in: two on the workers, one in the queue (a third not yet
+# accepted would be a new connection during the drain, answered 503)
+{ wait_running 2 && wait_metric scaleppm_queue_length 1; } || true
 kill -TERM "$server_pid"
 why=
 for i in 1 2 3; do
