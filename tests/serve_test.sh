@@ -400,9 +400,13 @@ stop_server
 
 # --max-per-client: a second request from the address while its first
 # runs is 429 with Retry-After; /healthz and /metrics are not counted;
-# once the first is done the address is served again.
-start_server --root root --workers 2 --max-per-client 1 -q
-curl -s -o /dev/null "$URL/big.ppm?s=3&format=png" &
+# once the first is done the address is served again.  The first is a
+# job of minutes (long.ppm x64, as above), ended by cutting its input once
+# the others are answered.
+cp root/big.ppm root/long.ppm
+touch -d '-1 min' root/long.ppm
+start_server --root root --workers 2 --max-per-client 1 --max-output 0 -q
+curl -s -o /dev/null "$URL/long.ppm?s=64&format=png" &
 first=$!
 wait_running 1 || true
 expect_status '429 past --max-per-client' 429 '/gray.pgm?s=2'
@@ -410,6 +414,7 @@ retry=$(curl -s -o /dev/null -D - "$URL/gray.pgm?s=2" |
     sed -n 's/^Retry-After: \([0-9]*\)\r$/\1/p')
 result '429: Retry-After' "$([[ -n $retry ]] || echo none)"
 expect_status '/healthz not counted' 200 /healthz
+truncate -s 15 root/long.ppm
 wait "$first" || true
 expect_status 'served again once the first is done' 200 '/gray.pgm?s=2'
 stop_server
