@@ -256,16 +256,6 @@ burst() {
     codes=$(sort "$name"?.code | uniq -c | tr -s ' \n' ' ')
 }
 
-# turned_away NAME N WORD WHAT [QUERY]: a burst of N (burst) in which the
-# first is served and another is turned away with a body naming WORD.
-turned_away() {
-    local why=
-    burst "$1" "$2" "${5:-}"
-    grep -q 200 "$1"?.code || why="no 200 ($codes)"
-    grep -q "$3" "$1"? || why="no 503 for $3 ($codes)"
-    result "$4 ($codes)" "$why"
-}
-
 # A full queue is 503 with Retry-After: one worker, no queue, and a job
 # that runs until the script ends it (long.ppm enlarged by 64: 6 GB of
 # raster, minutes on any machine).  The request to refuse goes once the
@@ -358,15 +348,32 @@ stop_server
 # --max-memory: read holds the raster (700x700x3), two chunks of 512 KiB
 # and the answer's 350x350x3 (2.9 MB, over 2560 KiB), pread only its
 # chunks and the answer (2.5 MB: admitted); a second request while the
-# first holds most of the budget (a BMP of 2100x2100, built whole by
-# stb_image_write, and its answer: 41 MB of 50 MiB, and its answer alone
-# 13 MB while it is sent) is turned away.
+# first's answer is held by a client that does not read it (a BMP of
+# 3500x3500, built whole by stb_image_write: most of 128 MiB while its
+# job runs, then its 37 MB answer, more than any socket's buffers take,
+# until it is sent) is turned away, and served once that client is gone.
 start_server --root root --workers 2 --max-memory 2560K --allow-io -q
 expect_status '413 read over --max-memory' 413 '/big.ppm?s=-2&io=read'
 expect_status 'pread under --max-memory' 200 '/big.ppm?s=-2&io=pread'
 stop_server
-start_server --root root --workers 2 --max-memory 50M -q
-turned_away mem 4 memory '503 while the memory is held' 's=3&format=bmp'
+start_server --root root --workers 2 --max-memory 128M -q
+hostport=${URL#http://}
+exec {held}<>"/dev/tcp/${hostport%:*}/${hostport##*:}"
+printf 'GET /big.ppm?s=5&format=bmp HTTP/1.1\r\nHost: x\r\n\r\n' >&"$held"
+why=
+if ! wait_metric 'scaleppm_jobs_total{io="pread"}' 1; then
+    why="the held answer's job never ran"
+elif [[ $(status '/big.ppm?s=5&format=bmp') != 503 ]] ||
+    ! grep -q memory body; then
+    why="not 503 while the answer is held: $(head -c 100 body)"
+fi
+exec {held}>&-
+# until the held answer is given back: the request of /metrics alone
+if [[ -z $why ]] && { ! wait_metric scaleppm_in_flight 1 ||
+    [[ $(status '/big.ppm?s=5&format=bmp') != 200 ]]; }; then
+    why="not served once the client is gone: $(head -c 100 body)"
+fi
+result '503 while the memory is held, served once it is given back' "$why"
 stop_server
 
 # A slow client holds a descriptor, never the worker: with one worker,
