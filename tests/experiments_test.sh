@@ -389,13 +389,13 @@ fi
 # Whether scaleppm has --fit, asked of a help that names it first and
 # goes on past a pipe's buffer (scaleppm's own is two writes): the rest
 # of the help must not be a SIGPIPE that pipefail takes for a "no".
-# shellcheck source=scripts/photos.sh
-. "$root/scripts/photos.sh"
 printf '#!/bin/sh\necho "  --fit WxH"\nhead -c 1000000 /dev/zero | tr "\\0" x\n' \
     >"$work/longhelp"
 chmod +x "$work/longhelp"
 result "photos: --fit found in a help longer than a pipe's buffer" \
-    "$(photos_can "$work/longhelp" --fit || echo 'not found')"
+    "$(# shellcheck source=/dev/null  # its globals are not this script's
+        . "$root/scripts/photos.sh"
+        photos_can "$work/longhelp" --fit || echo 'not found')"
 
 # Issue 29's experiment (--suite server --quick): 1 MiB images, W = 1
 # and 4, three groups of cells (one in a memory cgroup, as root), the Sun
