@@ -258,9 +258,10 @@ burst() {
 
 # A full queue is 503 with Retry-After: one worker, no queue, and a job
 # that runs until the script ends it (long.ppm enlarged by 64: 6 GB of
-# raster, minutes on any machine).  The request to refuse goes once the
-# job is seen running; then the job's input is cut, which ends it (500:
-# changed while read), and the next request is served whole.
+# raster, over 30 s of CPU here, a thousand requests' time).  The
+# request to refuse goes once the job is seen running; then the job's
+# input is cut, which ends it (500: changed while read), and the next
+# request is served whole.
 noise 700 700 255 9 3 >root/big.ppm
 cp root/big.ppm root/long.ppm
 touch -d '-1 min' root/long.ppm
@@ -321,7 +322,7 @@ result "503 past the deadline, not begun ($codes, $begun begun)" "$why"
 stop_server
 
 # A running job is cancelled at its deadline: one worker, a deadline of
-# one second, and a job of minutes on any machine (long.ppm, whole again,
+# one second, and a job of over 30 s of CPU here (long.ppm, whole again,
 # enlarged by 64 into a PNG).  The job was begun (/metrics counts it), so
 # its 503 cannot be the queue's: the watch cancelled it, its worker is
 # free for the next request, and its unfinished answer is gone.
@@ -408,8 +409,8 @@ stop_server
 # --max-per-client: a second request from the address while its first
 # runs is 429 with Retry-After; /healthz and /metrics are not counted;
 # once the first is done the address is served again.  The first is a
-# job of minutes (long.ppm x64, as above), ended by cutting its input once
-# the others are answered.
+# job of over 30 s (long.ppm x64, as above), ended by cutting its input
+# once the others are answered.
 cp root/big.ppm root/long.ppm
 touch -d '-1 min' root/long.ppm
 start_server --root root --workers 2 --max-per-client 1 --max-output 0 -q
