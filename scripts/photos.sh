@@ -119,8 +119,11 @@ photos_largest() {
 }
 
 # photos_can SP OPTION: whether scaleppm SP has OPTION (its --help).
+# grep reads the help to its end: with -q it would leave at the first
+# match, and the help's second write would die of SIGPIPE, which
+# pipefail makes a "no".
 photos_can() {
-    "$1" --help 2>&1 | grep -q -- "$2"
+    "$1" --help 2>&1 | grep -- "$2" >/dev/null
 }
 
 # photos_run OUTFILE CMD...: one timed run of CMD (stdout to OUTFILE when

@@ -107,7 +107,9 @@ quiet() {
 wait_metric() {
     local i
     for ((i = 0; i < 1200; i++)); do
-        curl -s "$URL/metrics" | grep -qx "$1 $2" && return 0
+        # grep reads the whole answer: with -q it could leave before
+        # curl's last write, and pipefail take curl's error for a "no"
+        curl -s "$URL/metrics" | grep -x "$1 $2" >/dev/null && return 0
         sleep 0.05
     done
     return 1

@@ -256,32 +256,39 @@ burst() {
     codes=$(sort "$name"?.code | uniq -c | tr -s ' \n' ' ')
 }
 
-# turned_away NAME N WORD WHAT [QUERY]: a burst of N (burst) in which the
-# first is served and another is turned away with a body naming WORD.
-turned_away() {
-    local why=
-    burst "$1" "$2" "${5:-}"
-    grep -q 200 "$1"?.code || why="no 200 ($codes)"
-    grep -q "$3" "$1"? || why="no 503 for $3 ($codes)"
-    result "$4 ($codes)" "$why"
-}
-
-# A full queue is 503 with Retry-After: one worker, no queue, a slow job.
+# A full queue is 503 with Retry-After: one worker, no queue, and a job
+# that runs until the script ends it (long.ppm enlarged by 64: 6 GB of
+# raster, over 30 s of CPU here, a thousand requests' time).  The
+# request to refuse goes once the job is seen running; then the job's
+# input is cut, which ends it (500: changed while read), and the next
+# request is served whole.
 noise 700 700 255 9 3 >root/big.ppm
-start_server --root root --workers 1 --queue 0 -q
-burst busy 6
-"$SP" -s 3 root/big.ppm big.png
+cp root/big.ppm root/long.ppm
+touch -d '-1 min' root/long.ppm
+start_server --root root --workers 1 --queue 0 --max-output 0 -q
+curl -s -o long -w '%{http_code}' "$URL/long.ppm?s=64&format=png" \
+    >long.code &
+long_pid=$!
 why=
-for i in 1 2 3 4 5 6; do
-    case $(cat "busy$i.code") in
-    200) cmp -s "busy$i" big.png || why="response $i differs" ;;
-    503) grep -q '^Retry-After: ' "busy$i.h" || why="503 $i: no Retry-After" ;;
-    *) why="response $i: $(cat "busy$i.code")" ;;
-    esac
-done
-grep -q 503 busy?.code || why="no 503 ($codes)"
-grep -q 200 busy?.code || why="no 200 ($codes)"
-result "503 + Retry-After when full, 200s whole ($codes)" "$why"
+if ! wait_running 1; then
+    why='the long job was never seen running'
+elif [[ $(status '/big.ppm?s=3&format=png' -D busy.h) != 503 ]]; then
+    why="not 503 while the job runs: $(head -c 100 body)"
+elif ! grep -q '^Retry-After: ' busy.h; then
+    why='503 with no Retry-After'
+fi
+truncate -s 15 root/long.ppm
+wait "$long_pid" || true
+[[ -n $why || $(cat long.code) == 500 ]] ||
+    why="the cut job: $(cat long.code) $(head -c 100 long)"
+"$SP" -s 3 root/big.ppm big.png
+if [[ -z $why ]] && wait_running 0 &&
+    [[ $(status '/big.ppm?s=3&format=png') == 200 ]]; then
+    cmp -s body big.png || why='the next answer differs'
+else
+    why=${why:-"the next request: $(head -c 100 body)"}
+fi
+result '503 + Retry-After when full, then served whole' "$why"
 
 stop_server
 
@@ -315,20 +322,24 @@ result "503 past the deadline, not begun ($codes, $begun begun)" "$why"
 stop_server
 
 # A running job is cancelled at its deadline: one worker, a deadline of
-# one second, a job of seconds (big.ppm enlarged by 8 into a PNG at
-# zlib's level 9, one thread).  The job is seen running first, so that
+# one second, and a job of over 30 s of CPU here (long.ppm, whole again,
+# enlarged by 64 into a PNG).  The job was begun (/metrics counts it), so
 # its 503 cannot be the queue's: the watch cancelled it, its worker is
 # free for the next request, and its unfinished answer is gone.
-start_server --root root --workers 1 --deadline 1 -q
-curl -s -o cancelled -w '%{http_code}' \
-    "$URL/big.ppm?s=8&format=png&compression=9" >cancelled.code &
-cut_pid=$!
+cp root/big.ppm root/long.ppm
+touch -d '-1 min' root/long.ppm
+start_server --root root --workers 1 --deadline 1 --max-output 0 -q
+code=$(status '/long.ppm?s=64&format=png' -m 60)
+begun=$(curl -s "$URL/metrics" |
+    awk '/^scaleppm_jobs_total/ { n += $2 } END { print n + 0 }')
 why=
-wait_running 1 || why='the job was never seen running'
-wait "$cut_pid" || true
-[[ $(cat cancelled.code) == 503 ]] && grep -q deadline cancelled ||
-    why="$(cat cancelled.code): $(head -c 100 cancelled)"
-wait_running 0 || why='the job still runs after its answer'
+if [[ $code != 503 ]] || ! grep -q deadline body; then
+    why="$code: $(head -c 100 body)"
+elif ((begun != 1)); then
+    why="$begun jobs begun, not 1"
+elif ! wait_running 0; then
+    why='the job still runs after its answer'
+fi
 result 'a running job cancelled at its deadline: 503, worker free' "$why"
 expect_status 'and the next request is served' 200 '/gray.pgm?s=2'
 result 'the cancelled answer left nothing in the private directory' \
@@ -338,15 +349,32 @@ stop_server
 # --max-memory: read holds the raster (700x700x3), two chunks of 512 KiB
 # and the answer's 350x350x3 (2.9 MB, over 2560 KiB), pread only its
 # chunks and the answer (2.5 MB: admitted); a second request while the
-# first holds most of the budget (a BMP of 2100x2100, built whole by
-# stb_image_write, and its answer: 41 MB of 50 MiB, and its answer alone
-# 13 MB while it is sent) is turned away.
+# first's answer is held by a client that does not read it (a BMP of
+# 3500x3500, built whole by stb_image_write: most of 128 MiB while its
+# job runs, then its 37 MB answer, more than any socket's buffers take,
+# until it is sent) is turned away, and served once that client is gone.
 start_server --root root --workers 2 --max-memory 2560K --allow-io -q
 expect_status '413 read over --max-memory' 413 '/big.ppm?s=-2&io=read'
 expect_status 'pread under --max-memory' 200 '/big.ppm?s=-2&io=pread'
 stop_server
-start_server --root root --workers 2 --max-memory 50M -q
-turned_away mem 4 memory '503 while the memory is held' 's=3&format=bmp'
+start_server --root root --workers 2 --max-memory 128M -q
+hostport=${URL#http://}
+exec {held}<>"/dev/tcp/${hostport%:*}/${hostport##*:}"
+printf 'GET /big.ppm?s=5&format=bmp HTTP/1.1\r\nHost: x\r\n\r\n' >&"$held"
+why=
+if ! wait_metric 'scaleppm_jobs_total{io="pread"}' 1; then
+    why="the held answer's job never ran"
+elif [[ $(status '/big.ppm?s=5&format=bmp') != 503 ]] ||
+    ! grep -q memory body; then
+    why="not 503 while the answer is held: $(head -c 100 body)"
+fi
+exec {held}>&-
+# until the held answer is given back: the request of /metrics alone
+if [[ -z $why ]] && { ! wait_metric scaleppm_in_flight 1 ||
+    [[ $(status '/big.ppm?s=5&format=bmp') != 200 ]]; }; then
+    why="not served once the client is gone: $(head -c 100 body)"
+fi
+result '503 while the memory is held, served once it is given back' "$why"
 stop_server
 
 # A slow client holds a descriptor, never the worker: with one worker,
@@ -380,9 +408,13 @@ stop_server
 
 # --max-per-client: a second request from the address while its first
 # runs is 429 with Retry-After; /healthz and /metrics are not counted;
-# once the first is done the address is served again.
-start_server --root root --workers 2 --max-per-client 1 -q
-curl -s -o /dev/null "$URL/big.ppm?s=3&format=png" &
+# once the first is done the address is served again.  The first is a
+# job of over 30 s (long.ppm x64, as above), ended by cutting its input
+# once the others are answered.
+cp root/big.ppm root/long.ppm
+touch -d '-1 min' root/long.ppm
+start_server --root root --workers 2 --max-per-client 1 --max-output 0 -q
+curl -s -o /dev/null "$URL/long.ppm?s=64&format=png" &
 first=$!
 wait_running 1 || true
 expect_status '429 past --max-per-client' 429 '/gray.pgm?s=2'
@@ -390,6 +422,7 @@ retry=$(curl -s -o /dev/null -D - "$URL/gray.pgm?s=2" |
     sed -n 's/^Retry-After: \([0-9]*\)\r$/\1/p')
 result '429: Retry-After' "$([[ -n $retry ]] || echo none)"
 expect_status '/healthz not counted' 200 /healthz
+truncate -s 15 root/long.ppm
 wait "$first" || true
 expect_status 'served again once the first is done' 200 '/gray.pgm?s=2'
 stop_server
