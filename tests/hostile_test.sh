@@ -843,5 +843,18 @@ rc=0
 result 'a stream header past 1 MiB: one line naming the limit; by path, fine' "$why"
 rm -f longhdr.ppm od/long.ppm
 
+# A PAM header is read into a copy that libnetpbm parses (header.c): a
+# file whose header never ends is refused at 1 MiB by its path too, in
+# that much memory, not read whole (8 MiB of WIDTH lines here).
+python3 -c 'import sys; sys.stdout.buffer.write(
+    b"P7\n" + b"WIDTH 1\n" * (1 << 20))' >longhdr.pam
+rc=0
+"$SP" -s -2 longhdr.pam od/long.pam 2>e || rc=$?
+why=''
+((rc == 1)) && grep -q 'no end to it in the first 1048576 bytes' e &&
+    [[ ! -e od/long.pam ]] || why="exit $rc: $(head -c 300 e)"
+result 'a PAM header past 1 MiB by path: one line naming the limit' "$why"
+rm -f longhdr.pam od/long.pam
+
 printf '# %d hostile inputs\n' "${#names[@]}"
 finish

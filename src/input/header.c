@@ -149,6 +149,7 @@ struct pam_copy {
     char *p;
     size_t len, cap;
     size_t added;
+    int cut;  /* stopped at SP_HEADER_MAX, with no ENDHDR line */
 };
 
 static int copy_put(struct pam_copy *c, const char *p, size_t n)
@@ -188,8 +189,8 @@ static int ends_header(const char *chunk)
 
 /* copy_pam: the PAM header at F's position read once into *C, as
  * libnetpbm's chunks (its magic number's line, then through the ENDHDR
- * chunk or the end of F), no chunk 254 bytes long; F is left after it.
- * Returns 0 or ENOMEM. */
+ * chunk, the end of F or SP_HEADER_MAX bytes: C->cut), no chunk 254 bytes
+ * long; F is left after it.  Returns 0 or ENOMEM. */
 static sp_status copy_pam(FILE *f, struct pam_copy *c)
 {
     char chunk[PAM_CHUNK + 2];
@@ -203,6 +204,11 @@ static sp_status copy_pam(FILE *f, struct pam_copy *c)
     }
     while (ch != EOF) {
         size_t n = 0;
+
+        if (c->len >= SP_HEADER_MAX) {
+            c->cut = 1;
+            break;
+        }
 
         while (n < PAM_CHUNK && (ch = getc(f)) != EOF) {
             chunk[n++] = (char)ch;
@@ -233,7 +239,7 @@ static sp_status copy_pam(FILE *f, struct pam_copy *c)
  * Returns 0, an errno value, or SP_E_BADHEADER with netpbm_msg set. */
 static sp_status read_header(FILE *f, int magic, struct pam *pam, off_t *end)
 {
-    struct pam_copy c = {NULL, 0, 0, 0};
+    struct pam_copy c = {NULL, 0, 0, 0, 0};
     off_t start = ftello(f);
     sp_status st;
     FILE *mem;
@@ -253,6 +259,10 @@ static sp_status read_header(FILE *f, int magic, struct pam *pam, off_t *end)
         *end = start + ftello(mem) - (off_t)c.added;
         fclose(mem);
     }
+    if (st == SP_E_BADHEADER && c.cut)
+        snprintf(netpbm_msg, sizeof netpbm_msg, "no end to it in the first "
+                 "%u bytes: a PAM header (its comments too) is read that far "
+                 "at most", SP_HEADER_MAX);
     free(c.p);
     return st;
 }

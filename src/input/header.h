@@ -43,6 +43,12 @@ struct sp_header {
     unsigned shrink;
 };
 
+/* The most header (its comments too) read before its raster: from a
+ * stream, what it may send before a header parses (input_stream.c); from
+ * any input, the copy of a PAM header that libnetpbm is given
+ * (header.c). */
+#define SP_HEADER_MAX (1u << 20)
+
 /* sp_header_parse: parse and validate the PNM or PAM header at the start
  * of F, which must be seekable and positioned at the image's first byte.
  * Checks the magic number, dimensions > 0, a depth > 0, maxval 1..65535,

@@ -98,10 +98,6 @@ static sp_status parse_buffered(struct sp_inbuf *s, struct sp_header *hdr,
     return st;
 }
 
-/* The most header (with its comments) a stream may send before its
- * raster; past this a header that does not parse is an error. */
-#define STREAM_HEADER_MAX (1u << 20)
-
 /* stream_header: read from FD into S until a header parses into HDR. */
 static sp_status stream_header(int fd, struct sp_inbuf *s,
                                struct sp_header *hdr, char *why)
@@ -110,11 +106,11 @@ static sp_status stream_header(int fd, struct sp_inbuf *s,
 
     /* Parse after every read: a header cut off by what has arrived so far
      * may parse with more, so a bad one is final only at the end of the
-     * stream or past STREAM_HEADER_MAX bytes. */
+     * stream or past SP_HEADER_MAX bytes. */
     for (int first = 1;; first = 0) {
         /* what the last image left is parsed before anything is read */
         st = first && (s->len > 0 || s->eof) ? SP_OK
-                                 : fill_some(fd, s, STREAM_HEADER_MAX);
+                                 : fill_some(fd, s, SP_HEADER_MAX);
         if (st == SP_OK && s->len == 0 && s->eof)
             st = SP_E_EMPTY;
         if (st == SP_OK && s->len > 0)
@@ -127,14 +123,14 @@ static sp_status stream_header(int fd, struct sp_inbuf *s,
             return st;
         if (s->eof)
             return st;
-        if (s->len >= STREAM_HEADER_MAX) {
+        if (s->len >= SP_HEADER_MAX) {
             /* cut off by the limit, not bad in itself: libnetpbm met the
              * end of what it was given */
             if (st == SP_E_BADHEADER && strstr(why, "EOF") != NULL)
                 snprintf(why, SP_WHY_MAX, "no end to it in the first %u "
                          "bytes: a header from a stream (its comments "
-                         "too) is read that far at most; a file by its "
-                         "path has no such limit", STREAM_HEADER_MAX);
+                         "too) is read that far at most; a PNM file's by "
+                         "its path has no such limit", SP_HEADER_MAX);
             return st;
         }
     }
@@ -282,7 +278,7 @@ static sp_status stream_sniff(int fd, struct sp_inbuf *s,
     sp_status st = SP_OK;
 
     while (st == SP_OK && s->len < SP_DECODE_MAGIC_LEN && !s->eof)
-        st = fill_some(fd, s, STREAM_HEADER_MAX);
+        st = fill_some(fd, s, SP_HEADER_MAX);
     *codec = st == SP_OK ? sp_decode_sniff(s->buf, s->len) : SP_CODEC_NONE;
     return st;
 }
