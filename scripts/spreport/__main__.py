@@ -14,6 +14,8 @@
   spreport compressed CSV MD             the load paths on JPEG and PNG
   spreport server DIR                    DIR/server.md: memory contention
                                          in scaleppm serve
+  spreport ab DIR                        DIR/ab.md: two builds against
+                                         each other (scripts/ab.sh)
   spreport pool KIND OUT S1 S2 ...       a suite's sessions pooled into
                                          OUT, and OUT/sessions.md
   spreport readme [--check] (--all|FILE...)
@@ -84,6 +86,8 @@ def parser():
     s.add_argument("md", metavar="MD")
     s = sub.add_parser("server", help="the server suite's report")
     s.add_argument("dir", metavar="DIR")
+    s = sub.add_parser("ab", help="two builds against each other")
+    s.add_argument("dir", metavar="DIR")
     s = sub.add_parser("pool", help="a suite's sessions together")
     s.add_argument("kind", choices=("iobench", "paths", "durable", "peers",
                                     "threads", "batch", "compressed",
@@ -135,6 +139,9 @@ def run(args):
     elif args.command == "server":
         from . import server
         server.report(args.dir)
+    elif args.command == "ab":
+        from . import ab
+        ab.report(args.dir)
     elif args.command == "pool":
         from . import pool
         pool.pool(args.kind, args.out, args.dirs)
