@@ -22,7 +22,7 @@ enum sp_param_type {
     SP_PARAM_INT,     /* a decimal int in [LO, HI] ('-' or a digit first) */
     SP_PARAM_CHOICE,  /* one of NAMES (exact), VALUES' int at its index */
     SP_PARAM_NAME,    /* one of NAMES, case-blind, the table's spelling
-                         kept (a const char *) */
+                         kept: the format's (struct sp_params' FORMAT) */
     SP_PARAM_SIDE,    /* a side, 1 to SP_RESAMPLE_MAX pixels (a size_t) */
     SP_PARAM_BOX,     /* WxH, two sides (a struct sp_fit's width and
                          height) */
