@@ -262,6 +262,13 @@ why=$(expect_status 0)
 [[ -n $why ]] || cmp -s o od/file.ppm || why='stdout differs from the file'
 [[ -n $why ]] || cmp -s o c2.ppm || why='output differs from pamenlarge 2'
 result 'output - writes the PNM to stdout' "$why"
+# --scale and --s (the server's older key, an alias) are -s.
+for opt in --scale --s; do
+    sp "$opt" 2 c.ppm -
+    why=$(expect_status 0)
+    [[ -n $why ]] || cmp -s o c2.ppm || why='output differs from pamenlarge 2'
+    result "$opt 2: as -s 2" "$why"
+done
 
 for io in "${IO_PATHS[@]}"; do
     why=''

@@ -83,7 +83,7 @@ body_has '400 names the key, its value and what it takes' \
     'quality=abc: expected 1 to 100'
 expect_status '400 an unknown key' 400 '/rgb.ppm?s=2&size=3'
 body_has '400 names the unknown key and the keys known' \
-    'size=3: an unknown key (s, fit,'
+    'size=3: an unknown key (scale, fit,'
 expect_status '400 a key twice' 400 '/rgb.ppm?s=2&s=3'
 body_has '400 names the key given twice' 's=3: given twice'
 expect_status '400 a bad scale' 400 '/rgb.ppm?s=0'

@@ -152,6 +152,14 @@ tags=$(for q in fit=20x20 fit=20x21 'fit=20x20&enlarge' width=20 height=20 \
 done | sort -u | wc -l)
 result 'fit, enlarge, compression, subsample: a tag each' \
     "$( ((tags == 9)) || echo "$tags tags")"
+# One job however spelled (the keys' order, scale= or its alias s=, a
+# default given): one tag, the canonical form's (src/job/params.c).
+tags=$(for q in 's=-2&format=png' 'format=png&scale=-2' \
+    'scale=-2&format=PNG&compression=6&filter=sample'; do
+    tag_of "$q"
+done | sort -u)
+result 'one job spelled three ways: one tag, the first one' \
+    "$([[ $tags == "$etag" ]] || echo "${tags//$'\n'/ }")"
 touch -d '2001-01-01' root/rgb.ppm
 expect_status 'the file changed: 200 again' 200 '/rgb.ppm?s=-2&format=png' \
     -H "If-None-Match: $etag"
@@ -161,6 +169,7 @@ expect_status '400 missing s' 400 '/rgb.ppm'
 expect_status '400 s=0' 400 '/rgb.ppm?s=0'
 expect_status '400 an unknown key' 400 '/rgb.ppm?s=2&x=1'
 expect_status '400 a key twice' 400 '/rgb.ppm?s=2&s=3'
+expect_status '400 a key twice, in both spellings' 400 '/rgb.ppm?s=2&scale=2'
 expect_status '400 io= without --allow-io' 400 '/rgb.ppm?s=2&io=mmap'
 expect_status '400 box on an enlarge' 400 '/rgb.ppm?s=2&filter=box'
 expect_status '400 quality for PNG' 400 '/rgb.ppm?s=2&format=png&quality=5'

@@ -2,6 +2,7 @@
  * query read as the command line reads its options, the ETag's inputs,
  * and the conditions that answer 304. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -100,7 +101,7 @@ START_TEST(test_query_fit)
     ck_assert_int_eq(a.compression, 0);
     ck_assert_int_eq(ask(&a, 3, jpeg, 0), SP_OK);
     ck_assert_int_eq(a.subsample, 444);
-    ck_assert_int_eq(a.compression, -1);
+    ck_assert_int_eq(a.compression, 6);  /* the default, written out */
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         const char *kv[] = {"width", "9", bad[i][0], bad[i][1]};
 
@@ -121,7 +122,7 @@ END_TEST
 START_TEST(test_query_why)
 {
     const char *cases[][3] = {
-        {"size", "2", "unknown key (s, fit, "},
+        {"size", "2", "unknown key (scale, fit, "},
         {"quality", "abc", "expected 1 to 100"},
         {"s", "0", "non-zero integer from -65536 to 65536"},
         {"fit", "10", "expected WxH"},
@@ -161,11 +162,33 @@ START_TEST(test_query_pairs)
 }
 END_TEST
 
+/* tag: the ETag of the file SB for the query KV (N pairs, each taken as
+ * a key the server might take: a future query key is in the tag too),
+ * version "v1", into OUT. */
+static void tag(const struct stat *sb, int n, const char *const *kv,
+                char *out)
+{
+    struct sp_serve_ask a;
+    char why[SP_PARAMS_WHY_MAX];
+
+    sp_serve_ask_init(&a);
+    a.params.allow = SP_PARAMS_ANY;
+    for (int i = 0; i < n; i++)
+        expect(sp_params_set(&a.params, &a.job, kv[2 * i], kv[2 * i + 1],
+                             why) == SP_OK,
+               "%s: %s", kv[2 * i], why);
+    sp_serve_etag(sb, &a, "v1", out);
+}
+
 START_TEST(test_etag)
 {
-    struct sp_serve_ask a, b;
+    struct sp_serve_ask a;
     struct stat sb, sb2;
-    char t1[SP_ETAG_MAX], t2[SP_ETAG_MAX], t3[SP_ETAG_MAX];
+    const char *s2[] = {"s", "2"}, *scale2[] = {"scale", "2"};
+    const char *s3[] = {"s", "3"};
+    const char *png[] = {"s", "2", "format", "png"};
+    const char *png_dflt[] = {"format", "PNG", "compression", "6", "s", "2"};
+    char t1[SP_ETAG_MAX], t2[SP_ETAG_MAX];
 
     memset(&sb, 0, sizeof sb);
     sb.st_dev = 1;
@@ -173,47 +196,87 @@ START_TEST(test_etag)
     sb.st_size = 3;
     sb.st_mtim.tv_sec = 4;
     sb.st_mtim.tv_nsec = 5;
-    sp_serve_ask_init(&a);
-    a.factor = 2;
-    b = a;
-    sp_serve_etag(&sb, &a, "v1", t1);
-    sp_serve_etag(&sb, &b, "v1", t2);
+    tag(&sb, 1, s2, t1);
+    tag(&sb, 1, s2, t2);
     ck_assert_str_eq(t1, t2);
     ck_assert_int_eq(t1[0], '"');
     ck_assert_int_eq(t1[strlen(t1) - 1], '"');
+    /* the same job however spelled: one tag */
+    tag(&sb, 1, scale2, t2);
+    ck_assert_str_eq(t1, t2);
+    tag(&sb, 2, png, t1);
+    tag(&sb, 3, png_dflt, t2);
+    ck_assert_str_eq(t1, t2);
     /* each input of the tag changes it */
+    tag(&sb, 1, s2, t1);
+    sp_serve_ask_init(&a);
+    a.job.factor = 2;
     sp_serve_etag(&sb, &a, "v2", t2);
     ck_assert_str_ne(t1, t2);
-    b.factor = 3;
-    sp_serve_etag(&sb, &b, "v1", t2);
-    ck_assert_str_ne(t1, t2);
-    b = a;
-    b.ext = "png";
-    sp_serve_etag(&sb, &b, "v1", t2);
-    ck_assert_str_ne(t1, t2);
-    b = a;
-    b.fit.width = 5;
-    sp_serve_etag(&sb, &b, "v1", t2);
-    ck_assert_str_ne(t1, t2);
-    b.fit.enlarge = 1;
-    sp_serve_etag(&sb, &b, "v1", t3);
-    ck_assert_str_ne(t2, t3);
-    b = a;
-    b.compression = 0;
-    sp_serve_etag(&sb, &b, "v1", t2);
-    ck_assert_str_ne(t1, t2);
-    b = a;
-    b.subsample = 444;
-    sp_serve_etag(&sb, &b, "v1", t2);
+    tag(&sb, 1, s3, t2);
     ck_assert_str_ne(t1, t2);
     sb2 = sb;
     sb2.st_mtim.tv_nsec++;
     sp_serve_etag(&sb2, &a, "v1", t2);
+    sp_serve_etag(&sb, &a, "v1", t1);
     ck_assert_str_ne(t1, t2);
     sb2 = sb;
     sb2.st_ino++;
     sp_serve_etag(&sb2, &a, "v1", t2);
     ck_assert_str_ne(t1, t2);
+    sb2 = sb;
+    sb2.st_ctim.tv_nsec++;
+    sp_serve_etag(&sb2, &a, "v1", t2);
+    ck_assert_str_ne(t1, t2);
+}
+END_TEST
+
+/* A key added to the table changes the tag: for every key, two requests
+ * that differ only in its value have different tags. */
+START_TEST(test_etag_every_key)
+{
+    const struct sp_param *r;
+    struct stat sb;
+
+    memset(&sb, 0, sizeof sb);
+    sb.st_ino = 7;
+    for (size_t i = 0; (r = sp_params_row(i)) != NULL; i++) {
+        const char *a, *b;
+        char ta[SP_ETAG_MAX], tb[SP_ETAG_MAX], lo[24], hi[24];
+
+        switch (r->type) {
+        case SP_PARAM_INT:  /* the ends of its range */
+            snprintf(lo, sizeof lo, "%ld", r->lo);
+            snprintf(hi, sizeof hi, "%ld", r->hi);
+            a = lo;
+            b = hi;
+            break;
+        case SP_PARAM_CHOICE:
+        case SP_PARAM_NAME:
+            a = r->names[0];
+            b = r->names[r->type == SP_PARAM_NAME ? 5 : 1];
+            break;
+        case SP_PARAM_SIDE:
+            a = "1";
+            b = "2";
+            break;
+        case SP_PARAM_BOX:
+            a = "1x2";
+            b = "2x1";
+            break;
+        default:  /* SP_PARAM_FLAG: absent, then given */
+            a = NULL;
+            b = "";
+        }
+        {
+            const char *kv_a[] = {r->name, a}, *kv_b[] = {r->name, b};
+
+            tag(&sb, a != NULL, kv_a, ta);
+            tag(&sb, 1, kv_b, tb);
+        }
+        expect(strcmp(ta, tb) != 0, "%s=%s and %s=%s: one tag %s", r->name,
+               a ? a : "(absent)", r->name, b, ta);
+    }
 }
 END_TEST
 
@@ -287,6 +350,7 @@ static Suite *serve_request_suite(void)
     tcase_add_test(tc, test_query_why);
     tcase_add_test(tc, test_query_pairs);
     tcase_add_test(tc, test_etag);
+    tcase_add_test(tc, test_etag_every_key);
     tcase_add_test(tc, test_conditions);
     tcase_add_test(tc, test_media_types);
     tcase_add_test(tc, test_racy);

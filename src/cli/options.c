@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +17,7 @@
 #include "say.h"
 #include "names.h"
 #include "parallel.h"
-#include "resample.h"
+#include "params.h"
 
 unsigned sp_default_threads(void)
 {
@@ -156,60 +155,47 @@ static int parse_int(const char *s, long lo, long hi, int *out)
     return 0;
 }
 
-enum { OPT_IO = 256, OPT_FILTER, OPT_TIMINGS, OPT_MAX_PIXELS, OPT_QUALITY,
-       OPT_COMPRESSION, OPT_SUBSAMPLE, OPT_FORMAT, OPT_FILES_FROM,
-       OPT_FAIL_FAST, OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO,
-       OPT_FIT, OPT_WIDTH, OPT_HEIGHT, OPT_ENLARGE, OPT_NO_SHRINK,
-       OPT_NO_OUTPUT };
+/* The options that are not a job's keys (params.h), and past them
+ * OPT_KEY + I for the table's row I. */
+enum { OPT_TIMINGS = 256, OPT_MAX_PIXELS, OPT_FILES_FROM, OPT_FAIL_FAST,
+       OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO, OPT_NO_OUTPUT,
+       OPT_KEY = 512 };
 
-/* parse_side: the N bytes at S, all digits, as a side of 1 to
- * SP_RESAMPLE_MAX pixels into *OUT. */
-static int parse_side(const char *s, size_t n, size_t *out)
+/* parse_key: the job's key KEY (params.h), spelled SPELLED ("-s",
+ * "--scale"), with the argument ARG (NULL: none) into O: 0, or the exit
+ * status of a usage error (printed). */
+static int parse_key(const char *key, const char *spelled, const char *arg,
+                     struct options *o)
 {
-    size_t v = 0;
+    char why[SP_PARAMS_WHY_MAX];
 
-    if (n == 0 || n > 10)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (size_t)(s[i] - '0');
+    if (sp_params_set(&o->params, &o->job, key, arg, why) != SP_OK) {
+        /* the whole argument shown, however long */
+        size_t len = strlen(spelled) + (arg ? strlen(arg) : 0) +
+                     sizeof why + 8;
+        char *line = malloc(len);
+        int rc;
+
+        if (line == NULL)
+            return usage_error("%s", why);
+        sp_params_message(&o->params, spelled, arg, why, line, len);
+        rc = usage_error("%s", line);
+        free(line);
+        return rc;
     }
-    if (v < 1 || v > SP_RESAMPLE_MAX)
-        return -1;
-    *out = v;
+    /* A batch names its outputs with the extension as it was given. */
+    if (strcmp(key, "format") == 0)
+        o->format = arg;
     return 0;
 }
 
-/* parse_fit: the option C (--fit WxH, --width W, --height H) with ARG
- * into O's fit: 0, or the exit status of a usage error (printed). */
-static int parse_fit(int c, const char *arg, struct options *o)
-{
-    struct sp_fit *f = &o->job.fit;
-    const char *x = strchr(arg, 'x');
-
-    if (c == OPT_WIDTH && parse_side(arg, strlen(arg), &f->width))
-        return usage_error("--width '%s': expected 1 to %zu pixels", arg,
-                           SP_RESAMPLE_MAX);
-    if (c == OPT_HEIGHT && parse_side(arg, strlen(arg), &f->height))
-        return usage_error("--height '%s': expected 1 to %zu pixels", arg,
-                           SP_RESAMPLE_MAX);
-    if (c == OPT_FIT &&
-        (x == NULL || parse_side(arg, (size_t)(x - arg), &f->width) ||
-         parse_side(x + 1, strlen(x + 1), &f->height)))
-        return usage_error("--fit '%s': expected WxH, each 1 to %zu pixels",
-                           arg, SP_RESAMPLE_MAX);
-    return 0;
-}
-
-/* parse_choice: OPTARG as one of NAMES (N of them), compared by SAME
- * (strcmp, or strcasecmp for names that are case-blind elsewhere), into
- * *OUT, its index. */
+/* parse_choice: OPTARG as one of NAMES (N of them) into *OUT, its
+ * index. */
 static int parse_choice(const char *arg, const char *const *names, int n,
-                        int (*same)(const char *, const char *), int *out)
+                        int *out)
 {
     for (int i = 0; i < n; i++) {
-        if (same(arg, names[i]) == 0) {
+        if (strcmp(arg, names[i]) == 0) {
             *out = i;
             return 0;
         }
@@ -221,35 +207,14 @@ static int parse_choice(const char *arg, const char *const *names, int n,
  * status of a usage error (already printed). */
 static int parse_value(int c, const char *arg, struct options *o)
 {
-    static const char *const ios[] = {"read", "mmap", "pread", "auto"};
-    static const char *const filters[] = {"sample", "box"};
-    static const char *const subsamples[] = {"444", "422", "420"};
     int v;
     char *end;
 
     switch (c) {
-    case OPT_IO:
-        if (parse_choice(arg, ios, 4, strcmp, &v))
-            return usage_error("--io '%s': expected auto, read, mmap or "
-                               "pread", arg);
-        o->job.io = (enum sp_io)v;
-        return 0;
-    case 's':
-        if (parse_int(arg, -SP_SCALE_MAX, SP_SCALE_MAX, &o->job.factor) ||
-            o->job.factor == 0)
-            return usage_error("-s '%s': expected a non-zero integer "
-                               "from -65536 to 65536", arg);
-        o->have_scale = 1;
-        return 0;
     case 't':
         if (parse_int(arg, 1, SP_THREADS_MAX, &v))
             return usage_error("-t '%s': expected 1 to 1024 threads", arg);
         o->job.threads = (unsigned)v;
-        return 0;
-    case OPT_FILTER:
-        if (parse_choice(arg, filters, 2, strcmp, &v))
-            return usage_error("--filter '%s': expected sample or box", arg);
-        o->job.filter = v == 0 ? SP_FILTER_SAMPLE : SP_FILTER_BOX;
         return 0;
     case OPT_TIMINGS:
         if (arg != NULL && strcmp(arg, "json") != 0 &&
@@ -258,21 +223,6 @@ static int parse_value(int c, const char *arg, struct options *o)
         o->timings = 1;
         o->json = arg != NULL && strcmp(arg, "json") == 0;
         o->timings_bare = arg == NULL;
-        return 0;
-    case OPT_QUALITY:
-        if (parse_int(arg, 1, 100, &o->job.quality))
-            return usage_error("--quality '%s': expected 1 to 100", arg);
-        return 0;
-    case OPT_COMPRESSION:
-        if (parse_int(arg, 0, 9, &o->job.compression))
-            return usage_error("--compression '%s': expected 0 to 9", arg);
-        o->job.compression_set = 1;
-        return 0;
-    case OPT_SUBSAMPLE:
-        if (parse_choice(arg, subsamples, 3, strcmp, &v))
-            return usage_error("--subsample '%s': expected 444, 422 or 420",
-                               arg);
-        o->job.subsample = v == 0 ? 444 : v == 1 ? 422 : 420;
         return 0;
     default:  /* OPT_MAX_PIXELS */
         errno = 0;
@@ -289,9 +239,6 @@ static int parse_value(int c, const char *arg, struct options *o)
  * one) into O: 0, or the exit status of a usage error (printed). */
 static int parse_batch(int c, const char *arg, struct options *o)
 {
-    static const char *const formats[] = {"pnm", "ppm", "pgm", "pbm",
-                                          "pam", "png", "jpg", "jpeg",
-                                          "bmp", "tga"};
     static const char *const buffers[] = {"reuse", "fresh"};
     int v;
 
@@ -301,13 +248,6 @@ static int parse_batch(int c, const char *arg, struct options *o)
             return usage_error("%s", "-o '': expected a directory or a "
                                "pattern");
         o->target = arg;
-        return 0;
-    case OPT_FORMAT:
-        /* Case-blind, as an output's extension is (write.h). */
-        if (parse_choice(arg, formats, 10, strcasecmp, &v))
-            return usage_error("--format '%s': expected pnm, ppm, pgm, pbm, "
-                               "pam, png, jpg, bmp or tga", arg);
-        o->format = arg;
         return 0;
     case OPT_FILES_FROM:
         /* The option says "also these": a second one replacing the first
@@ -324,7 +264,7 @@ static int parse_batch(int c, const char *arg, struct options *o)
         o->relative_to = arg;
         return 0;
     case OPT_READ_BUFFER:
-        if (parse_choice(arg, buffers, 2, strcmp, &v))
+        if (parse_choice(arg, buffers, 2, &v))
             return usage_error("--read-buffer '%s': expected reuse or fresh",
                                arg);
         o->buffers = v == 0 ? SP_BUFFER_REUSE : SP_BUFFER_FRESH;
@@ -382,8 +322,9 @@ static int check_no_output(int n, char **files, struct options *o)
 {
     if (n > 1)
         return usage_error("'%s': --no-output writes no OUT", files[1]);
-    if (o->job.quality != 0 || o->job.subsample != 0 ||
-        o->job.compression_set)
+    if (sp_params_given(&o->params, "quality") ||
+        sp_params_given(&o->params, "subsample") ||
+        sp_params_given(&o->params, "compression"))
         return usage_error("%s", "--quality, --subsample and --compression: "
                            "for an output, and --no-output writes none");
     o->job.in = n > 0 ? files[0] : "-";
@@ -395,19 +336,10 @@ static int check_no_output(int n, char **files, struct options *o)
  * together, into O: -1 to run, or the exit status of a usage error. */
 static int check_options(int n, char **files, struct options *o)
 {
-    const int fit = o->job.fit.width != 0 || o->job.fit.height != 0;
+    char why[SP_PARAMS_WHY_MAX];
 
-    if (!o->have_scale && !fit)
-        return usage_error("%s", "missing -s N (or --fit WxH)");
-    if (o->have_scale && fit)
-        return usage_error("%s", "-s and --fit (--width, --height): one "
-                           "or the other");
-    if (o->job.fit.enlarge && !fit)
-        return usage_error("%s", "--enlarge: for --fit, --width or "
-                           "--height");
-    if (o->job.filter == SP_FILTER_BOX && o->job.factor > 1)
-        return usage_error("--filter box: for reduces only (-s N with N "
-                           "<= -2); an enlarge copies each pixel");
+    if (sp_params_check(&o->params, &o->job, why) != SP_OK)
+        return usage_error("%s", why);
     /* "--timings json": the format as a file, which is not there */
     if (n > 0 && o->timings_bare &&
         (strcmp(files[0], "json") == 0 || strcmp(files[0], "text") == 0) &&
@@ -442,60 +374,89 @@ static int check_options(int n, char **files, struct options *o)
 int sp_options_suit(const struct options *o, const char *out)
 {
     enum sp_outfmt fmt = SP_OUT_PNM;
+    char why[SP_PARAMS_WHY_MAX], *shown = NULL;
+    int rc = -1;
 
     if (strcmp(out, "-") != 0 && sp_outfmt_for(out, &fmt) != SP_OK)
         return -1;  /* not a format: that is its own error */
-    if (strcmp(out, "-") == 0)
-        out = "standard output";
-    if (o->job.quality != 0 && fmt != SP_OUT_JPEG)
-        return usage_error("--quality: for a JPEG output (.jpg, .jpeg), "
-                           "and '%s' is not one", out);
-    if (o->job.subsample != 0 && fmt != SP_OUT_JPEG)
-        return usage_error("--subsample: for a JPEG output (.jpg, .jpeg), "
-                           "and '%s' is not one", out);
-    if (o->job.compression_set && fmt != SP_OUT_PNG)
-        return usage_error("--compression: for a PNG output (.png), and "
-                           "'%s' is not one", out);
-    return -1;
+    if (strcmp(out, "-") != 0 && asprintf(&shown, "'%s'", out) < 0)
+        shown = NULL;
+    if (sp_params_suit(&o->params, fmt,
+                       strcmp(out, "-") == 0 ? "standard output"
+                       : shown != NULL       ? shown
+                                             : "the output",
+                       why) != SP_OK)
+        rc = usage_error("%s", why);
+    free(shown);
+    return rc;
+}
+
+/* KEYS_MAX: the long options a job's keys make: a name and an alias for
+ * each of the table's rows, 32 at most (params.c). */
+#define KEYS_MAX 64
+
+/* key_options: into OPTS (KEYS_MAX), a long option for each name and
+ * alias of the job's keys (OPT_KEY + its row); returns how many. */
+static size_t key_options(struct option *opts)
+{
+    const struct sp_param *r;
+    size_t n = 0;
+
+    for (size_t i = 0; (r = sp_params_row(i)) != NULL; i++) {
+        int has_arg = r->type == SP_PARAM_FLAG ? no_argument
+                                               : required_argument;
+
+        opts[n++] = (struct option){r->name, has_arg, NULL,
+                                    OPT_KEY + (int)i};
+        if (r->alias != NULL)
+            opts[n++] = (struct option){r->alias, has_arg, NULL,
+                                        OPT_KEY + (int)i};
+    }
+    return n;
 }
 
 int sp_parse_options(int argc, char **argv, struct options *o)
 {
-    static const struct option longopts[] = {
-        {"io", required_argument, NULL, OPT_IO},
-        {"scale", required_argument, NULL, 's'},
+    static const struct option own[] = {
         {"threads", required_argument, NULL, 't'},
-        {"filter", required_argument, NULL, OPT_FILTER},
         {"timings", optional_argument, NULL, OPT_TIMINGS},
         {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
-        {"quality", required_argument, NULL, OPT_QUALITY},
-        {"compression", required_argument, NULL, OPT_COMPRESSION},
-        {"subsample", required_argument, NULL, OPT_SUBSAMPLE},
         {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, OPT_FORMAT},
         {"files-from", required_argument, NULL, OPT_FILES_FROM},
         {"relative-to", required_argument, NULL, OPT_RELATIVE_TO},
         {"null", no_argument, NULL, '0'},
         {"fail-fast", no_argument, NULL, OPT_FAIL_FAST},
         {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
         {"read-buffer", required_argument, NULL, OPT_READ_BUFFER},
-        {"fit", required_argument, NULL, OPT_FIT},
-        {"width", required_argument, NULL, OPT_WIDTH},
-        {"height", required_argument, NULL, OPT_HEIGHT},
-        {"enlarge", no_argument, NULL, OPT_ENLARGE},
-        {"no-shrink-on-load", no_argument, NULL, OPT_NO_SHRINK},
         {"no-output", no_argument, NULL, OPT_NO_OUTPUT},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
     };
-    int c, rc;
+    struct option longopts[sizeof own / sizeof *own + KEYS_MAX + 1];
+    size_t nown = sizeof own / sizeof *own;
+    int c, rc, at;
 
+    memcpy(longopts, own, sizeof own);
+    longopts[nown + key_options(longopts + nown)] =
+        (struct option){NULL, 0, NULL, 0};
+    sp_params_init(&o->params, &o->job, SP_PARAMS_ANY);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":s:t:o:0qvhV", longopts, NULL)) !=
-           -1) {
+    while ((at = -1, c = getopt_long(argc, argv, ":s:t:o:0qvhV", longopts,
+                                     &at)) != -1) {
+        if (c >= OPT_KEY || c == 's') {
+            char spelled[32];
+
+            snprintf(spelled, sizeof spelled, "-%s%s", at >= 0 ? "-" : "",
+                     at >= 0 ? longopts[at].name : "s");
+            rc = parse_key(c == 's' ? "scale"
+                                    : sp_params_row((size_t)(c - OPT_KEY))->name,
+                           spelled, optarg, o);
+            if (rc != 0)
+                return rc;
+            continue;
+        }
         switch (c) {
         case 'v':
             o->verbose = 1;
@@ -507,29 +468,17 @@ int sp_parse_options(int argc, char **argv, struct options *o)
             printf("scaleppm %s (%s)\n", SP_VERSION, SP_COMMIT);
             return 0;
         case ':':
-            if (optopt != 0 && optopt < OPT_IO)
+            if (optopt != 0 && optopt < OPT_TIMINGS)
                 return usage_error("-%c needs an argument", optopt);
             return usage_error("%s needs an argument", argv[optind - 1]);
-        case 's': case 't': case OPT_IO: case OPT_FILTER: case OPT_TIMINGS:
-        case OPT_MAX_PIXELS: case OPT_QUALITY: case OPT_COMPRESSION:
-        case OPT_SUBSAMPLE:
+        case 't': case OPT_TIMINGS: case OPT_MAX_PIXELS:
             if ((rc = parse_value(c, optarg, o)) != 0)
                 return rc;
-            break;
-        case OPT_FIT: case OPT_WIDTH: case OPT_HEIGHT:
-            if ((rc = parse_fit(c, optarg, o)) != 0)
-                return rc;
-            break;
-        case OPT_ENLARGE:
-            o->job.fit.enlarge = 1;
-            break;
-        case OPT_NO_SHRINK:
-            o->job.no_shrink = 1;
             break;
         case OPT_NO_OUTPUT:
             o->no_output = 1;
             break;
-        case 'o': case '0': case 'q': case OPT_FORMAT: case OPT_FILES_FROM:
+        case 'o': case '0': case 'q': case OPT_FILES_FROM:
         case OPT_FAIL_FAST: case OPT_SKIP_EXISTING: case OPT_READ_BUFFER:
         case OPT_RELATIVE_TO:
             if ((rc = parse_batch(c, optarg, o)) != 0)

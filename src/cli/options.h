@@ -4,6 +4,7 @@
 #define SP_OPTIONS_H
 
 #include "job.h"
+#include "params.h"
 
 /* The exit status of a usage error. */
 #define EXIT_USAGE 2
@@ -11,13 +12,15 @@
 /* What the command line asks for. */
 struct options {
     struct sp_job job;
-    int have_scale, timings, json, verbose;
+    struct sp_params params;  /* the job's keys given (params.h) */
+    int timings, json, verbose;
     int timings_bare;  /* --timings without =FORMAT */
     int no_output;     /* --no-output: scale, and write nothing */
     /* A batch (-o or --files-from): */
     const char *target;       /* -o: a directory or a %s pattern */
     int target_dir;           /* TARGET is a directory */
-    const char *format;       /* --format: the outputs' extension */
+    const char *format;       /* --format: the outputs' extension, as
+                                 given (the key's check is params') */
     const char *relative_to;  /* --relative-to: the tree mirrored */
     const char *files_from;   /* --files-from: a list of inputs */
     int nul;                  /* -0: the list's names end in NUL */

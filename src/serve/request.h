@@ -11,27 +11,27 @@
 
 #include "input_types.h"
 #include "job_types.h"
+#include "params.h"
 #include "scale.h"
 #include "status.h"
 
-/* What the query asks for: the options of the command line that change
- * the bytes, and the load path where the server allows one. */
+/* What the query asks for: a job's keys (params.h), the command line's
+ * long options by the same names, and the load path (io=) where the
+ * server allows one. */
 struct sp_serve_ask {
-    int factor;            /* s=N: as -s N */
-    enum sp_filter filter; /* filter=sample|box */
-    const char *ext;       /* format=EXT: the output's extension, static;
-                              "pnm" when absent (the input's own type) */
-    struct sp_fit fit;     /* fit=WxH, width=W, height=H, enlarge: as
-                              --fit, --width, --height, --enlarge (a
-                              later key overrides a side, as a later
-                              option does); 0 x 0: absent */
-    int quality;           /* quality=Q, 1..100, JPEG only; 0: absent */
-    int compression;       /* compression=L, 0..9, PNG only; -1: absent */
-    int subsample;         /* subsample=444|422|420, JPEG only; 0:
-                              absent */
-    enum sp_io io;         /* io=read|mmap|pread|auto; AUTO when absent */
-    int have_scale;
-    unsigned seen;         /* the keys given, a bit each */
+    struct sp_job job;        /* the keys' fields, as params.h sets them */
+    struct sp_params params;  /* the keys given, and the format */
+    char why[SP_PARAMS_WHY_MAX];  /* the last refusal's phrase */
+    /* What the server's job is made of (server.c), copied from JOB and
+     * PARAMS by sp_serve_ask_check, each key's effective value: */
+    int factor;            /* scale=N (s=N) */
+    enum sp_filter filter;
+    const char *ext;       /* format=EXT, static, lower case; "pnm" (the
+                              input's own type) by default */
+    struct sp_fit fit;     /* fit=, width=, height=, enlarge; 0 x 0: no
+                              fit */
+    int quality, compression, subsample;
+    enum sp_io io;
 };
 
 /* SP_SERVE_PAIRS_MAX: the pairs a query may hold (past it, 431): more
@@ -49,22 +49,19 @@ void sp_serve_ask_init(struct sp_serve_ask *ask);
 
 /* sp_serve_ask_set: the query's KEY=VALUE (as sent: no escape is
  * decoded, and a value holding one is refused, since no value taken here
- * needs one) into ASK; ALLOW_IO: io= is accepted.  enlarge takes no
- * value (VALUE NULL or empty); every other key needs one.  Returns 0, or
- * EINVAL with *WHY a static phrase saying what is wrong with the pair,
- * for the caller to show after it: an unknown key (and the keys known),
- * a key given twice, no value, or the values the key takes. */
+ * needs one) into ASK, as sp_params_set reads it, each key once;
+ * ALLOW_IO: io= is accepted.  Returns 0, or EINVAL with *WHY (ASK's)
+ * the phrase saying what is wrong with the pair, for the caller to show
+ * after it. */
 sp_status sp_serve_ask_set(struct sp_serve_ask *ask, const char *key,
                            const char *value, int allow_io,
                            const char **why);
 
-/* sp_serve_ask_check: what the options ask together, as the command line
- * checks them: s or a fit, not both; enlarge with a fit only; box for
- * reduces only; quality and subsample for JPEG only; compression for PNG
- * only.
- * Returns 0 or EINVAL with *WHY. */
-sp_status sp_serve_ask_check(const struct sp_serve_ask *ask,
-                             const char **why);
+/* sp_serve_ask_check: what the keys ask together, as the command line
+ * checks them (sp_params_check, and sp_params_suit against format=),
+ * then ASK's copies of the job's fields made.  Returns 0, or EINVAL with
+ * *WHY (ASK's). */
+sp_status sp_serve_ask_check(struct sp_serve_ask *ask, const char **why);
 
 /* sp_serve_media_type: the Content-Type of an output with extension EXT
  * (as ASK's). */
@@ -74,12 +71,12 @@ const char *sp_serve_media_type(const char *ext);
 #define SP_ETAG_MAX 24
 
 /* sp_serve_etag: a strong validator, quoted, into OUT (SP_ETAG_MAX): a
- * hash of the file's identity as SB gives it (device, inode, size,
- * modification and change times to the nanosecond), of ASK's options
- * that change the bytes, and of VERSION (the program's: another version
- * may encode differently).  The same file and options give the same
- * bytes (scaleppm is deterministic), so the same tag means the same
- * body. */
+ * 64-bit hash of the file's identity as SB gives it (device, inode, size,
+ * modification and change times to the nanosecond), of ASK's job in its
+ * canonical form (sp_params_canonical: every key, so a key added to the
+ * table is in the tag), and of VERSION (the program's: another version
+ * may encode differently).  The same file and job give the same bytes
+ * (scaleppm is deterministic), so the same tag means the same body. */
 void sp_serve_etag(const struct stat *sb, const struct sp_serve_ask *ask,
                    const char *version, char *out);
 

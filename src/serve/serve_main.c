@@ -19,9 +19,53 @@
 #include <unistd.h>
 
 #include "accesslog.h"
+#include "params.h"
 #include "server.h"
 
 #define EXIT_USAGE 2
+
+/* key_value: what the key R takes, as the help shows it, into BUF (64
+ * bytes). */
+static const char *key_value(const struct sp_param *r, char *buf)
+{
+    size_t n = 0;
+
+    switch (r->type) {
+    case SP_PARAM_INT:
+        snprintf(buf, 64, "=%ld..%ld", r->lo, r->hi);
+        return buf;
+    case SP_PARAM_CHOICE:
+        for (int i = 0; r->names[i] != NULL && n < 64; i++)
+            n += (size_t)snprintf(buf + n, 64 - n, "%c%s", i ? '|' : '=',
+                                  r->names[i]);
+        return buf;
+    case SP_PARAM_NAME:
+        return "=EXT";
+    case SP_PARAM_SIDE:
+        return "=N";
+    case SP_PARAM_BOX:
+        return "=WxH";
+    default:  /* SP_PARAM_FLAG */
+        return "";
+    }
+}
+
+/* usage_keys: the query's keys, from their table (params.h), on F. */
+static void usage_keys(FILE *f)
+{
+    const struct sp_param *r;
+    char v[64], key[96];
+
+    for (size_t i = 0; (r = sp_params_row(i)) != NULL; i++) {
+        if (r->needs & ~SP_PARAMS_IO)
+            continue;  /* not a query's key */
+        snprintf(key, sizeof key, "%s%s", r->name, key_value(r, v));
+        fprintf(f, "  %-22s%s%s%s%s%s\n", key,
+                strlen(key) < 22 ? " " : "\n                         ",
+                r->help, r->needs & SP_PARAMS_IO ? " (--allow-io)" : "",
+                r->alias ? "; also " : "", r->alias ? r->alias : "");
+    }
+}
 
 static void usage(FILE *f)
 {
@@ -29,12 +73,14 @@ static void usage(FILE *f)
 "usage: scaleppm serve --root DIR [OPTION]...\n"
 "\n"
 "Serve the images under DIR over HTTP/1.1, each scaled as the request\n"
-"asks: GET /PATH?s=N[&filter=box][&format=EXT][&quality=Q] answers the\n"
-"bytes `scaleppm -s N DIR/PATH OUT.EXT` writes.  Instead of s=N:\n"
-"fit=WxH, width=W, height=H, enlarge (as --fit, --width, --height,\n"
-"--enlarge); also subsample=444|422|420 (JPEG) and compression=0..9\n"
-"(PNG), as the command line's options.  Keep it on loopback, behind a\n"
-"reverse proxy, where it faces a network.\n"
+"asks: GET /PATH?scale=N&format=EXT answers the bytes `scaleppm\n"
+"--scale N DIR/PATH OUT.EXT` writes.  The query's keys are the command\n"
+"line's long options of the same names, each given once:\n"
+"\n");
+    usage_keys(f);
+    fprintf(f,
+"\n"
+"Keep it on loopback, behind a reverse proxy, where it faces a network.\n"
 "\n"
 "      --root DIR        the directory served (required)\n"
 "      --listen A:P      the address and port (default 127.0.0.1:8080;\n"
