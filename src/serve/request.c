@@ -7,27 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
+#include "outfmt.h"
 #include "resample.h"
-
-/* The outputs a request may ask for, by extension, and their types. */
-static const struct {
-    const char *ext, *type;
-} formats[] = {
-    {"pnm", "image/x-portable-anymap"},
-    {"ppm", "image/x-portable-pixmap"},
-    {"pgm", "image/x-portable-graymap"},
-    {"pbm", "image/x-portable-bitmap"},
-    {"pam", "image/x-portable-arbitrarymap"},
-    {"png", "image/png"},
-    {"jpg", "image/jpeg"},
-    {"jpeg", "image/jpeg"},
-    {"bmp", "image/bmp"},
-    {"tga", "image/x-tga"},
-};
-#define NFORMATS (sizeof formats / sizeof *formats)
 
 size_t sp_serve_query_pairs(const char *query)
 {
@@ -78,12 +61,13 @@ static int set_choice(const char *value, const char *const *names, int n,
 
 static sp_status set_format(struct sp_serve_ask *ask, const char *value)
 {
-    for (size_t i = 0; i < NFORMATS; i++)
-        if (strcasecmp(value, formats[i].ext) == 0) {
-            ask->ext = formats[i].ext;
-            return SP_OK;
-        }
-    return EINVAL;
+    enum sp_outfmt fmt;
+    const struct sp_outext *e = sp_outfmt_ext(value, &fmt);
+
+    if (e == NULL)
+        return EINVAL;
+    ask->ext = e->ext;
+    return SP_OK;
 }
 
 /* parse_side: the LEN bytes at S, all digits, as a side of 1 to
@@ -252,10 +236,10 @@ sp_status sp_serve_ask_check(const struct sp_serve_ask *ask,
 
 const char *sp_serve_media_type(const char *ext)
 {
-    for (size_t i = 0; i < NFORMATS; i++)
-        if (strcmp(ext, formats[i].ext) == 0)
-            return formats[i].type;
-    return "application/octet-stream";
+    enum sp_outfmt fmt;
+    const struct sp_outext *e = sp_outfmt_ext(ext, &fmt);
+
+    return e != NULL ? e->media_type : "application/octet-stream";
 }
 
 /* fnv: 64-bit FNV-1a of LEN bytes at P, on from H. */
