@@ -222,8 +222,8 @@ static int parse_choice(const char *arg, const char *const *names, int n,
 static int parse_value(int c, const char *arg, struct options *o)
 {
     static const char *const ios[] = {"read", "mmap", "pread", "auto"};
-    static const char *const filters[] = {"sample", "box"};
     static const char *const subsamples[] = {"444", "422", "420"};
+    char names[64];
     int v;
     char *end;
 
@@ -247,9 +247,10 @@ static int parse_value(int c, const char *arg, struct options *o)
         o->job.threads = (unsigned)v;
         return 0;
     case OPT_FILTER:
-        if (parse_choice(arg, filters, 2, strcmp, &v))
-            return usage_error("--filter '%s': expected sample or box", arg);
-        o->job.filter = v == 0 ? SP_FILTER_SAMPLE : SP_FILTER_BOX;
+        if (sp_filter_named(arg, &o->job.filter) != 0) {
+            sp_filter_names(names, sizeof names);
+            return usage_error("--filter '%s': expected %s", arg, names);
+        }
         return 0;
     case OPT_TIMINGS:
         if (arg != NULL && strcmp(arg, "json") != 0 &&
@@ -405,9 +406,10 @@ static int check_options(int n, char **files, struct options *o)
     if (o->job.fit.enlarge && !fit)
         return usage_error("%s", "--enlarge: for --fit, --width or "
                            "--height");
-    if (o->job.filter == SP_FILTER_BOX && o->job.factor > 1)
-        return usage_error("--filter box: for reduces only (-s N with N "
-                           "<= -2); an enlarge copies each pixel");
+    if (!sp_filters[o->job.filter]->enlarges && o->job.factor > 1)
+        return usage_error("--filter %s: for reduces only (-s N with N "
+                           "<= -2); an enlarge copies each pixel",
+                           sp_filter_name(o->job.filter));
     /* "--timings json": the format as a file, which is not there */
     if (n > 0 && o->timings_bare &&
         (strcmp(files[0], "json") == 0 || strcmp(files[0], "text") == 0) &&

@@ -128,17 +128,13 @@ static const char *const expected[] = {
  * ASK for key K: 0 or -1. */
 static int set_choices(struct sp_serve_ask *ask, int k, const char *value)
 {
-    static const char *const filters[] = {"sample", "box"};
     static const char *const ios[] = {"read", "mmap", "pread", "auto"};
     static const char *const subsamples[] = {"444", "422", "420"};
     int v;
 
     switch (k) {
     case K_FILTER:
-        if (set_choice(value, filters, 2, &v) != 0)
-            return -1;
-        ask->filter = v == 0 ? SP_FILTER_SAMPLE : SP_FILTER_BOX;
-        return 0;
+        return sp_filter_named(value, &ask->filter);
     case K_IO:
         if (set_choice(value, ios, 4, &v) != 0)
             return -1;
@@ -222,7 +218,7 @@ sp_status sp_serve_ask_check(const struct sp_serve_ask *ask,
     if (ask->fit.enlarge && !fit)
         return EINVAL;
     *why = "filter=box is for reduces only (s=N with N <= -2)";
-    if (ask->filter == SP_FILTER_BOX && ask->factor > 1)
+    if (!sp_filters[ask->filter]->enlarges && ask->factor > 1)
         return EINVAL;
     *why = "quality= and subsample= are for a JPEG output (format=jpeg)";
     if ((ask->quality != 0 || ask->subsample != 0) &&
