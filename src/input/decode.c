@@ -11,6 +11,13 @@
 
 #include "image.h"
 
+/* at: whether the N bytes at P hold the LEN bytes of M at offset AT. */
+static int at(const unsigned char *p, size_t n, const char *m, size_t len,
+              size_t off)
+{
+    return n >= off + len && memcmp(p + off, m, len) == 0;
+}
+
 /* pnm: P1 to P7, the magic numbers libnetpbm parses (header.c). */
 static int pnm(const unsigned char *p, size_t n)
 {
@@ -66,13 +73,6 @@ static const struct {
     {"an OpenEXR image", "\x76\x2f\x31\x01", 4, 0, NULL, 0, 0},
     {"a QOI image", "qoif", 4, 0, NULL, 0, 0},
 };
-
-/* at: whether the N bytes at P hold the LEN bytes of M at offset AT. */
-static int at(const unsigned char *p, size_t n, const char *m, size_t len,
-              size_t off)
-{
-    return n >= off + len && memcmp(p + off, m, len) == 0;
-}
 
 const struct sp_codec *sp_decode_sniff(const unsigned char *p, size_t n)
 {
