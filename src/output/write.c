@@ -56,7 +56,7 @@ sp_status sp_output_open(struct sp_output *o, const char *path,
     /* Refused before the file exists, and before anything is scaled. */
     st = sp_convert_type(layout, sp_outfmt_want(path, o->fmt), &o->type,
                          why);
-    if (st == SP_OK && o->fmt != SP_OUT_PNM)
+    if (st == SP_OK)  /* the row's limits; PNM has none */
         st = sp_outfmt_fits(o->fmt, layout->width, layout->height,
                             o->type.channels, why);
     if (st != SP_OK)
