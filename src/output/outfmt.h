@@ -82,8 +82,8 @@ void sp_outfmt_known(char *why);
 #define SP_JPEG_SIDE_MAX 65500
 
 /* sp_outfmt_fits: whether a WIDTH x HEIGHT image of CHANNELS channels
- * can be written as FMT (its row's fits).  A PNG holds 2^31-1 pixels a side, libjpeg
- * writes SP_JPEG_SIDE_MAX; stb_image_write (BMP, TGA) takes the sizes as
+ * can be written as FMT (its row's fits).  A PNG holds 2^31-1 pixels a
+ * side, libjpeg writes SP_JPEG_SIDE_MAX; stb_image_write (BMP, TGA) takes the sizes as
  * int and computes sizes and offsets in int (the limits are in
  * outfmts.c), TGA holds each side in 16 bits and BMP its file size in 32;
  * the sums here are made in 128 bits, so no size wraps.  PNM has no such

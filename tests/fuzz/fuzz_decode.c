@@ -64,9 +64,9 @@ static void check_header(const struct sp_header *h)
 /* decode: the raster of the LEN bytes at P into a fresh *OUT (HDR's size),
  * the bound asked first (*BOUND its status) and the decode run whatever it
  * said; *USED the bytes the image took. */
-static sp_status decode(const struct sp_codec *codec, const uint8_t *p, size_t len,
-                        const struct sp_header *hdr, unsigned char **out,
-                        sp_status *bound, size_t *used)
+static sp_status decode(const struct sp_codec *codec, const uint8_t *p,
+                        size_t len, const struct sp_header *hdr,
+                        unsigned char **out, sp_status *bound, size_t *used)
 {
     char why[SP_WHY_MAX];
     struct sp_header again;
@@ -95,7 +95,8 @@ static sp_status decode(const struct sp_codec *codec, const uint8_t *p, size_t l
 
 /* check_bomb: a header that sp_decode_bound() lets through claims no
  * more pixels than its LEN bytes can code, or PIXELS_NO_FLOOR. */
-static void check_bomb(const struct sp_codec *codec, const uint8_t *p, size_t len)
+static void check_bomb(const struct sp_codec *codec, const uint8_t *p,
+                       size_t len)
 {
     char why[SP_WHY_MAX];
     struct sp_header hdr;

@@ -208,7 +208,8 @@ static void check_pnm(const char *in_path, const struct params *p,
      * of the reduce), not from the full decode: fit_test.sh bounds that
      * difference; here its size and type are checked, its pixels not. */
     shrunk = info.codec == sp_decode_named("jpeg") &&
-             p->filter == SP_FILTER_BOX && p->factor < 0 && -p->factor % 2 == 0;
+             p->filter == SP_FILTER_BOX && p->factor < 0 &&
+             -p->factor % 2 == 0;
     for (size_t y = 0; !shrunk && y < oh; y++)
         for (size_t x = 0; x < ow; x++)
             for (unsigned c = 0; c < type.channels; c++)
