@@ -176,8 +176,9 @@ static void check_bad(const struct bad *b, sp_status st, const char *why,
                       const char *how, int load)
 {
     /* a load decodes a JPEG's or PNG's magic: these are cut short */
-    sp_status want = load && sp_decode_sniff((const unsigned char *)b->text,
-                                             strlen(b->text)) != SP_CODEC_NONE
+    const struct sp_codec *codec =
+        sp_decode_sniff((const unsigned char *)b->text, strlen(b->text));
+    sp_status want = load && codec != NULL && codec->ops != NULL
                          ? SP_E_TRUNCATED
                          : b->st;
 

@@ -343,12 +343,15 @@ START_TEST(test_sniff)
     static const unsigned char png[] = {0x89, 'P', 'N', 'G',
                                         '\r', '\n', 0x1a, '\n'};
 
-    ck_assert_int_eq(sp_decode_sniff(jpeg, sizeof jpeg), SP_CODEC_JPEG);
-    ck_assert_int_eq(sp_decode_sniff(jpeg, 2), SP_CODEC_NONE);
-    ck_assert_int_eq(sp_decode_sniff(png, sizeof png), SP_CODEC_PNG);
-    ck_assert_int_eq(sp_decode_sniff(png, 7), SP_CODEC_NONE);
-    ck_assert_int_eq(sp_decode_sniff((const unsigned char *)"P6\n", 3),
-                     SP_CODEC_NONE);
+    ck_assert_ptr_eq(sp_decode_sniff(jpeg, sizeof jpeg),
+                     sp_decode_named("jpeg"));
+    ck_assert_ptr_null(sp_decode_sniff(jpeg, 2));
+    ck_assert_ptr_eq(sp_decode_sniff(png, sizeof png),
+                     sp_decode_named("png"));
+    ck_assert_ptr_null(sp_decode_sniff(png, 7));
+    ck_assert_ptr_eq(sp_decode_sniff((const unsigned char *)"P6\n", 3),
+                     SP_CODEC_PNM);
+    ck_assert_ptr_null(sp_decode_sniff((const unsigned char *)"P8\n", 3));
 }
 END_TEST
 
@@ -529,7 +532,7 @@ START_TEST(test_jpeg_scan_limit)
         ck_assert_int_eq(sp_load(path, fx_io[pi], &img, &info),
                          SP_E_BADRASTER);
         ck_assert_str_eq(info.why, "JPEG: more than 500 scans");
-        ck_assert_int_eq(info.codec, SP_CODEC_JPEG);
+        ck_assert_ptr_eq(info.codec, sp_decode_named("jpeg"));
         ck_assert_ptr_null(img.base);
     }
     ck_assert_int_eq(fx_count_maps(path), 0);
@@ -722,7 +725,7 @@ START_TEST(test_after_image)
         ck_assert_int_eq(sp_input_open(&in, path, 0, NULL), SP_OK);
         ck_assert_int_eq(sp_input_next(&in, SP_IO_MMAP, NULL, NULL, &info),
                          SP_OK);
-        ck_assert_int_eq(info.codec, SP_CODEC_PNG);
+        ck_assert_ptr_eq(info.codec, sp_decode_named("png"));
         ck_assert_uint_eq(info.next, len);
         ck_assert_int_eq(sp_input_more(&in, &more), SP_OK);
         ck_assert_int_eq(more, tails[i].next != -100);

@@ -14,6 +14,7 @@
 
 #include "cli_batch.h"
 #include "cli_serve.h"
+#include "decode.h"
 #include "job.h"
 #include "msg.h"
 #include "options.h"
@@ -226,9 +227,7 @@ static void quiet_pipe_end(void)
 static void print_verbose(const struct sp_job *job, const struct sp_report *r)
 {
     const struct sp_load_info *li = &r->load;
-    const char *coded = li->codec == SP_CODEC_JPEG  ? "JPEG decoded to "
-                        : li->codec == SP_CODEC_PNG ? "PNG decoded to "
-                                                    : "";
+    const int coded = li->codec != NULL && li->codec->ops != NULL;
     char scale[64];
 
     if (job->fit.width != 0 || job->fit.height != 0)
@@ -237,8 +236,10 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
     else
         snprintf(scale, sizeof scale, "scale %d (%s)", job->factor,
                  sp_filter_name(job->filter));
-    sp_say("%s: %sP%c %zux%zu, %u channel%s, maxval %u, loaded with %s; "
-           "%s: %zux%zu, %s, %u thread%s", job->in, coded, li->magic,
+    sp_say("%s: %s%sP%c %zux%zu, %u channel%s, maxval %u, loaded with %s; "
+           "%s: %zux%zu, %s, %u thread%s", job->in,
+           coded ? li->codec->name : "", coded ? " decoded to " : "",
+           li->magic,
            r->in_width, r->in_height, r->channels,
            r->channels == 1 ? "" : "s", r->maxval, sp_io_name(li->io_used),
            job->out != NULL ? job->out : "no output (--no-output)",

@@ -1,5 +1,6 @@
-/* The decoders' front: the codec sniffed from the magic, then the codec's
- * own file behind a table (decode_impl.h). */
+/* The registry of the formats read, and the decoders' front: the codec
+ * sniffed from the magic, then the codec's own file behind its row's
+ * operations (decode_impl.h). */
 #include "decode.h"
 #include "decode_impl.h"
 
@@ -10,7 +11,33 @@
 
 #include "image.h"
 
+/* at: whether the N bytes at P hold the LEN bytes of M at offset AT. */
+static int at(const unsigned char *p, size_t n, const char *m, size_t len,
+              size_t off)
+{
+    return n >= off + len && memcmp(p + off, m, len) == 0;
+}
+
+/* pnm: P1 to P7, the magic numbers libnetpbm parses (header.c). */
+static int pnm(const unsigned char *p, size_t n)
+{
+    return n >= 2 && p[0] == 'P' && p[1] >= '1' && p[1] <= '7';
+}
+
+/* The registry (decode.h): PNM first.  A new codec is a row here and its
+ * decoder's file. */
+const struct sp_codec sp_codecs[] = {
+    {"PNM", "pnm", "image/x-portable-anymap", "P6", 2, pnm, NULL, 0,
+     "PNM, PAM", "PNM or PAM (P1 to P7)"},
+    {"JPEG", "jpeg", "image/jpeg", "\xff\xd8\xff", 3, NULL, &sp_decode_jpeg,
+     1, NULL, NULL},
+    {"PNG", "png", "image/png", "\x89PNG\r\n\x1a\n", 8, NULL,
+     &sp_decode_png, 1, NULL, NULL},
+};
+const size_t sp_ncodecs = sizeof sp_codecs / sizeof *sp_codecs;
+
 struct sp_decoder {
+    const struct sp_codec *codec;
     const struct sp_codec_ops *ops;
     void *state;
     size_t width, height;  /* the header's */
@@ -47,67 +74,102 @@ static const struct {
     {"a QOI image", "qoif", 4, 0, NULL, 0, 0},
 };
 
-/* at: whether the N bytes at P hold the LEN bytes of M at offset AT. */
-static int at(const unsigned char *p, size_t n, const char *m, size_t len,
-              size_t off)
+const struct sp_codec *sp_decode_sniff(const unsigned char *p, size_t n)
 {
-    return n >= off + len && memcmp(p + off, m, len) == 0;
+    for (size_t i = 0; i < sp_ncodecs; i++) {
+        const struct sp_codec *c = &sp_codecs[i];
+
+        if (c->sniff != NULL ? c->sniff(p, n)
+                             : at(p, n, c->magic, c->magic_len, 0))
+            return c;
+    }
+    return NULL;
 }
 
-enum sp_codec sp_decode_sniff(const unsigned char *p, size_t n)
+const struct sp_codec *sp_decode_named(const char *key)
 {
-    static const unsigned char png[8] = {0x89, 'P', 'N', 'G',
-                                         '\r', '\n', 0x1a, '\n'};
+    for (size_t i = 0; i < sp_ncodecs; i++)
+        if (strcmp(sp_codecs[i].key, key) == 0)
+            return &sp_codecs[i];
+    return NULL;
+}
 
-    if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
-        return SP_CODEC_JPEG;
-    if (n >= sizeof png && memcmp(p, png, sizeof png) == 0)
-        return SP_CODEC_PNG;
-    return SP_CODEC_NONE;
+int sp_decode_starts(unsigned char c)
+{
+    for (size_t i = 0; i < sp_ncodecs; i++)
+        if ((unsigned char)sp_codecs[i].magic[0] == c)
+            return 1;
+    return 0;
+}
+
+/* listed: into WHY (SP_WHY_MAX) at *N, the registry's rows as a list,
+ * each by what SAID gives, the last after LAST ("and", "or"). */
+static void listed(char *why, size_t *n, const char *(*said)(size_t),
+                   const char *last)
+{
+    for (size_t i = 0; i < sp_ncodecs && *n < SP_WHY_MAX; i++)
+        *n += (size_t)snprintf(why + *n, SP_WHY_MAX - *n, "%s%s",
+                               i == 0                ? ""
+                               : i + 1 < sp_ncodecs ? ", "
+                                                    : last,
+                               said(i));
+}
+
+static const char *family(size_t i)
+{
+    return sp_codecs[i].family != NULL ? sp_codecs[i].family
+                                       : sp_codecs[i].name;
+}
+
+static const char *magic_said(size_t i)
+{
+    return sp_codecs[i].magic_said != NULL ? sp_codecs[i].magic_said
+                                           : sp_codecs[i].name;
 }
 
 void sp_decode_unknown(const unsigned char *p, size_t n, char *why)
 {
+    size_t len = 0;
+
     for (size_t i = 0; i < sizeof unread / sizeof *unread; i++) {
         const char *more = unread[i].more;
 
         if (at(p, n, unread[i].magic, unread[i].len, unread[i].at) &&
             (more == NULL ||
              at(p, n, more, unread[i].more_len, unread[i].more_at))) {
-            snprintf(why, SP_WHY_MAX, "%s (it reads PNM, PAM, JPEG and "
-                     "PNG)", unread[i].name);
+            len = (size_t)snprintf(why, SP_WHY_MAX, "%s (it reads ",
+                                   unread[i].name);
+            listed(why, &len, family, " and ");
+            if (len < SP_WHY_MAX)
+                snprintf(why + len, SP_WHY_MAX - len, ")");
             return;
         }
     }
-    snprintf(why, SP_WHY_MAX, "no PNM or PAM (P1 to P7), JPEG or PNG magic "
-             "number");
+    len = (size_t)snprintf(why, SP_WHY_MAX, "no ");
+    listed(why, &len, magic_said, " or ");
+    if (len < SP_WHY_MAX)
+        snprintf(why + len, SP_WHY_MAX - len, " magic number");
 }
 
-sp_status sp_decode_bad(enum sp_codec codec)
+sp_status sp_decode_bad(const struct sp_codec *codec)
 {
-    return codec == SP_CODEC_JPEG ? sp_codec_jpeg.bad : sp_codec_png.bad;
+    return codec->ops->bad;
 }
 
-const char *sp_decode_name(enum sp_codec codec)
-{
-    return codec == SP_CODEC_JPEG  ? "JPEG"
-           : codec == SP_CODEC_PNG ? "PNG"
-                                   : "PNM";  /* NONE: what is tried then */
-}
-
-sp_status sp_decode_begin(enum sp_codec codec, const unsigned char *p,
+sp_status sp_decode_begin(const struct sp_codec *codec, const unsigned char *p,
                           size_t len, struct sp_decoder **dec)
 {
     struct sp_decoder *d;
     sp_status st;
 
     *dec = NULL;
-    if (codec != SP_CODEC_JPEG && codec != SP_CODEC_PNG)
+    if (codec == NULL || codec->ops == NULL)
         return SP_E_NOTPNM;
     d = calloc(1, sizeof *d);
     if (d == NULL)
         return ENOMEM;
-    d->ops = codec == SP_CODEC_JPEG ? &sp_codec_jpeg : &sp_codec_png;
+    d->codec = codec;
+    d->ops = codec->ops;
     st = d->ops->begin(p, len, &d->state);
     if (st != SP_OK) {
         free(d);
@@ -135,7 +197,7 @@ sp_status sp_decode_bound(struct sp_decoder *dec, size_t len, char *why)
     if (len >= dec->ops->least(dec->state))
         return SP_OK;
     snprintf(why, SP_WHY_MAX, "%s: %zu bytes cannot hold %zu x %zu pixels "
-             "(%s)", dec->ops->name, len, dec->width, dec->height,
+             "(%s)", dec->codec->name, len, dec->width, dec->height,
              dec->ops->best);
     return SP_E_TRUNCATED;
 }

@@ -1,6 +1,7 @@
-/* decode.h: the decoders of compressed inputs (JPEG by libjpeg-turbo, PNG
- * by libpng), for input.c: a step after the magic is recognised, on the
- * input's bytes wherever a load path holds them (a mapping, a buffer).
+/* decode.h: the registry of the formats read (struct sp_codec), and the
+ * decoders of compressed inputs (JPEG by libjpeg-turbo, PNG by libpng),
+ * for input.c: a step after the magic is recognised, on the input's bytes
+ * wherever a load path holds them (a mapping, a buffer).
  *
  *   sp_decode_sniff()   the codec of the bytes at the input's start
  *   sp_decode_begin()   a decoder on LEN bytes at P (nothing read yet)
@@ -32,32 +33,72 @@
 #include "input_types.h"
 #include "status.h"
 
-/* The bytes sp_decode_sniff() needs to tell every codec. */
+/* A format scaleppm reads: one row of the registry, sp_codecs[]
+ * (decode.c), which every place that tells or names a codec reads:
+ * sniffing (input.c, input_stream.c), reports (report.c), the command
+ * line's words (main.c) and the server's cost of a job (server.c).  A
+ * new codec is one file (decode_<name>.c, its sp_codec_ops: decode_impl.h)
+ * and one row; docs/design.md, "Adding a codec", walks through it. */
+struct sp_codec {
+    const char *name;        /* "JPEG": in messages */
+    const char *key;         /* "jpeg": in reports, lower case */
+    const char *media_type;  /* "image/jpeg" */
+    const char *magic;       /* the bytes an input of it starts with (of
+                                PNM, whose magic is one of seven, "P6") */
+    size_t magic_len;        /* at most SP_DECODE_MAGIC_LEN */
+    /* sniff: whether the N bytes at P start an input of it, where MAGIC
+     * as a prefix is not enough; NULL: it is. */
+    int (*sniff)(const unsigned char *p, size_t n);
+    /* ops: its decoder (decode_impl.h), on the input's bytes in memory;
+     * NULL for PNM, whose header libnetpbm parses (header.c) and whose
+     * raster the load paths read as it lies in the file. */
+    const struct sp_codec_ops *ops;
+    int whole;               /* its raster is held whole in memory, decoded
+                                (no load path maps or preads it) */
+    /* How an input that is none of the rows names it: FAMILY among the
+     * formats read, MAGIC_SAID among the magic numbers (NULL: NAME). */
+    const char *family, *magic_said;
+};
+
+/* The registry: sp_ncodecs rows, PNM first (SP_CODEC_PNM). */
+extern const struct sp_codec sp_codecs[];
+extern const size_t sp_ncodecs;
+#define SP_CODEC_PNM (&sp_codecs[0])
+
+/* The bytes sp_decode_sniff() needs to tell every codec: no row's magic
+ * is longer. */
 #define SP_DECODE_MAGIC_LEN 8
 
-/* sp_decode_sniff: the codec of the N bytes at P (an input's first), or
- * SP_CODEC_NONE. */
-enum sp_codec sp_decode_sniff(const unsigned char *p, size_t n);
+/* sp_decode_sniff: the codec whose magic the N bytes at P (an input's
+ * first) start with, or NULL.  A row with a decoder (ops) is decoded
+ * (input_decoded.c); PNM is parsed. */
+const struct sp_codec *sp_decode_sniff(const unsigned char *p, size_t n);
 
-/* sp_decode_name: "JPEG", "PNG" or "PNM" (SP_CODEC_NONE too). */
-const char *sp_decode_name(enum sp_codec codec);
+/* sp_decode_named: the codec whose key is KEY ("jpeg"), or NULL. */
+const struct sp_codec *sp_decode_named(const char *key);
+
+/* sp_decode_starts: whether some codec's magic starts with byte C: what
+ * may follow a compressed image as the input's next (sp_input_ends_here,
+ * input.h). */
+int sp_decode_starts(unsigned char c);
 
 /* sp_decode_unknown: for the N bytes at an input's start (P may be NULL
  * when N is 0) that are no image scaleppm reads (SP_E_NOTPNM), WHY naming
  * their format where its magic number is known (WebP, GIF, TIFF, BMP,
  * HEIF, AVIF, JPEG XL, PDF, ...), else saying which magic numbers it
- * reads. */
+ * reads (the registry's). */
 void sp_decode_unknown(const unsigned char *p, size_t n, char *why);
 
-/* sp_decode_bad: the status of a bad header of CODEC (JPEG or PNG):
- * SP_E_BADJPEG or SP_E_BADPNG, a status that names the format. */
-sp_status sp_decode_bad(enum sp_codec codec);
+/* sp_decode_bad: the status of a bad header of CODEC (one with a
+ * decoder): SP_E_BADJPEG, SP_E_BADPNG, a status that names the format. */
+sp_status sp_decode_bad(const struct sp_codec *codec);
 
 struct sp_decoder;
 
 /* sp_decode_begin: a decoder of CODEC on the LEN bytes at P (which must
- * outlive it) into *DEC.  Returns 0 or ENOMEM. */
-sp_status sp_decode_begin(enum sp_codec codec, const unsigned char *p,
+ * outlive it) into *DEC.  Returns 0, ENOMEM, or SP_E_NOTPNM for a codec
+ * with no decoder (PNM, NULL). */
+sp_status sp_decode_begin(const struct sp_codec *codec, const unsigned char *p,
                           size_t len, struct sp_decoder **dec);
 
 /* sp_decode_header: DEC's header into HDR (start and raster_offset 0,

@@ -8,13 +8,14 @@
 #include "header.h"
 #include "status.h"
 
-/* A codec's operations on its own decoder (decode.h says what each
- * does; least: after the header, the fewest bytes its pixels can be coded
- * in, for sp_decode_bound(), whose words for why are BEST's).  A header
- * the codec finds bad is SP_E_BADHEADER, its WHY without the codec's
- * name: decode.c makes it BAD, the status that names the format. */
+/* A codec's operations on its own decoder, what its row in the registry
+ * (decode.c, sp_codecs[]) points at: decode.h says what each does; least:
+ * after the header, the fewest bytes its pixels can be coded in, for
+ * sp_decode_bound(), whose words for why are BEST's.  A header the codec
+ * finds bad is SP_E_BADHEADER, its WHY without the codec's name: decode.c
+ * makes it BAD, the status that names the format. */
 struct sp_codec_ops {
-    const char *name, *best;
+    const char *best;
     sp_status bad;
     sp_status (*begin)(const unsigned char *p, size_t len, void **state);
     sp_status (*header)(void *state, struct sp_header *hdr, char *why);
@@ -27,7 +28,8 @@ struct sp_codec_ops {
     void (*end)(void *state);
 };
 
-extern const struct sp_codec_ops sp_codec_jpeg, sp_codec_png;
+/* The decoders, each in its file: decode_jpeg.c, decode_png.c. */
+extern const struct sp_codec_ops sp_decode_jpeg, sp_decode_png;
 
 /* sp_decode_layout: fill HDR's type from WIDTH x HEIGHT, CHANNELS (1 to
  * 4; 2 and 4 with alpha) and MAXVAL, as a binary PNM header would give

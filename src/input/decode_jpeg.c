@@ -459,6 +459,6 @@ static void end(void *state)
     free(d);
 }
 
-const struct sp_codec_ops sp_codec_jpeg = {
-    "JPEG", "Huffman coding takes a bit an 8 x 8 block at least", SP_E_BADJPEG,
+const struct sp_codec_ops sp_decode_jpeg = {
+    "Huffman coding takes a bit an 8 x 8 block at least", SP_E_BADJPEG,
     begin, header, least, raster, shrink, used, end};

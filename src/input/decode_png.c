@@ -287,6 +287,6 @@ static void end(void *state)
     free(d);
 }
 
-const struct sp_codec_ops sp_codec_png = {
-    "PNG", "deflate packs 1032 bytes in one at best", SP_E_BADPNG,
+const struct sp_codec_ops sp_decode_png = {
+    "deflate packs 1032 bytes in one at best", SP_E_BADPNG,
     begin, header, least, raster, NULL, used, end};

@@ -61,7 +61,7 @@ static sp_status decode_plain(struct sp_input *in, FILE *f,
  * block the parser read: a compressed input costs no read more. */
 static sp_status parse_file(struct sp_input *in, const struct sp_accept *acc,
                             struct sp_header *hdr, off_t *end,
-                            enum sp_codec *codec, char *why)
+                            const struct sp_codec **codec, char *why)
 {
     struct sp_reader rd = {.fd = in->fd, .file = 1, .pos = in->pos,
                            .end = in->stamp.size};
@@ -76,8 +76,10 @@ static sp_status parse_file(struct sp_input *in, const struct sp_accept *acc,
         size_t held = rd.kept && rd.block_at == in->pos ? rd.block_len : 0;
 
         *codec = sp_decode_sniff(rd.block, held);
-        if (*codec == SP_CODEC_NONE)
+        if (*codec == NULL || (*codec)->ops == NULL) {
+            *codec = NULL;
             sp_decode_unknown(rd.block, held, why);
+        }
     }
     if (st == SP_OK)
         st = sp_input_check_length(hdr, (size_t)in->stamp.size, why);
@@ -103,16 +105,16 @@ static sp_status next_file(struct sp_input *in,
     struct sp_header hdr;
     unsigned char next[2];
     off_t end = 0;
-    enum sp_codec codec = SP_CODEC_NONE;
+    const struct sp_codec *codec = NULL;
     sp_status st;
 
     info->input_bytes = size;
     st = parse_file(in, acc, &hdr, &end, &codec, info->why);
-    if (codec != SP_CODEC_NONE) {
+    if (codec != NULL) {
         info->why[0] = '\0';
         return sp_input_decoded(in, path, codec, acc, info);
     }
-    info->codec = st == SP_E_NOTPNM ? SP_CODEC_NONE : SP_CODEC_PNM;
+    info->codec = st == SP_E_NOTPNM ? NULL : SP_CODEC_PNM;
     if (st == SP_OK && !hdr.plain) {
         end = hdr.raster_offset + (off_t)hdr.raster_bytes;
         st = path->load(in, &hdr);
@@ -230,8 +232,8 @@ sp_status sp_input_next(struct sp_input *in, enum sp_io io,
 
 int sp_input_ends_here(const struct sp_input *in, unsigned char next)
 {
-    return (in->codec == SP_CODEC_JPEG || in->codec == SP_CODEC_PNG) &&
-           next != 'P' && next != 0xff && next != 0x89;
+    return in->codec != NULL && in->codec->ops != NULL &&
+           !sp_decode_starts(next);
 }
 
 sp_status sp_input_release(struct sp_input *in)

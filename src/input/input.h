@@ -63,7 +63,7 @@ struct sp_input {
                                in the file; else the bytes the images
                                before it took from the stream */
     unsigned images;        /* images loaded so far */
-    enum sp_codec codec;    /* the last one's */
+    const struct sp_codec *codec;  /* the last one's */
     size_t skipped;         /* whitespace bytes skipped after the last image
                                by sp_input_more() */
     struct sp_reuse *reuse;  /* the caller's buffer to reuse, or NULL */

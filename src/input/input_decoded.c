@@ -58,7 +58,8 @@ static sp_status run(int mapped, sp_status (*fn)(void *), struct step *s)
     return mapped ? sp_guard_run(fn, s) : fn(s);
 }
 
-sp_status sp_input_decode_header(enum sp_codec codec, const unsigned char *p,
+sp_status sp_input_decode_header(const struct sp_codec *codec,
+                                 const unsigned char *p,
                                  size_t len, struct sp_header *hdr, char *why)
 {
     struct sp_decoder *dec;
@@ -70,7 +71,7 @@ sp_status sp_input_decode_header(enum sp_codec codec, const unsigned char *p,
     return st;
 }
 
-sp_status sp_input_decode(struct sp_input *in, enum sp_codec codec,
+sp_status sp_input_decode(struct sp_input *in, const struct sp_codec *codec,
                         const unsigned char *p, size_t len, int mapped,
                         const struct sp_accept *acc, struct sp_header *hdr,
                         size_t *used, char *why)
@@ -106,7 +107,8 @@ sp_status sp_input_decode(struct sp_input *in, enum sp_codec codec,
 
 sp_status sp_input_decoded(struct sp_input *in,
                            const struct sp_input_path *path,
-                           enum sp_codec codec, const struct sp_accept *acc,
+                           const struct sp_codec *codec,
+                           const struct sp_accept *acc,
                            struct sp_load_info *info)
 {
     size_t size = (size_t)in->stamp.size, len = size - (size_t)in->pos, got;

@@ -81,7 +81,8 @@ extern const struct sp_input_path sp_input_read, sp_input_mmap,
  * image's end marker, where another image may follow (input_decoded.c). */
 sp_status sp_input_decoded(struct sp_input *in,
                            const struct sp_input_path *path,
-                           enum sp_codec codec, const struct sp_accept *acc,
+                           const struct sp_codec *codec,
+                           const struct sp_accept *acc,
                            struct sp_load_info *info);
 
 /* sp_input_restamp: after a load that ended with ST, IN's file checked
@@ -100,14 +101,15 @@ sp_status sp_input_restamp(struct sp_input *in, sp_status st,
  * took; with no ACC->fn, the shrink HDR holds (a stream's, asked
  * already).  MAPPED: P is a mapping,
  * decoded under the SIGBUS guard. */
-sp_status sp_input_decode(struct sp_input *in, enum sp_codec codec,
+sp_status sp_input_decode(struct sp_input *in, const struct sp_codec *codec,
                           const unsigned char *p, size_t len, int mapped,
                           const struct sp_accept *acc, struct sp_header *hdr,
                           size_t *used, char *why);
 
 /* sp_input_decode_header: the header of the LEN bytes at P by CODEC
  * (SP_E_TRUNCATED: more bytes are needed to tell). */
-sp_status sp_input_decode_header(enum sp_codec codec, const unsigned char *p,
+sp_status sp_input_decode_header(const struct sp_codec *codec,
+                                 const unsigned char *p,
                                  size_t len, struct sp_header *hdr, char *why);
 
 /* ---- what the paths share (input_bytes.c) ---- */

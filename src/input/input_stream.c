@@ -273,13 +273,13 @@ static sp_status stream_binary(struct sp_input *in, struct sp_inbuf *s,
 /* stream_sniff: the codec of a stream's next image: bytes read into S
  * until there are enough to tell (or the stream ends). */
 static sp_status stream_sniff(int fd, struct sp_inbuf *s,
-                              enum sp_codec *codec)
+                              const struct sp_codec **codec)
 {
     sp_status st = SP_OK;
 
     while (st == SP_OK && s->len < SP_DECODE_MAGIC_LEN && !s->eof)
         st = fill_some(fd, s, SP_HEADER_MAX);
-    *codec = st == SP_OK ? sp_decode_sniff(s->buf, s->len) : SP_CODEC_NONE;
+    *codec = st == SP_OK ? sp_decode_sniff(s->buf, s->len) : NULL;
     return st;
 }
 
@@ -293,7 +293,8 @@ static sp_status stream_sniff(int fd, struct sp_inbuf *s,
 /* coded_header: read from FD into S until CODEC's header decodes into HDR
  * (a header cut short by what has arrived is tried again once S's buffer
  * is full: a retry for each doubling) or STREAM_CODED_META is passed. */
-static sp_status coded_header(int fd, struct sp_inbuf *s, enum sp_codec codec,
+static sp_status coded_header(int fd, struct sp_inbuf *s,
+                              const struct sp_codec *codec,
                               struct sp_header *hdr, char *why)
 {
     for (;;) {
@@ -322,7 +323,7 @@ static sp_status coded_header(int fd, struct sp_inbuf *s, enum sp_codec codec,
  * memory and what followed its end kept for the next image.  A stream's
  * compressed bytes are held whole, as a file's are (mapped or read). */
 static sp_status stream_decoded(struct sp_input *in, struct sp_inbuf *s,
-                                enum sp_codec codec,
+                                const struct sp_codec *codec,
                                 const struct sp_accept *acc,
                                 struct sp_header *hdr,
                                 struct sp_load_info *info)
@@ -346,7 +347,7 @@ static sp_status stream_decoded(struct sp_input *in, struct sp_inbuf *s,
         snprintf(info->why, SP_WHY_MAX, "%s: more than %zu bytes for %zu x "
                  "%zu pixels: an image from a stream is read to twice its "
                  "raster's size and %zu MiB more at most; a file by its "
-                 "path has no such limit", sp_decode_name(codec), bound,
+                 "path has no such limit", codec->name, bound,
                  hdr->width, hdr->height, STREAM_CODED_META >> 20);
         st = SP_E_TOOBIG;
     }
@@ -367,17 +368,17 @@ static sp_status next(struct sp_input *in, const struct sp_accept *acc,
     /* what the last image left is this one's start */
     struct sp_inbuf s = in->rest;
     struct sp_header hdr;
-    enum sp_codec codec = SP_CODEC_NONE;
+    const struct sp_codec *codec = NULL;
     sp_status st;
 
     in->rest = (struct sp_inbuf){NULL, 0, 0, 0};
     st = stream_sniff(in->fd, &s, &codec);
     info->codec = codec;
-    if (st == SP_OK && codec != SP_CODEC_NONE)
+    if (st == SP_OK && codec != NULL && codec->ops != NULL)
         st = stream_decoded(in, &s, codec, acc, &hdr, info);
     else if (st == SP_OK) {
         st = stream_header(in->fd, &s, &hdr, info->why);
-        info->codec = st == SP_E_NOTPNM ? SP_CODEC_NONE : SP_CODEC_PNM;
+        info->codec = st == SP_E_NOTPNM ? NULL : SP_CODEC_PNM;
         if (st == SP_E_NOTPNM)
             sp_decode_unknown(s.buf, s.len, info->why);
         if (st == SP_OK)

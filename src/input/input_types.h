@@ -21,14 +21,16 @@ enum sp_io { SP_IO_READ, SP_IO_MMAP, SP_IO_PREAD, SP_IO_AUTO };
 /* sp_io_name: "read", "mmap", "pread" or "auto". */
 const char *sp_io_name(enum sp_io io);
 
-/* The codecs an image may come in: NONE when not known yet (the load
- * failed before the magic was read). */
-enum sp_codec { SP_CODEC_NONE, SP_CODEC_JPEG, SP_CODEC_PNG, SP_CODEC_PNM };
+/* A codec an image may come in: a row of decode.h's registry. */
+struct sp_codec;
 
 struct sp_load_info {
     enum sp_io io_used;     /* READ when mmap or pread was asked but not
                                possible */
-    enum sp_codec codec;    /* what the input's bytes are */
+    const struct sp_codec *codec;  /* what the input's bytes are
+                                      (decode.h); NULL when not known (the
+                                      load failed before the magic was
+                                      read, or it is no format read) */
     char magic;             /* '1' to '7' (P1 to P7); of a JPEG or PNG, the
                                PNM type it is decoded to */
     off_t raster_offset;    /* where the raster starts, as NEXT is

@@ -2,38 +2,43 @@
 
 #include <stdint.h>
 
-#include "resample.h"
+#include "plan.h"
 
-/* kernel_scratch: the resample's part of a thread's scratch, first, with
+/* kernel_scratch: the filter's part of a thread's scratch, first, with
  * room to align its start to 16 bytes (a thread's scratch follows the
- * chunks, of any size), in whole 64-byte lines. */
+ * chunks, of any size), in whole 64-byte lines; none for an enlarge or a
+ * copy. */
 static size_t kernel_scratch(const struct sp_source *src,
-                             const struct sp_geom *g)
+                             const struct sp_geom *g, enum sp_filter filter)
 {
-    size_t n = g->resample
-                   ? sp_resample_scratch(&src->img, g->out_width) + 16
-                   : 0;
+    const struct sp_filter_row *f = sp_plan_filter(g, filter);
+    struct sp_scaling s;
+    size_t n;
 
+    sp_plan_scaling(g, &s);
+    n = f != NULL ? f->scratch(&src->img, &s) : 0;
+    n = n > 0 ? n + 16 : 0;
     return (n + 63) / 64 * 64;
 }
 
-/* kernel_start: the resample's part of IT's scratch, aligned. */
+/* kernel_start: the filter's part of IT's scratch, aligned. */
 static void *kernel_start(const struct sp_item *it)
 {
     return (void *)(((uintptr_t)it->scratch + 15) & ~(uintptr_t)15);
 }
 
 size_t sp_item_scratch(const struct sp_source *src, const struct sp_geom *g,
-                       size_t band_rows)
+                       enum sp_filter filter, size_t band_rows)
 {
-    return kernel_scratch(src, g) + sp_source_scratch(src, band_rows);
+    return kernel_scratch(src, g, filter) +
+           sp_source_scratch(src, band_rows);
 }
 
 /* source_scratch: the source's part of IT's scratch. */
 static unsigned char *source_scratch(const struct sp_item *it)
 {
     return it->scratch != NULL
-               ? it->scratch + kernel_scratch(it->src, it->geom)
+               ? it->scratch + kernel_scratch(it->src, it->geom, it->filter)
                : NULL;
 }
 
@@ -62,50 +67,25 @@ static sp_status enlarge_rows(const struct sp_item *it)
     return SP_OK;
 }
 
-/* reduce_rows: IT's rows of a reduce, one at a time, each from only the
- * source rows it reads. */
-static sp_status reduce_rows(const struct sp_item *it)
+/* filtered_rows: IT's rows of a reduce or a resample by filter F, one at
+ * a time, each from only the source rows its span names. */
+static sp_status filtered_rows(const struct sp_item *it,
+                               const struct sp_filter_row *f)
 {
-    const int factor = it->geom->factor;
-    size_t n = (size_t)-(long long)factor, h = it->src->img.height;
+    struct sp_scaling s;
     struct sp_image band;
     sp_status st;
 
-    for (size_t y = it->y0; y < it->y1; y++) {
-        size_t sy = y * n;
-        size_t rows = it->filter != SP_FILTER_BOX ? 1
-                      : h - sy < n               ? h - sy
-                                                 : n;
-
-        st = sp_source_rows(it->src, sy, sy + rows, source_scratch(it),
-                            &band);
-        if (st != SP_OK)
-            return st;
-        sp_scale_rows(&band, factor, it->filter, 0, 1,
-                      it->dest + (y - it->y0) * it->orow);
-    }
-    return SP_OK;
-}
-
-/* resample_rows: IT's rows of a resample, one at a time, each from only
- * the source rows it covers. */
-static sp_status resample_rows(const struct sp_item *it)
-{
-    const struct sp_geom *g = it->geom;
-    const struct sp_resample r = {g->in_width, g->in_height, g->out_width,
-                                  g->out_height};
-    struct sp_image band;
-    sp_status st;
-
+    sp_plan_scaling(it->geom, &s);
     for (size_t y = it->y0; y < it->y1; y++) {
         size_t s0, s1;
 
-        sp_resample_span(g->in_height, g->out_height, y, &s0, &s1);
+        f->span(&s, y, &s0, &s1);
         st = sp_source_rows(it->src, s0, s1, source_scratch(it), &band);
         if (st != SP_OK)
             return st;
-        sp_resample_rows(&band, s0, &r, y, y + 1, kernel_start(it),
-                         it->dest + (y - it->y0) * it->orow);
+        f->rows(&band, s0, &s, y, y + 1, kernel_start(it),
+                it->dest + (y - it->y0) * it->orow);
     }
     return SP_OK;
 }
@@ -113,10 +93,9 @@ static sp_status resample_rows(const struct sp_item *it)
 static sp_status scale(void *arg)
 {
     const struct sp_item *it = arg;
+    const struct sp_filter_row *f = sp_plan_filter(it->geom, it->filter);
 
-    if (it->geom->resample)
-        return resample_rows(it);
-    return it->geom->factor < -1 ? reduce_rows(it) : enlarge_rows(it);
+    return f != NULL ? filtered_rows(it, f) : enlarge_rows(it);
 }
 
 sp_status sp_item_scale(struct sp_item *it)

@@ -23,18 +23,19 @@ struct sp_item {
                                 NULL when that is 0) */
 };
 
-/* sp_item_scratch: the bytes of a thread's scratch for items of G from
- * SRC, whose requests read up to BAND_ROWS rows: the resample's sums
- * (resample.h), then what the source copies rows into (source.h). */
+/* sp_item_scratch: the bytes of a thread's scratch for items of G with
+ * FILTER from SRC, whose requests read up to BAND_ROWS rows: the filter's
+ * (filter.h: the resample's sums), then what the source copies rows into
+ * (source.h). */
 size_t sp_item_scratch(const struct sp_source *src, const struct sp_geom *g,
-                       size_t band_rows);
+                       enum sp_filter filter, size_t band_rows);
 
 /* sp_item_scale: IT's rows into IT->dest, read under the source's guard
  * (sp_source_guard).  An enlarge or a copy asks for the band of source
  * rows the item reads; a reduce or a resample asks an output row at a
- * time for the rows that row reads (one row in N to sample, N for box,
- * those it covers to resample), so that a source that copies rows copies
- * only those.  Returns 0 or the source's status. */
+ * time for the rows its filter's span names (filter.h: one row in N to
+ * sample, N for box, those it covers to resample), so that a source that
+ * copies rows copies only those.  Returns 0 or the source's status. */
 sp_status sp_item_scale(struct sp_item *it);
 
 #endif

@@ -131,9 +131,11 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     /* A fit is an area average, whatever --filter says, and has no
      * factor (0). */
     r->filter = job->fit.width != 0 || job->fit.height != 0
-                    ? "area"
+                    ? sp_filter_name(SP_FILTER_AREA)
                     : sp_filter_name(job->filter);
-    if (job->threads < 1 || job->threads > SP_THREADS_MAX)
+    if (job->threads < 1 || job->threads > SP_THREADS_MAX ||
+        (size_t)job->filter >= sp_nfilters ||
+        !sp_filters[job->filter]->by_factor)
         return fail(r, job->in, SP_E_USAGE);
     if (job->out != NULL)
         st = sp_outfmt_for(job->out, &fmt);

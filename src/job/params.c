@@ -338,7 +338,7 @@ sp_status sp_params_check(const struct sp_params *p,
         return say(why, "%s: for %s, %s or %s", spell(p, "enlarge", NULL, a),
                    spell(p, "fit", NULL, b), spell(p, "width", NULL, c),
                    spell(p, "height", NULL, d));
-    if (job->filter == SP_FILTER_BOX && job->factor > 1)
+    if (!sp_filters[job->filter]->enlarges && job->factor > 1)
         return say(why, "%s: for reduces only (%s with N <= -2); an "
                    "enlarge copies each pixel", spell(p, "filter", "box", a),
                    spell(p, "scale", "N", b));

@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 
 #include "parallel.h"
-#include "resample.h"
+#include "scale.h"
 
 /* item_rows: how many output rows of OROW bytes make an item: about
  * BUDGET bytes; for an enlarge by N, whole source rows (N output rows)
@@ -29,20 +29,34 @@ static size_t item_rows(size_t budget, size_t orow, size_t oh,
     return rows < share ? rows : share;
 }
 
-/* band_rows: the most source rows one request reads: those an output row
- * reads, for a reduce or a resample (item.c reduces row by row); those an
- * item of ROWS output rows reads, for an enlarge or a copy; never more
+const struct sp_filter_row *sp_plan_filter(const struct sp_geom *g,
+                                           enum sp_filter filter)
+{
+    if (g->resample)
+        return sp_filters[SP_FILTER_AREA];
+    return g->factor < -1 ? sp_filters[filter] : NULL;
+}
+
+void sp_plan_scaling(const struct sp_geom *g, struct sp_scaling *s)
+{
+    *s = (struct sp_scaling){g->in_width, g->in_height, g->out_width,
+                             g->out_height, g->factor};
+}
+
+/* band_rows: the most source rows one request reads: the most an output
+ * row's span holds, for a filter's rows (item.c asks row by row); those
+ * an item of ROWS output rows reads, for an enlarge or a copy; never more
  * than H. */
 static size_t band_rows(const struct sp_job *job, size_t rows, size_t h)
 {
     const struct sp_geom *g = &job->geom;
+    const struct sp_filter_row *f = sp_plan_filter(g, job->filter);
+    struct sp_scaling s;
     size_t n = rows;
 
-    if (g->resample)
-        n = g->in_height / g->out_height + 2;
-    else if (g->factor < -1)
-        n = job->filter == SP_FILTER_BOX ? (size_t)-(long long)g->factor
-                                         : 1;
+    sp_plan_scaling(g, &s);
+    if (f != NULL)
+        n = f->span_max(&s);
     else if (g->factor > 1)
         n = rows / (size_t)g->factor + 2;
     return n < h ? n : h;
@@ -60,6 +74,7 @@ void sp_plan_make(struct sp_plan *p, const struct sp_job *job, int chunked,
         budget = SP_SEGMENT;
     memset(p, 0, sizeof *p);
     p->geom = job->geom;
+    p->filter = job->filter;
     p->out_height = out_height;
     /* A segmented output's items: one share of all the rows, whatever
      * the threads. */
@@ -88,24 +103,27 @@ void sp_plan_item(const struct sp_plan *p, size_t item, size_t *y0,
 size_t sp_plan_first_row(const struct sp_plan *p, size_t y)
 {
     const struct sp_geom *g = &p->geom;
+    const struct sp_filter_row *f = sp_plan_filter(g, p->filter);
+    struct sp_scaling s;
     size_t first, end;
 
-    if (g->resample) {
-        sp_resample_span(g->in_height, g->out_height, y, &first, &end);
+    if (f != NULL) {
+        sp_plan_scaling(g, &s);
+        f->span(&s, y, &first, &end);
         return first;
     }
-    if (g->factor > 1)
-        return y / (size_t)g->factor;
-    if (g->factor < -1)
-        return y * (size_t)-g->factor;
-    return y;
+    return g->factor > 1 ? y / (size_t)g->factor : y;
 }
 
 void sp_plan_type(const struct sp_geom *g, enum sp_filter filter,
                   const struct sp_image *src, struct sp_image *out)
 {
-    if (g->resample)
-        sp_resample_type(src, out);
+    const struct sp_filter_row *f = sp_plan_filter(g, filter);
+    struct sp_scaling s;
+
+    sp_plan_scaling(g, &s);
+    if (f != NULL)
+        f->type(src, &s, out);
     else
         sp_scale_type(src, g->factor, filter, out);
 }

@@ -106,16 +106,18 @@ static sp_status fit(const struct sp_policy *p, struct sp_header *hdr,
     return SP_OK;
 }
 
-/* factor: G for P's job's factor: a box reduce of a JPEG by N decoded at
- * 1/d, d dividing N, and reduced by N/d. */
+/* factor: G for P's job's factor: a reduce of a JPEG by N with a filter
+ * that shrinks (an average: box) decoded at 1/d, d dividing N, and
+ * reduced by N/d. */
 static sp_status factor(const struct sp_policy *p, struct sp_header *hdr,
                         struct sp_geom *g, char *why)
 {
     const int n = p->job->factor;
     sp_status st;
 
-    if (n < -1 && n >= -SP_SCALE_MAX && p->job->filter == SP_FILTER_BOX &&
-        !p->job->no_shrink && hdr->shrink_max > 1)
+    if (n < -1 && n >= -SP_SCALE_MAX &&
+        sp_filters[p->job->filter]->shrinks && !p->job->no_shrink &&
+        hdr->shrink_max > 1)
         hdr->shrink = shrink_for(hdr->shrink_max, 1, 1, 1, 1,
                                  (size_t)-(long long)n);
     g->shrink = hdr->shrink > 1 ? hdr->shrink : 1;

@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 
+#include "decode.h"
 #include "msg.h"
 
 /* put_string: S as a JSON string: quoted, with quotes, backslashes,
@@ -32,15 +33,10 @@ static void put_string(const char *s, FILE *f)
     putc('"', f);
 }
 
-/* codec_name: how a record names the input's codec. */
-static const char *codec_name(enum sp_codec codec)
+/* codec_name: how a record names the input's codec: its row's key. */
+static const char *codec_name(const struct sp_codec *codec)
 {
-    static const char *const names[] = {
-        [SP_CODEC_NONE] = "unknown", [SP_CODEC_JPEG] = "jpeg",
-        [SP_CODEC_PNG] = "png", [SP_CODEC_PNM] = "pnm"};
-
-    return codec >= SP_CODEC_NONE && codec <= SP_CODEC_PNM ? names[codec]
-                                                           : "unknown";
+    return codec != NULL ? codec->key : "unknown";
 }
 
 void sp_report_print(const struct sp_report *r, sp_status st, int json,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "filter.h"
 #include "sample.h"
 
 typedef unsigned __int128 u128;
@@ -199,3 +200,50 @@ void sp_resample_rows(const struct sp_image *band, size_t band_y0,
         put_row(band, r, acc, out);
     }
 }
+
+/* The area average as a filter (filter.h), the one a fit scales by. */
+
+static struct sp_resample sizes(const struct sp_scaling *s)
+{
+    return (struct sp_resample){s->in_width, s->in_height, s->out_width,
+                                s->out_height};
+}
+
+static void area_span(const struct sp_scaling *s, size_t y, size_t *s0,
+                      size_t *s1)
+{
+    sp_resample_span(s->in_height, s->out_height, y, s0, s1);
+}
+
+/* area_span_max: IN/OUT rows and a part row at each end, at most. */
+static size_t area_span_max(const struct sp_scaling *s)
+{
+    return s->in_height / s->out_height + 2;
+}
+
+static size_t area_scratch(const struct sp_image *src,
+                           const struct sp_scaling *s)
+{
+    return sp_resample_scratch(src, s->out_width);
+}
+
+static void area_type(const struct sp_image *src, const struct sp_scaling *s,
+                      struct sp_image *out)
+{
+    (void)s;
+    sp_resample_type(src, out);
+}
+
+static void area_rows(const struct sp_image *band, size_t band_y0,
+                      const struct sp_scaling *s, size_t y0, size_t y1,
+                      void *scratch, unsigned char *out)
+{
+    const struct sp_resample r = sizes(s);
+
+    sp_resample_rows(band, band_y0, &r, y0, y1, scratch, out);
+}
+
+const struct sp_filter_row sp_filter_area = {
+    .name = "area", .support = 0.5, .by_factor = 0, .enlarges = 0,
+    .shrinks = 1, .span = area_span, .span_max = area_span_max,
+    .scratch = area_scratch, .type = area_type, .rows = area_rows};

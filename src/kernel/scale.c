@@ -7,11 +7,6 @@
 
 #include "sample.h"
 
-const char *sp_filter_name(enum sp_filter filter)
-{
-    return filter == SP_FILTER_BOX ? "box" : "sample";
-}
-
 void sp_scale_type(const struct sp_image *src, int factor,
                    enum sp_filter filter, struct sp_image *out)
 {
@@ -347,3 +342,112 @@ void sp_scale_rows(const struct sp_image *src, int factor,
                        n, p);
     }
 }
+
+/* The reduces by a whole factor N as filters (filter.h): output row Y
+ * reads source row Y N (sample), or the N rows from it that exist (box),
+ * each row made by sp_scale_rows() from a view of the band that starts
+ * there. */
+
+static size_t reduce_by(const struct sp_scaling *s)
+{
+    return magnitude(s->factor);
+}
+
+static void sample_span(const struct sp_scaling *s, size_t y, size_t *s0,
+                        size_t *s1)
+{
+    *s0 = y * reduce_by(s);
+    *s1 = *s0 + 1;
+}
+
+static size_t sample_span_max(const struct sp_scaling *s)
+{
+    (void)s;
+    return 1;
+}
+
+static void box_span(const struct sp_scaling *s, size_t y, size_t *s0,
+                     size_t *s1)
+{
+    const size_t n = reduce_by(s);
+
+    *s0 = y * n;
+    *s1 = s->in_height - *s0 < n ? s->in_height : *s0 + n;
+}
+
+static size_t box_span_max(const struct sp_scaling *s)
+{
+    return reduce_by(s) < s->in_height ? reduce_by(s) : s->in_height;
+}
+
+static size_t no_scratch(const struct sp_image *src,
+                         const struct sp_scaling *s)
+{
+    (void)src;
+    (void)s;
+    return 0;
+}
+
+static void sample_type(const struct sp_image *src,
+                        const struct sp_scaling *s, struct sp_image *out)
+{
+    sp_scale_type(src, s->factor, SP_FILTER_SAMPLE, out);
+}
+
+static void box_type(const struct sp_image *src, const struct sp_scaling *s,
+                     struct sp_image *out)
+{
+    sp_scale_type(src, s->factor, SP_FILTER_BOX, out);
+}
+
+/* reduce_rows: rows [Y0, Y1) of a reduce with FILTER, whose spans SPAN
+ * gives, each from a view of BAND holding its span alone. */
+static void reduce_rows(const struct sp_image *band, size_t band_y0,
+                        const struct sp_scaling *s, size_t y0, size_t y1,
+                        enum sp_filter filter,
+                        void (*span)(const struct sp_scaling *, size_t,
+                                     size_t *, size_t *),
+                        unsigned char *out)
+{
+    struct sp_image type;
+    size_t orow;
+
+    sp_scale_type(band, s->factor, filter, &type);
+    orow = sp_image_row_bytes(&type, s->out_width);
+    for (size_t y = y0; y < y1; y++, out += orow) {
+        struct sp_image view = *band;
+        size_t r0, r1;
+
+        span(s, y, &r0, &r1);
+        view.pixels = band->pixels + (r0 - band_y0) * band->stride;
+        view.height = r1 - r0;
+        sp_scale_rows(&view, s->factor, filter, 0, 1, out);
+    }
+}
+
+static void sample_rows(const struct sp_image *band, size_t band_y0,
+                        const struct sp_scaling *s, size_t y0, size_t y1,
+                        void *scratch, unsigned char *out)
+{
+    (void)scratch;
+    reduce_rows(band, band_y0, s, y0, y1, SP_FILTER_SAMPLE, sample_span,
+                out);
+}
+
+static void box_filter_rows(const struct sp_image *band, size_t band_y0,
+                            const struct sp_scaling *s, size_t y0,
+                            size_t y1, void *scratch, unsigned char *out)
+{
+    (void)scratch;
+    reduce_rows(band, band_y0, s, y0, y1, SP_FILTER_BOX, box_span, out);
+}
+
+const struct sp_filter_row sp_filter_sample = {
+    .name = "sample", .support = 0.0, .by_factor = 1, .enlarges = 1,
+    .shrinks = 0, .span = sample_span, .span_max = sample_span_max,
+    .scratch = no_scratch, .type = sample_type, .rows = sample_rows};
+
+const struct sp_filter_row sp_filter_box = {
+    .name = "box", .support = 0.5, .by_factor = 1, .enlarges = 0,
+    .shrinks = 1, .span = box_span, .span_max = box_span_max,
+    .scratch = no_scratch, .type = box_type, .rows = box_filter_rows};

@@ -14,16 +14,12 @@
 
 #include <stddef.h>
 
+#include "filter.h"
 #include "image.h"
 #include "status.h"
 
-enum sp_filter { SP_FILTER_SAMPLE, SP_FILTER_BOX };
-
 /* The largest |FACTOR| accepted. */
 #define SP_SCALE_MAX 65536
-
-/* sp_filter_name: "sample" or "box". */
-const char *sp_filter_name(enum sp_filter filter);
 
 /* sp_scale_size: the output size for a W x H input and FACTOR, in *OW x
  * *OH.  Returns 0, SP_E_USAGE (FACTOR is 0 or |FACTOR| > SP_SCALE_MAX), or

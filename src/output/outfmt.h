@@ -1,15 +1,70 @@
-/* outfmt.h: the output formats, how a name picks one and what sizes each
- * can hold: what write.h's output and the encoders (encode.h) both speak.
- * sp_outfmt_for and sp_outfmt_known are write.c's, sp_outfmt_fits
- * outfmt.c's. */
+/* outfmt.h: the output formats, one row each (sp_outfmts[], outfmts.c):
+ * its name, the extensions that ask for it and their media types, its
+ * encoder, its size limits and how a whole file of it is told.  What
+ * write.h's output, the encoders (encode.h), the command line and the
+ * server (its Content-Type) all read. */
 #ifndef SP_OUTFMT_H
 #define SP_OUTFMT_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
+#include "convert.h"
+#include "image.h"
 #include "status.h"
 
+/* The formats: each the index of its row. */
 enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
+
+/* An extension an output's name may end in (lower case), the type of
+ * image it asks for (convert.h) and the media type of such a file. */
+struct sp_outext {
+    const char *ext;
+    enum sp_want want;
+    const char *media_type;
+};
+
+struct sp_stream_ops;
+
+/* An output format's row. */
+struct sp_outfmt_row {
+    const char *name;             /* "PNG": in messages */
+    const struct sp_outext *exts; /* its extensions, the first its own;
+                                     ended by a NULL ext */
+    int streamed;                 /* takes the image's rows as they come;
+                                     0: the whole image in one put */
+    /* stream: the encoder the rows go to (encode.h: PNG, JPEG); NULL: PUT
+     * writes them (PNM, whose header the output writes itself: it holds
+     * several images) or, not STREAMED, the whole image (BMP, TGA). */
+    const struct sp_stream_ops *stream;
+    sp_status (*put)(const struct sp_image *img, FILE *f,
+                     enum sp_outfmt fmt, char *why);
+    /* fits: beyond 1 to 4 channels and no empty side, what sizes it
+     * holds (sp_outfmt_fits); NULL: any, and any channels (PNM). */
+    sp_status (*fits)(enum sp_outfmt fmt, size_t w, size_t h, unsigned c,
+                      char *why);
+    /* whole: whether F, SIZE bytes that start with HEAD (6 bytes), is a
+     * whole file of it, as scaleppm writes them (sp_output_whole). */
+    int (*whole)(FILE *f, off_t size, const unsigned char *head);
+};
+
+/* The rows, by enum sp_outfmt. */
+extern const struct sp_outfmt_row sp_outfmts[];
+extern const size_t sp_noutfmts;
+
+/* sp_outfmt_ext: the row's extension entry that EXT is, case-insensitive,
+ * its format in *FMT; NULL when no format has it. */
+const struct sp_outext *sp_outfmt_ext(const char *ext, enum sp_outfmt *fmt);
+
+/* sp_outfmt_want: the type PATH's name asks for, written as FMT: its
+ * extension's, where that is one of FMT's; else FMT's own extension's
+ * (PNM: the image's own type). */
+enum sp_want sp_outfmt_want(const char *path, enum sp_outfmt fmt);
+
+/* sp_output_is_streamed: whether FMT takes the image's rows as they come
+ * (PNM, PNG, JPEG), or the whole image in one put (BMP, TGA). */
+int sp_output_is_streamed(enum sp_outfmt fmt);
 
 /* sp_outfmt_for: the format PATH's extension asks for, case-insensitive:
  * .png, .jpg/.jpeg, .bmp, .tga; .pbm, .pgm, .ppm, .pam, .pnm, no extension
@@ -19,7 +74,7 @@ enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
 sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
 
 /* sp_outfmt_known: into WHY (SP_WHY_MAX), the extensions sp_outfmt_for
- * knows, for a message that follows SP_E_OUTFORMAT's. */
+ * knows (every row's), for a message that follows SP_E_OUTFORMAT's. */
 void sp_outfmt_known(char *why);
 
 /* SP_JPEG_SIDE_MAX: the most pixels a side libjpeg writes
@@ -27,10 +82,10 @@ void sp_outfmt_known(char *why);
 #define SP_JPEG_SIDE_MAX 65500
 
 /* sp_outfmt_fits: whether a WIDTH x HEIGHT image of CHANNELS channels
- * can be written as FMT.  A PNG holds 2^31-1 pixels a side, libjpeg
- * writes SP_JPEG_SIDE_MAX; stb_image_write (BMP, TGA) takes the sizes as
+ * can be written as FMT (its row's fits).  A PNG holds 2^31-1 pixels a
+ * side, libjpeg writes SP_JPEG_SIDE_MAX; stb_image_write (BMP, TGA) takes the sizes as
  * int and computes sizes and offsets in int (the limits are in
- * outfmt.c), TGA holds each side in 16 bits and BMP its file size in 32;
+ * outfmts.c), TGA holds each side in 16 bits and BMP its file size in 32;
  * the sums here are made in 128 bits, so no size wraps.  PNM has no such
  * limit (its header's own is sp_header_write's).  Returns 0;
  * SP_E_TOOBIG, with WHY (SP_WHY_MAX) saying "WxH is too large for FMT"

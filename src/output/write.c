@@ -1,92 +1,20 @@
-/* The output: the format a path asks for, and sp_output's calls, which
- * open the atomic file (outfile.c) and hand the rows to the PNM encoder
- * (write_pnm.c) or a streamed one (PNG: write_png.c; JPEG:
- * write_jpeg.c), or the whole image to the stb encoder (write_stb.c). */
+/* The output: sp_output's calls, which open the atomic file (outfile.c)
+ * and hand the rows to the encoder the format's row names (outfmts.c): a
+ * streamed one (PNG: write_png.c; JPEG: write_jpeg.c) or its put (PNM's
+ * rows: write_pnm.c; the whole image: write_stb.c). */
 #include "write.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "convert.h"
 #include "encode.h"
 #include "header.h"
-
-/* The extensions an output's name may end in: the format and the type
- * each asks for. */
-static const struct {
-    const char *ext;
-    enum sp_outfmt fmt;
-    enum sp_want want;
-} known[] = {
-    {"pnm", SP_OUT_PNM, SP_WANT_KEEP}, {"pam", SP_OUT_PNM, SP_WANT_PAM},
-    {"pbm", SP_OUT_PNM, SP_WANT_PBM},  {"pgm", SP_OUT_PNM, SP_WANT_PGM},
-    {"ppm", SP_OUT_PNM, SP_WANT_PPM},  {"png", SP_OUT_PNG, SP_WANT_STB},
-    {"jpg", SP_OUT_JPEG, SP_WANT_STB}, {"jpeg", SP_OUT_JPEG, SP_WANT_STB},
-    {"bmp", SP_OUT_BMP, SP_WANT_STB},  {"tga", SP_OUT_TGA, SP_WANT_STB},
-};
-
-/* name_kind: the format and the type PATH's extension asks for,
- * case-insensitive; no extension (or a dot file's name) and "-" ask for
- * PNM of the image's own type.  Returns 0 or SP_E_OUTFORMAT. */
-static sp_status name_kind(const char *path, enum sp_outfmt *fmt,
-                           enum sp_want *want)
-{
-    const char *base = strrchr(path, '/');
-    const char *dot;
-
-    base = base != NULL ? base + 1 : path;
-    dot = strrchr(base, '.');
-    *fmt = SP_OUT_PNM;
-    *want = SP_WANT_KEEP;
-    if (dot == NULL || dot == base)  /* no extension, or a dot file */
-        return SP_OK;
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        if (strcasecmp(dot + 1, known[i].ext) == 0) {
-            *fmt = known[i].fmt;
-            *want = known[i].want;
-            return SP_OK;
-        }
-    }
-    return SP_E_OUTFORMAT;
-}
-
-sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt)
-{
-    enum sp_want want;
-
-    return name_kind(path, fmt, &want);
-}
-
-void sp_outfmt_known(char *why)
-{
-    size_t n = (size_t)snprintf(why, SP_WHY_MAX, "the extensions "
-                                "written are");
-
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        n += (size_t)snprintf(why + n, SP_WHY_MAX - n, " .%s",
-                              known[i].ext);
-    snprintf(why + n, SP_WHY_MAX - n, " (none: PNM)");
-}
-
-/* wanted: the type PATH asks for, written as FMT (stdout: PNM). */
-static enum sp_want wanted(const char *path, enum sp_outfmt fmt)
-{
-    enum sp_outfmt named;
-    enum sp_want want;
-
-    if (fmt != SP_OUT_PNM)
-        return SP_WANT_STB;
-    return name_kind(path, &named, &want) == SP_OK && named == SP_OUT_PNM
-               ? want
-               : SP_WANT_KEEP;
-}
 
 /* PIPE_BYTES: the pipe size asked for on a pipe output: the most an
  * unprivileged process may set by default (/proc/sys/fs/pipe-max-size).
@@ -124,12 +52,11 @@ sp_status sp_output_open(struct sp_output *o, const char *path,
     o->fmt = to_stdout ? SP_OUT_PNM : fmt;
     o->path = path;
     o->compression = -1;
-    o->stream = o->fmt == SP_OUT_PNG    ? &sp_stream_png
-                : o->fmt == SP_OUT_JPEG ? &sp_stream_jpeg
-                                        : NULL;
+    o->stream = sp_outfmts[o->fmt].stream;
     /* Refused before the file exists, and before anything is scaled. */
-    st = sp_convert_type(layout, wanted(path, o->fmt), &o->type, why);
-    if (st == SP_OK && o->fmt != SP_OUT_PNM)
+    st = sp_convert_type(layout, sp_outfmt_want(path, o->fmt), &o->type,
+                         why);
+    if (st == SP_OK)  /* the row's limits; PNM has none */
         st = sp_outfmt_fits(o->fmt, layout->width, layout->height,
                             o->type.channels, why);
     if (st != SP_OK)
@@ -165,7 +92,8 @@ sp_status sp_output_next(struct sp_output *o, const struct sp_image *layout,
                  "pamsplit)");
         return SP_E_ENCODE;
     }
-    st = sp_convert_type(layout, wanted(o->path, o->fmt), &o->type, why);
+    st = sp_convert_type(layout, sp_outfmt_want(o->path, o->fmt), &o->type,
+                         why);
     if (st != SP_OK)
         return st;
     errno = 0;
@@ -204,11 +132,6 @@ static sp_status converted(struct sp_output *o, const struct sp_image *img,
     view->height = img->height;
     view->stride = row;
     return SP_OK;
-}
-
-int sp_output_is_streamed(enum sp_outfmt fmt)
-{
-    return fmt == SP_OUT_PNM || fmt == SP_OUT_PNG || fmt == SP_OUT_JPEG;
 }
 
 /* stream_rows: VIEW's rows (in O's type), each TIMES times, to O's
@@ -254,9 +177,7 @@ sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
     errno = 0;
     if (o->stream != NULL)
         return stream_rows(o, &view, 1, why);
-    if (o->fmt == SP_OUT_PNM)
-        return sp_pnm_put_rows(&view, o->f);
-    return sp_stb_put(&view, o->f, o->fmt, why);
+    return sp_outfmts[o->fmt].put(&view, o->f, o->fmt, why);
 }
 
 sp_status sp_output_put_repeated(struct sp_output *o,
@@ -305,69 +226,8 @@ sp_status sp_output_close(struct sp_output *o, sp_status st)
     return st;
 }
 
-/* pnm_whole: F (SIZE bytes) is binary PNM images, one after another, the
- * last ending at its end. */
-static int pnm_whole(FILE *f, off_t size)
-{
-    struct sp_header hdr;
-    char why[SP_WHY_MAX];
-    off_t end = 0;
-
-    while (end < size) {
-        if (fseeko(f, end, SEEK_SET) != 0 ||
-            sp_header_parse(f, &hdr, why) != SP_OK || hdr.plain ||
-            hdr.raster_bytes > (size_t)(size - hdr.raster_offset))
-            return 0;
-        end = hdr.raster_offset + (off_t)hdr.raster_bytes;
-    }
-    return end == size && size > 0;
-}
-
-/* tga_whole: F (SIZE bytes) is a TGA whose pixels are all there: stb
- * writes one with no footer, run-length coded or not, so the packets are
- * walked until they cover width x height pixels. */
-static int tga_whole(FILE *f, off_t size)
-{
-    unsigned char h[18];
-    size_t pixels, bpp, got = 0;
-    int rle;
-
-    if (size < 18 || fread(h, 1, 18, f) != 18)
-        return 0;
-    rle = h[2] >= 9;
-    bpp = h[16] / 8u;
-    pixels = (size_t)(h[12] | h[13] << 8) * (size_t)(h[14] | h[15] << 8);
-    if (bpp == 0 || fseeko(f, 18 + h[0], SEEK_SET) != 0)
-        return 0;
-    if (!rle)
-        return size == 18 + h[0] + (off_t)(pixels * bpp);
-    while (got < pixels) {
-        int c = getc(f);
-        size_t n = c < 0 ? 0 : (size_t)(c & 0x7f) + 1;
-
-        if (c < 0 || fseeko(f, (off_t)((c & 0x80 ? 1 : n) * bpp),
-                            SEEK_CUR) != 0)
-            return 0;
-        got += n;
-    }
-    return got == pixels && ftello(f) == size;
-}
-
-/* tail_is: the last N bytes of F (SIZE bytes) are WANT. */
-static int tail_is(FILE *f, off_t size, const void *want, size_t n)
-{
-    unsigned char b[12];
-
-    return size >= (off_t)n && n <= sizeof b &&
-           fseeko(f, size - (off_t)n, SEEK_SET) == 0 &&
-           fread(b, 1, n, f) == n && memcmp(b, want, n) == 0;
-}
-
 int sp_output_whole(const char *path, enum sp_outfmt fmt)
 {
-    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D',
-                                           0xae, 0x42, 0x60, 0x82};
-    static const unsigned char eoi[2] = {0xff, 0xd9};
     unsigned char head[6];
     /* not blocked by a FIFO: only a regular file can be whole */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -382,30 +242,8 @@ int sp_output_whole(const char *path, enum sp_outfmt fmt)
     }
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
         fread(head, 1, sizeof head, f) == sizeof head &&
-        fseeko(f, 0, SEEK_SET) == 0) {
-        switch (fmt) {
-        case SP_OUT_PNM:
-            whole = pnm_whole(f, sb.st_size);
-            break;
-        case SP_OUT_PNG:
-            whole = memcmp(head, "\x89PNG\r\n", 6) == 0 &&
-                    tail_is(f, sb.st_size, iend, sizeof iend);
-            break;
-        case SP_OUT_JPEG:
-            whole = head[0] == 0xff && head[1] == 0xd8 &&
-                    tail_is(f, sb.st_size, eoi, sizeof eoi);
-            break;
-        case SP_OUT_BMP:
-            whole = head[0] == 'B' && head[1] == 'M' &&
-                    (off_t)((uint32_t)head[2] | (uint32_t)head[3] << 8 |
-                            (uint32_t)head[4] << 16 |
-                            (uint32_t)head[5] << 24) == sb.st_size;
-            break;
-        case SP_OUT_TGA:
-            whole = tga_whole(f, sb.st_size);
-            break;
-        }
-    }
+        fseeko(f, 0, SEEK_SET) == 0)
+        whole = sp_outfmts[fmt].whole(f, sb.st_size, head);
     fclose(f);
     return whole;
 }

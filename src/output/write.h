@@ -72,10 +72,6 @@ sp_status sp_output_open(struct sp_output *o, const char *path,
 sp_status sp_output_next(struct sp_output *o, const struct sp_image *layout,
                          char *why);
 
-/* sp_output_is_streamed: whether FMT takes the image's rows as they come
- * (PNM, PNG, JPEG), or the whole image in one put (BMP, TGA). */
-int sp_output_is_streamed(enum sp_outfmt fmt);
-
 /* sp_output_put: write IMG (of LAYOUT's type): for PNM, PNG and JPEG,
  * the next IMG->height rows of the image (PNG and JPEG: refused with
  * SP_E_ENCODE if IMG's width is not the image's, or its rows go past the

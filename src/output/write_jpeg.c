@@ -19,7 +19,7 @@
 #include "encode.h"
 
 _Static_assert(SP_JPEG_SIDE_MAX == JPEG_MAX_DIMENSION,
-               "outfmt.c's JPEG limit is libjpeg's");
+               "outfmts.c's JPEG limit is libjpeg's");
 
 /* OUT_BUF: the bytes gathered before a write. */
 #define OUT_BUF 65536

@@ -1,6 +1,6 @@
 /* The stb encoder: BMP and TGA through stb_image_write, which enters
  * scaleppm here and nowhere else, the whole image at once; the limits of
- * its int arithmetic are checked before it is called (outfmt.c). */
+ * its int arithmetic are checked before it is called (outfmts.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stddef.h>

@@ -8,23 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-/* The media type of each output's extension (the values of params.h's
- * format key). */
-static const struct {
-    const char *ext, *type;
-} formats[] = {
-    {"pnm", "image/x-portable-anymap"},
-    {"ppm", "image/x-portable-pixmap"},
-    {"pgm", "image/x-portable-graymap"},
-    {"pbm", "image/x-portable-bitmap"},
-    {"pam", "image/x-portable-arbitrarymap"},
-    {"png", "image/png"},
-    {"jpg", "image/jpeg"},
-    {"jpeg", "image/jpeg"},
-    {"bmp", "image/bmp"},
-    {"tga", "image/x-tga"},
-};
-#define NFORMATS (sizeof formats / sizeof *formats)
+#include "outfmt.h"
+
 
 size_t sp_serve_query_pairs(const char *query)
 {
@@ -72,10 +57,10 @@ sp_status sp_serve_ask_check(struct sp_serve_ask *ask, const char **why)
 
 const char *sp_serve_media_type(const char *ext)
 {
-    for (size_t i = 0; i < NFORMATS; i++)
-        if (strcmp(ext, formats[i].ext) == 0)
-            return formats[i].type;
-    return "application/octet-stream";
+    enum sp_outfmt fmt;
+    const struct sp_outext *e = sp_outfmt_ext(ext, &fmt);
+
+    return e != NULL ? e->media_type : "application/octet-stream";
 }
 
 /* fnv: 64-bit FNV-1a of LEN bytes at P, on from H. */

@@ -23,9 +23,11 @@
 #include "budget.h"
 #include "clients.h"
 #include "deadline.h"
+#include "decode.h"
 #include "input.h"
 #include "job.h"
 #include "metrics.h"
+#include "outfmt.h"
 #include "msg.h"
 #include "path.h"
 #include "pool.h"
@@ -374,8 +376,8 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
     struct sp_input input;
     struct sp_header hdr;
     struct sp_load_info info;
-    unsigned char first = 0;
     char in[32];
+    enum sp_outfmt fmt;
     int held, stb;
     sp_status st;
 
@@ -390,11 +392,14 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
         snprintf(r->why, sizeof r->why, "%s", info.why);
         return st == SP_OK ? EIO : st;
     }
-    /* a JPEG or PNG (no 'P' magic) is decoded into memory whole */
-    held = r->ask.io == SP_IO_READ || hdr.plain ||
-           pread(r->in_fd, &first, 1, 0) != 1 || first != 'P';
-    /* only BMP and TGA (stb_image_write) are built whole in memory */
-    stb = strcmp(r->ask.ext, "bmp") == 0 || strcmp(r->ask.ext, "tga") == 0;
+    /* a codec that holds its raster whole (JPEG, PNG) decodes it into
+     * memory, as the read path and a plain PNM do */
+    held = r->ask.io == SP_IO_READ || hdr.plain || info.codec == NULL ||
+           info.codec->whole;
+    /* a format that takes the whole image (BMP, TGA) has it built whole
+     * in memory */
+    stb = sp_outfmt_ext(r->ask.ext, &fmt) != NULL &&
+          !sp_output_is_streamed(fmt);
     *cost = sp_serve_cost(&hdr, r->ask.factor, &r->ask.fit, held, stb,
                           r->srv->cfg.threads);
     r->body = sp_serve_body(&hdr, r->ask.factor, &r->ask.fit);

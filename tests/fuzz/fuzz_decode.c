@@ -64,9 +64,9 @@ static void check_header(const struct sp_header *h)
 /* decode: the raster of the LEN bytes at P into a fresh *OUT (HDR's size),
  * the bound asked first (*BOUND its status) and the decode run whatever it
  * said; *USED the bytes the image took. */
-static sp_status decode(enum sp_codec codec, const uint8_t *p, size_t len,
-                        const struct sp_header *hdr, unsigned char **out,
-                        sp_status *bound, size_t *used)
+static sp_status decode(const struct sp_codec *codec, const uint8_t *p,
+                        size_t len, const struct sp_header *hdr,
+                        unsigned char **out, sp_status *bound, size_t *used)
 {
     char why[SP_WHY_MAX];
     struct sp_header again;
@@ -95,7 +95,8 @@ static sp_status decode(enum sp_codec codec, const uint8_t *p, size_t len,
 
 /* check_bomb: a header that sp_decode_bound() lets through claims no
  * more pixels than its LEN bytes can code, or PIXELS_NO_FLOOR. */
-static void check_bomb(enum sp_codec codec, const uint8_t *p, size_t len)
+static void check_bomb(const struct sp_codec *codec, const uint8_t *p,
+                       size_t len)
 {
     char why[SP_WHY_MAX];
     struct sp_header hdr;
@@ -128,14 +129,14 @@ static void check_samples(const struct sp_header *hdr,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    enum sp_codec codec = sp_decode_sniff(data, size);
+    const struct sp_codec *codec = sp_decode_sniff(data, size);
     struct sp_header hdr, part;
     char why[SP_WHY_MAX];
     unsigned char *a, *b;
     sp_status st, st2, bound = SP_OK, bound2 = SP_OK;
     size_t used, used2, cut;
 
-    if (codec == SP_CODEC_NONE)
+    if (codec == NULL || codec->ops == NULL)
         return 0;
     st = sp_input_decode_header(codec, data, size, &hdr, why);
     SP_FUZZ_CHECK(header_status(st));

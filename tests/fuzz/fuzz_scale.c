@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decode.h"
 #include "fuzz.h"
 #include "header.h"
 #include "job.h"
@@ -206,8 +207,9 @@ static void check_pnm(const char *in_path, const struct params *p,
      * shrunk (shrink-on-load: its IDCT's 1/2, 1/4 or 1/8, then the rest
      * of the reduce), not from the full decode: fit_test.sh bounds that
      * difference; here its size and type are checked, its pixels not. */
-    shrunk = info.codec == SP_CODEC_JPEG && p->filter == SP_FILTER_BOX &&
-             p->factor < 0 && -p->factor % 2 == 0;
+    shrunk = info.codec == sp_decode_named("jpeg") &&
+             p->filter == SP_FILTER_BOX && p->factor < 0 &&
+             -p->factor % 2 == 0;
     for (size_t y = 0; !shrunk && y < oh; y++)
         for (size_t x = 0; x < ow; x++)
             for (unsigned c = 0; c < type.channels; c++)
@@ -457,8 +459,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* a memfd maps and preads, so only a plain raster takes the
              * read path whatever was asked; a JPEG or PNG is mapped or
              * read whole (the last image's report) */
-            int coded = r[i].load.codec == SP_CODEC_JPEG ||
-                        r[i].load.codec == SP_CODEC_PNG;
+            int coded = r[i].load.codec != NULL &&
+                        r[i].load.codec->whole;
 
             SP_FUZZ_CHECK(r[i].load.io_used ==
                           ((r[i].load.magic >= '1' && r[i].load.magic <= '3') ||
