@@ -60,7 +60,7 @@ for b in "$old" "$new"; do
 done
 sprun=$new/src/sprun gen=$new/images/genimage
 [[ -x $sprun && -x $gen ]] || die "$new: sprun or genimage not built"
-for t in wrk curl strace taskset; do
+for t in wrk curl strace taskset pkill; do
     command -v "$t" >/dev/null || die "$t: not installed"
 done
 
@@ -144,8 +144,11 @@ serve_start() {
     die "no server: $(tail -n 2 "$log")"
 }
 
+# serve_stop: the server stopped (SIGTERM); under strace, the server
+# (strace's child) is stopped, and strace then writes its table and exits.
 serve_stop() {
-    kill -TERM "$srv_pid" 2>/dev/null || true
+    pkill -TERM -P "$srv_pid" 2>/dev/null || kill -TERM "$srv_pid" 2>/dev/null ||
+        true
     wait "$srv_pid" 2>/dev/null || true
     srv_pid=""
 }

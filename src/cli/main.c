@@ -296,10 +296,6 @@ static int run(int argc, char **argv)
     int rc;
     sp_status st;
 
-    /* The web front is its own program (cli_serve.h); a file named serve
-     * is ./serve. */
-    if (argc > 1 && strcmp(argv[1], "serve") == 0)
-        return sp_cli_serve(argv + 1);
     rc = sp_parse_options(argc, argv, &o);
     if (rc >= 0)
         return rc;
@@ -399,6 +395,12 @@ int main(int argc, char **argv)
     sigset_t all;
     int started = 0;
 
+    /* The web front is its own program (cli_serve.h); a file named serve
+     * is ./serve.  It is exec'd from this thread: an exec from another
+     * thread first makes this one a zombie, and a supervisor that reads
+     * the process's state in that moment sees it dead. */
+    if (argc > 1 && strcmp(argv[1], "serve") == 0)
+        return sp_cli_serve(argv + 1);
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &c.mask);
     if (pthread_attr_init(&attr) == 0) {
