@@ -12,7 +12,7 @@ SP_PACKAGES=(build-essential cmake pkg-config libnetpbm-dev libstb-dev check
     netpbm libvips-tools graphicsmagick imagemagick shellcheck
     python3 python3-numpy python3-matplotlib git valgrind strace clang
     libclang-rt-14-dev libcdb-dev linux-perf parallel
-    libjpeg62-turbo-dev libjpeg-turbo-progs libpng-dev zlib1g-dev
+    libjpeg62-turbo-dev libjpeg-turbo-progs libpng-dev zlib1g-dev libexif-dev
     libmicrohttpd-dev curl wrk lighttpd nginx-light
     libnginx-mod-http-image-filter)
 
