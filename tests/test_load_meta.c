@@ -328,11 +328,11 @@ static void dropped_profile(const char *path, const unsigned char *p,
 }
 
 /* Corrupt metadata is dropped and the image decoded: a profile whose
- * length is not its header's, one of another colour space, one that is
- * not deflate; an eXIf of no byte order; an EXIF block libexif cannot
- * parse (kept, orientation 0), an orientation out of range; a second
- * profile or eXIf; metadata after the image; a JPEG profile whose
- * markers do not add up. */
+ * length is not its header's, one of another colour space (PNG and
+ * JPEG), one that is not deflate; an eXIf of no byte order; an EXIF
+ * block libexif cannot parse (kept, orientation 0), an orientation out
+ * of range; a second profile or eXIf; metadata after the image; a JPEG
+ * profile whose markers do not add up. */
 START_TEST(test_corrupt)
 {
     unsigned char *icc = make_icc(400, "RGB "), *gray = make_icc(400, "GRAY");
@@ -382,7 +382,15 @@ START_TEST(test_corrupt)
     check_meta(fx_path("f.png"), fx_path("plain.png"), NULL, 0, NULL, 0, 0);
     free(chunks);
     free(data);
-    /* JPEG: ICC markers that do not add up; an EXIF block of junk */
+    /* JPEG: a gray profile on RGB samples; ICC markers that do not add
+     * up; an EXIF block of junk */
+    {
+        struct markers j = {NULL, 0, gray, 400, NULL, 0, 0};
+
+        write_jpeg(fx_path("g.jpg"), &j);
+        check_meta(fx_path("g.jpg"), fx_path("plain.jpg"), NULL, 0, NULL, 0,
+                   0);
+    }
     for (int i = 0; i < 2; i++) {
         struct markers j = {order, sizeof order, NULL, 0, seq[i],
                             sizeof seq[i], JPEG_APP0 + 2};
