@@ -5,14 +5,16 @@
 # The packages the build, the tests and the experiments need.  The
 # photographs of the photos and compressed suites come from Debian's
 # wallpaper packages, which those suites install when they run
-# (photos.sh's PHOTOS_PACKAGES), not every machine.  nginx-light: the
+# (photos.sh's PHOTOS_PACKAGES), not every machine.  exiftool and lcms2's
+# linkicc: tests/meta_test.sh's profiles and orientations.  nginx-light: the
 # reverse proxy that tests/serve_nginx_test.sh puts in front of scaleppm
 # serve.
 SP_PACKAGES=(build-essential cmake pkg-config libnetpbm-dev libstb-dev check
     netpbm libvips-tools graphicsmagick imagemagick shellcheck
     python3 python3-numpy python3-matplotlib git valgrind strace clang
     libclang-rt-14-dev libcdb-dev linux-perf parallel
-    libjpeg62-turbo-dev libjpeg-turbo-progs libpng-dev zlib1g-dev
+    libjpeg62-turbo-dev libjpeg-turbo-progs libpng-dev zlib1g-dev libexif-dev
+    libimage-exiftool-perl liblcms2-utils
     libmicrohttpd-dev curl wrk lighttpd nginx-light
     libnginx-mod-http-image-filter)
 

@@ -41,6 +41,7 @@ struct sp_decoder {
     const struct sp_codec_ops *ops;
     void *state;
     size_t width, height;  /* the header's */
+    struct sp_meta meta;   /* read with the header */
 };
 
 /* Formats scaleppm does not read (NAME: what such a file is), known by
@@ -186,7 +187,7 @@ sp_status sp_decode_header(struct sp_decoder *dec, struct sp_header *hdr,
 
     memset(hdr, 0, sizeof *hdr);
     why[0] = '\0';
-    st = dec->ops->header(dec->state, hdr, why);
+    st = dec->ops->header(dec->state, hdr, &dec->meta, why);
     dec->width = hdr->width;
     dec->height = hdr->height;
     return st == SP_E_BADHEADER ? dec->ops->bad : st;
@@ -226,6 +227,13 @@ sp_status sp_decode_raster(struct sp_decoder *dec, unsigned char *raster,
     return dec->ops->raster(dec->state, raster, why);
 }
 
+void sp_decode_meta(struct sp_decoder *dec, struct sp_meta *meta)
+{
+    sp_meta_free(meta);
+    *meta = dec->meta;
+    sp_meta_init(&dec->meta);
+}
+
 size_t sp_decode_used(struct sp_decoder *dec)
 {
     return dec->ops->used(dec->state);
@@ -236,6 +244,7 @@ void sp_decode_end(struct sp_decoder *dec)
     if (dec == NULL)
         return;
     dec->ops->end(dec->state);
+    sp_meta_free(&dec->meta);
     free(dec);
 }
 

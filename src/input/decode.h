@@ -15,6 +15,8 @@
  *                       bomb refused before its raster is allocated
  *   sp_decode_raster()  the whole raster, in the binary layout (8-bit
  *                       samples, or 16-bit big-endian from a 16-bit PNG)
+ *   sp_decode_meta()    the metadata read with the header (meta.h: the
+ *                       ICC profile, the EXIF block and its orientation)
  *   sp_decode_used()    the bytes the image took, up to its end marker
  *   sp_decode_end()     everything the libraries hold given back
  *
@@ -31,6 +33,7 @@
 
 #include "header.h"
 #include "input_types.h"
+#include "meta.h"
 #include "status.h"
 
 /* A format scaleppm reads: one row of the registry, sp_codecs[]
@@ -120,6 +123,12 @@ sp_status sp_decode_bound(struct sp_decoder *dec, size_t len, char *why);
  * hdr->raster_bytes bytes. */
 sp_status sp_decode_raster(struct sp_decoder *dec, unsigned char *raster,
                            char *why);
+
+/* sp_decode_meta: after the header, DEC's metadata moved into META (its
+ * old contents freed), the caller's to free (sp_meta_free).  A profile or
+ * EXIF block that is corrupt, or longer than its bound (meta.h), is not
+ * there: metadata never fails a decode. */
+void sp_decode_meta(struct sp_decoder *dec, struct sp_meta *meta);
 
 /* sp_decode_used: after the raster, the bytes from the image's start to
  * just past its end (JPEG's EOI marker, PNG's IEND chunk). */

@@ -6,19 +6,23 @@
 #include <stddef.h>
 
 #include "header.h"
+#include "meta.h"
 #include "status.h"
 
 /* A codec's operations on its own decoder, what its row in the registry
- * (decode.c, sp_codecs[]) points at: decode.h says what each does; least:
- * after the header, the fewest bytes its pixels can be coded in, for
- * sp_decode_bound(), whose words for why are BEST's.  A header the codec
- * finds bad is SP_E_BADHEADER, its WHY without the codec's name: decode.c
- * makes it BAD, the status that names the format. */
+ * (decode.c, sp_codecs[]) points at (decode.h says what each
+ * does; least: after the header, the fewest bytes its pixels can be coded
+ * in, for sp_decode_bound(), whose words for why are BEST's; header
+ * fills META too, the decoder's until sp_decode_meta(), with what
+ * meta.h takes of the image's metadata read with the header).  A header
+ * the codec finds bad is SP_E_BADHEADER, its WHY without the codec's
+ * name: decode.c makes it BAD, the status that names the format. */
 struct sp_codec_ops {
     const char *best;
     sp_status bad;
     sp_status (*begin)(const unsigned char *p, size_t len, void **state);
-    sp_status (*header)(void *state, struct sp_header *hdr, char *why);
+    sp_status (*header)(void *state, struct sp_header *hdr,
+                        struct sp_meta *meta, char *why);
     unsigned long long (*least)(void *state);
     sp_status (*raster)(void *state, unsigned char *raster, char *why);
     /* shrink: decode the raster at 1/hdr->shrink, HDR then saying the

@@ -8,8 +8,13 @@
  * marker, by the marker's absence otherwise).  Its
  * errors and its warnings (corrupt data, a
  * premature end) jump back as one status with the library's words: a
- * JPEG that libjpeg had to patch up is refused, not scaled.  EXIF
- * orientation is not applied: kept as djpeg and pamscale keep it. */
+ * JPEG that libjpeg had to patch up is refused, not scaled.  Its
+ * metadata (meta.h) is read with the header: the first APP1 marker that
+ * holds EXIF, and the ICC profile of its APP2 markers (libjpeg-turbo's
+ * jpeg_read_icc_profile), a profile whose markers do not add up dropped
+ * with no failure; the markers kept meanwhile are at most the input's
+ * bytes.  The EXIF orientation is not applied: kept as djpeg and pamscale
+ * keep it. */
 #include "decode_impl.h"
 
 #include <errno.h>
@@ -47,6 +52,7 @@ struct jdec {
     unsigned long long least;  /* the fewest bytes the pixels fit in */
     JSAMPROW cmyk;  /* a CMYK row, converted from: here, so a jump frees it */
     size_t eoi;     /* the bytes to EOI's end, when decoding stopped early */
+    int quiet;      /* a warning is no failure: the ICC markers are read */
 };
 
 /* The most components a frame may have (the JPEG standard's) and the
@@ -77,7 +83,7 @@ static void fail(j_common_ptr c)
  * trace messages are dropped. */
 static void emit(j_common_ptr c, int level)
 {
-    if (level < 0)
+    if (level < 0 && !((struct jdec *)c->client_data)->quiet)
         fail(c);
 }
 
@@ -152,14 +158,46 @@ static unsigned long long least_bytes(const struct jpeg_decompress_struct *c)
     return least / 8;
 }
 
-static sp_status header(void *state, struct sp_header *hdr, char *why)
+/* meta_of: the EXIF block and the ICC profile of C's markers into META,
+ * for CHANNELS samples a pixel; a profile libjpeg finds bogus (it warns)
+ * is none.  Returns 0 or ENOMEM. */
+static sp_status meta_of(struct jdec *d, struct sp_meta *meta,
+                         unsigned channels)
+{
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    JOCTET *icc = NULL;
+    unsigned int len = 0;
+    sp_status st = SP_OK;
+
+    for (jpeg_saved_marker_ptr m = c->marker_list; m != NULL; m = m->next)
+        if (m->marker == JPEG_APP0 + 1 &&
+            m->data_length > SP_META_EXIF_HEAD &&
+            memcmp(m->data, "Exif\0", SP_META_EXIF_HEAD) == 0) {
+            st = sp_meta_set_exif(meta, m->data + SP_META_EXIF_HEAD,
+                                  m->data_length - SP_META_EXIF_HEAD);
+            break;
+        }
+    d->quiet = 1;
+    if (st == SP_OK && jpeg_read_icc_profile(c, &icc, &len))
+        st = sp_meta_set_icc(meta, icc, len, channels);
+    d->quiet = 0;
+    free(icc);
+    return st;
+}
+
+static sp_status header(void *state, struct sp_header *hdr,
+                        struct sp_meta *meta, char *why)
 {
     struct jdec *d = state;
     struct jpeg_decompress_struct *c = &d->cinfo;
+    unsigned channels;
+    sp_status st;
 
     if (setjmp(d->jb))
         return status_of(d, SP_E_BADHEADER, why);
     jpeg_mem_src(c, d->p, (unsigned long)d->len);
+    jpeg_save_markers(c, JPEG_APP0 + 1, 0xffff);  /* EXIF */
+    jpeg_save_markers(c, JPEG_APP0 + 2, 0xffff);  /* ICC */
     (void)jpeg_read_header(c, TRUE);
     switch (c->jpeg_color_space) {
     case JCS_GRAYSCALE:
@@ -184,9 +222,12 @@ static sp_status header(void *state, struct sp_header *hdr, char *why)
                  c->image_height, ARITH_PIXELS_MAX);
         return SP_E_TOOBIG;
     }
-    return sp_decode_layout(hdr, c->image_width, c->image_height,
-                            c->out_color_space == JCS_GRAYSCALE ? 1 : 3, 255,
-                            why);
+    channels = c->out_color_space == JCS_GRAYSCALE ? 1 : 3;
+    st = meta_of(d, meta, channels);
+    if (st != SP_OK)
+        return st;
+    return sp_decode_layout(hdr, c->image_width, c->image_height, channels,
+                            255, why);
 }
 
 /* shrink: the DCT scaled to 1/hdr->shrink (libjpeg's scale_denom: 2, 4

@@ -10,7 +10,13 @@
  * refused before they are allocated (sp_codec_ops.bound).  So the header
  * is read from IHDR alone: libpng allocates its rows (from the width) in
  * png_read_update_info, called only once the raster is decoded.  Every
- * ancillary chunk but tRNS is skipped unread. */
+ * ancillary chunk but tRNS is skipped unread, and before the first IDAT
+ * iCCP and eXIf, the metadata (meta.h), which libpng reads: a profile
+ * of SP_META_ICC_MAX bytes at most, inflated into that much memory at
+ * most (png_set_chunk_malloc_max; a longer one, or a corrupt one, libpng
+ * drops with a warning, its chunk skipped), an EXIF block of
+ * SP_META_EXIF_MAX bytes at most (a longer one skipped unread:
+ * exif_fits()).  Metadata never fails the image. */
 #include "decode_impl.h"
 
 #include <errno.h>
@@ -100,6 +106,10 @@ static sp_status status_of(const struct pdec *d, sp_status otherwise,
     return st;
 }
 
+/* The chunks of the metadata, as png_set_keep_unknown_chunks lists
+ * them. */
+static const png_byte meta_chunks[] = "iCCP\0eXIf";
+
 static sp_status begin(const unsigned char *p, size_t len, void **state)
 {
     struct pdec *d = calloc(1, sizeof *d);
@@ -122,6 +132,8 @@ static sp_status begin(const unsigned char *p, size_t len, void **state)
      * and libpng allocates (and zeroes) the length some claim (pCAL, sCAL,
      * sPLT: up to 2 GiB) before reading them, and inflates others */
     png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+    /* but the metadata (header()): a profile of SP_META_ICC_MAX at most */
+    png_set_chunk_malloc_max(d->png, SP_META_ICC_MAX);
     *state = d;
     return SP_OK;
 }
@@ -163,7 +175,54 @@ static unsigned channels_of(int type, int trns)
     }
 }
 
-static sp_status header(void *state, struct sp_header *hdr, char *why)
+/* exif_fits: whether every eXIf chunk before the first IDAT of D's bytes
+ * is whole in them and at most SP_META_EXIF_MAX bytes long.  libpng
+ * allocates the length an eXIf chunk claims before it reads a byte of
+ * it (a second one too, after a first it dropped), up to 2 GiB: unless
+ * they fit, eXIf is skipped unread.  The chunks are walked by their
+ * lengths, nothing read into libpng. */
+static int exif_fits(const struct pdec *d)
+{
+    const unsigned char *p = d->p;
+    size_t at = 8;
+
+    while (d->len >= at + 12 && memcmp(p + at + 4, "IDAT", 4) != 0) {
+        size_t n = (size_t)p[at] << 24 | (size_t)p[at + 1] << 16 |
+                   (size_t)p[at + 2] << 8 | p[at + 3];
+        int exif = memcmp(p + at + 4, "eXIf", 4) == 0;
+
+        if (exif && (n > SP_META_EXIF_MAX || n > d->len - at - 12))
+            return 0;
+        if (n > d->len - at - 12)
+            break;  /* libpng finds the file cut */
+        at += 12 + n;
+    }
+    return 1;
+}
+
+/* read_meta: the profile and the EXIF block libpng read with the header
+ * into META, for CHANNELS samples a pixel; after the header the chunks
+ * are skipped unread again.  Returns 0 or ENOMEM. */
+static sp_status read_meta(struct pdec *d, struct sp_meta *meta,
+                           unsigned channels)
+{
+    png_charp name;
+    int method;
+    png_bytep p;
+    png_uint_32 n;
+    sp_status st = SP_OK;
+
+    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, meta_chunks,
+                                2);
+    if (png_get_iCCP(d->png, d->info, &name, &method, &p, &n))
+        st = sp_meta_set_icc(meta, p, n, channels);
+    if (st == SP_OK && png_get_eXIf_1(d->png, d->info, &n, &p))
+        st = sp_meta_set_exif(meta, p, n);
+    return st;
+}
+
+static sp_status header(void *state, struct sp_header *hdr,
+                        struct sp_meta *meta, char *why)
 {
     struct pdec *d = state;
     png_structp png = d->png;
@@ -174,6 +233,9 @@ static sp_status header(void *state, struct sp_header *hdr, char *why)
 
     if (setjmp(png_jmpbuf(png)))
         return status_of(d, SP_E_BADHEADER, why);
+    /* the metadata read with the header (read_meta()) */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, meta_chunks,
+                                exif_fits(d) ? 2 : 1);
     png_read_info(png, info);
     png_get_IHDR(png, info, &w, &h, &depth, &type, &interlace, NULL, NULL);
     d->least = least_bytes(w, h, depth, png_get_channels(png, info));
@@ -191,7 +253,10 @@ static sp_status header(void *state, struct sp_header *hdr, char *why)
     if (interlace != PNG_INTERLACE_NONE)
         (void)png_set_interlace_handling(png);
     /* no png_read_update_info() here: it allocates rows from the width */
-    st = sp_decode_layout(hdr, w, h, channels_of(type, trns), d->maxval, why);
+    st = read_meta(d, meta, channels_of(type, trns));
+    if (st == SP_OK)
+        st = sp_decode_layout(hdr, w, h, channels_of(type, trns), d->maxval,
+                              why);
     d->row_bytes = (size_t)w * hdr->channels * hdr->sample_size;
     return st;
 }

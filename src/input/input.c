@@ -243,6 +243,7 @@ sp_status sp_input_release(struct sp_input *in)
     if (in->path != NULL)
         st = in->path->release(in);
     in->path = NULL;
+    sp_meta_free(&in->meta);
     memset(&in->held, 0, sizeof in->held);
     memset(&in->img, 0, sizeof in->img);
     return st;

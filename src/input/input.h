@@ -45,12 +45,13 @@
 #include "image.h"
 #include "input_buffer.h"
 #include "input_types.h"
+#include "meta.h"
 #include "status.h"
 
 struct sp_input_path;
 
-/* An input.  The caller reads IMG (the image loaded), POS, IMAGES and
- * SKIPPED; the rest is the input's and its load path's. */
+/* An input.  The caller reads IMG (the image loaded), META, POS, IMAGES
+ * and SKIPPED; the rest is the input's and its load path's. */
 struct sp_input {
     int fd;
     int own;                /* FD is the input's to close: not stdin */
@@ -71,6 +72,9 @@ struct sp_input {
     /* The image loaded: its view, and the path that holds its raster
      * (NULL: none) with what that path keeps of it. */
     struct sp_image img;
+    struct sp_meta meta;    /* its metadata (meta.h: a JPEG's or PNG's
+                               profile and EXIF), the input's until the
+                               image is released */
     const struct sp_input_path *path;
     struct {
         void *p;            /* read, stream: the buffer; mmap: the mapping */

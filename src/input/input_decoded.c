@@ -3,7 +3,8 @@
  * place under the SIGBUS guard; read, pread, auto: read into one buffer),
  * its header decoded and offered to the caller before a raster byte is
  * decoded or its raster allocated, then its raster decoded into a buffer
- * that the read path holds from then on; the bytes given back at once.
+ * that the read path holds from then on, its metadata (meta.h) in the
+ * input's META; the bytes given back at once.
  * The image ends at its end marker: what follows is the input's next
  * image, or whitespace, as after a PNM image. */
 #include <errno.h>
@@ -96,6 +97,8 @@ sp_status sp_input_decode(struct sp_input *in, const struct sp_codec *codec,
         st = s.raster == NULL ? ENOMEM : run(mapped, raster_step, &s);
     }
     *used = st == SP_OK ? sp_decode_used(s.dec) : 0;
+    if (st == SP_OK)
+        sp_decode_meta(s.dec, &in->meta);
     sp_decode_end(s.dec);
     if (st == SP_OK) {
         sp_input_hold(in, hdr, s.raster, hdr->raster_bytes, s.raster);

@@ -18,11 +18,13 @@ static sp_status fail(struct sp_report *r, const char *path, sp_status st)
 }
 
 /* begin_output: OUT opened for JOB's first image (*OPENED then set), or
- * its next image begun, laid out as LAYOUT; the time and faults are the
- * write phase's.  With no output (JOB->out NULL) nothing is opened and
- * the write phase stays empty. */
+ * its next image begun, laid out as LAYOUT, with a copy of the image's
+ * metadata META to carry; the time and faults are the write phase's.
+ * With no output (JOB->out NULL) nothing is opened and the write phase
+ * stays empty. */
 static sp_status begin_output(const struct sp_job *job, enum sp_outfmt fmt,
                               const struct sp_image *layout,
+                              const struct sp_meta *meta,
                               struct sp_output *out, int *opened,
                               struct sp_report *r)
 {
@@ -39,6 +41,8 @@ static sp_status begin_output(const struct sp_job *job, enum sp_outfmt fmt,
         out->quality = job->quality;
         out->compression = job->compression_set ? job->compression : -1;
         out->subsample = job->subsample;
+        if (st == SP_OK)
+            st = sp_meta_copy(&out->meta, meta);
     } else {
         st = sp_output_next(out, layout, r->why);
     }
@@ -92,7 +96,7 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     sp_plan_type(&image.geom, job->filter, &in.img, &layout);
     layout.width = r->out_width;
     layout.height = r->out_height;
-    st = begin_output(job, fmt, &layout, out, opened, r);
+    st = begin_output(job, fmt, &layout, &input->meta, out, opened, r);
     if (st != SP_OK)
         r->failed_path = job->out;
     else

@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 #include "image.h"
+#include "meta.h"
 #include "status.h"
 #include "outfmt.h"
 
@@ -33,6 +34,8 @@ struct sp_encode_opts {
     int compression;  /* PNG's zlib level, 0..9; -1: SP_PNG_LEVEL */
     int subsample;    /* JPEG's chroma subsampling: 444, 422 or 420; 0:
                          SP_JPEG_SUBSAMPLE */
+    const struct sp_meta *meta;  /* what the file carries (write.h's
+                                    sp_output.meta); NULL: nothing */
 };
 
 #define SP_JPEG_QUALITY 90

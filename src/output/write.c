@@ -140,7 +140,8 @@ static sp_status converted(struct sp_output *o, const struct sp_image *img,
 static sp_status stream_rows(struct sp_output *o, const struct sp_image *view,
                              unsigned times, char *why)
 {
-    struct sp_encode_opts opts = {o->quality, o->compression, o->subsample};
+    struct sp_encode_opts opts = {o->quality, o->compression, o->subsample,
+                                  &o->meta};
     size_t n;
     sp_status st = SP_OK;
 
@@ -221,6 +222,7 @@ sp_status sp_output_close(struct sp_output *o, sp_status st)
         sp_outfile_close(&o->file);
     }
     free(o->conv);
+    sp_meta_free(&o->meta);
     memset(o, 0, sizeof *o);
     o->file = (struct sp_outfile){.fd = -1, .dir = -1};
     return st;

@@ -13,6 +13,7 @@
 
 #include "header.h"
 #include "image.h"
+#include "meta.h"
 #include "outfile.h"
 #include "outfmt.h"
 #include "status.h"
@@ -44,6 +45,12 @@ struct sp_output {
                                 with pages may go by vmsplice() */
     unsigned long adler;     /* a segmented PNG's: the Adler-32 of the
                                 rows' filtered bytes so far */
+    struct sp_meta meta;     /* what a PNG or JPEG carries (meta.h: the
+                                profile as it is, an EXIF block of the
+                                orientation alone); the others nothing.
+                                The output's own: set after the open, before
+                                the first put (sp_meta_copy), freed at the
+                                close */
 };
 
 /* sp_output_open: start writing an image laid out as LAYOUT (its width,

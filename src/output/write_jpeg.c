@@ -6,7 +6,10 @@
  * everything else is libjpeg's default (jpeg_set_defaults: baseline,
  * islow DCT, the standard Huffman tables).  Optimized Huffman tables are
  * left off: libjpeg makes them in a second pass over the whole image's
- * coefficients, held in memory, which a streamed output must not hold. */
+ * coefficients, held in memory, which a streamed output must not hold.
+ * The metadata (meta.h) follows the JFIF marker: an APP1 marker of EXIF
+ * holding the orientation alone, and the ICC profile as it is, in APP2
+ * markers (jpeg_write_icc_profile). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -35,6 +38,7 @@ struct jenc {
     int rescale;            /* rows go through ROW: rescaled, or alpha
                                left out */
     unsigned char *row;
+    unsigned char *exif;    /* the APP1 marker's EXIF (sp_meta_exif_block) */
     char msg[JMSG_LENGTH_MAX];
     JOCTET buf[OUT_BUF];
 };
@@ -106,6 +110,25 @@ static void sampling(struct jpeg_compress_struct *c, int subsample)
         c->comp_info[i].h_samp_factor = c->comp_info[i].v_samp_factor = 1;
 }
 
+/* put_meta: META's EXIF and profile written as markers, after the
+ * header's first (in E's jump: start()'s). */
+static sp_status put_meta(struct jenc *e, const struct sp_meta *meta)
+{
+    size_t len;
+    sp_status st;
+
+    if (meta == NULL)
+        return SP_OK;
+    st = sp_meta_exif_block(meta, &e->exif, &len);
+    if (st != SP_OK)
+        return st;
+    if (e->exif != NULL)
+        jpeg_write_marker(&e->c, JPEG_APP0 + 1, e->exif, (unsigned)len);
+    if (meta->icc != NULL)
+        jpeg_write_icc_profile(&e->c, meta->icc, (unsigned)meta->icc_len);
+    return SP_OK;
+}
+
 /* start: E's compressor made for LAYOUT and OPTS, its header written. */
 static sp_status start(struct jenc *e, const struct sp_image *l,
                        const struct sp_encode_opts *opts, char *why)
@@ -132,7 +155,7 @@ static sp_status start(struct jenc *e, const struct sp_image *l,
     if (!gray)
         sampling(c, opts->subsample ? opts->subsample : SP_JPEG_SUBSAMPLE);
     jpeg_start_compress(c, TRUE);
-    return SP_OK;
+    return put_meta(e, opts->meta);
 }
 
 static sp_status begin(FILE *f, const struct sp_image *layout,
@@ -199,6 +222,7 @@ static void end(void *state)
     if (e->created)
         jpeg_destroy_compress(&e->c);
     free(e->row);
+    free(e->exif);
     free(e);
 }
 

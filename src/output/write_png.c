@@ -19,7 +19,9 @@
  * compares them with pamtopng's.  A job's PNG is instead deflated in
  * segments on its threads (write_png_seg.c), with the same filters
  * (sp_png_filter, which also applies the filter) and zlib settings; this
- * serial encoder is sp_output_put's. */
+ * serial encoder is sp_output_put's.  The metadata (meta.h) goes before
+ * the rows: the ICC profile as it is, in an iCCP chunk (named "icc"),
+ * and an eXIf chunk holding the orientation alone. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -50,6 +52,7 @@ struct penc {
                                first), for the choice */
     int started;            /* a row is written: libpng has set up its
                                rows for the filters set then */
+    unsigned char *exif;    /* the eXIf chunk's (sp_meta_exif_block) */
     char msg[SP_WHY_MAX - 8];
 };
 
@@ -262,10 +265,32 @@ static const int color_types[] = {PNG_COLOR_TYPE_GRAY,
                                   PNG_COLOR_TYPE_RGB,
                                   PNG_COLOR_TYPE_RGB_ALPHA};
 
-/* header: E's IHDR for LAYOUT and its settings, written. */
-static sp_status header(struct penc *e, const struct sp_image *l,
-                        int level, char *why)
+/* set_meta: META's profile and EXIF set in E's info, for the header's
+ * write (in E's jump: header()'s). */
+static sp_status set_meta(struct penc *e, const struct sp_meta *meta)
 {
+    size_t len;
+    sp_status st;
+
+    if (meta == NULL)
+        return SP_OK;
+    if (meta->icc != NULL)
+        png_set_iCCP(e->png, e->info, "icc", PNG_COMPRESSION_TYPE_BASE,
+                     meta->icc, (png_uint_32)meta->icc_len);
+    st = sp_meta_exif_block(meta, &e->exif, &len);
+    if (st == SP_OK && e->exif != NULL)
+        png_set_eXIf_1(e->png, e->info,
+                       (png_uint_32)(len - SP_META_EXIF_HEAD),
+                       e->exif + SP_META_EXIF_HEAD);
+    return st;
+}
+
+/* header: E's IHDR for LAYOUT and its settings, and META, written. */
+static sp_status header(struct penc *e, const struct sp_image *l,
+                        int level, const struct sp_meta *meta, char *why)
+{
+    sp_status st;
+
     if (setjmp(png_jmpbuf(e->png)))
         return status_of(e, why);
     png_set_user_limits(e->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
@@ -282,8 +307,10 @@ static sp_status header(struct penc *e, const struct sp_image *l,
      * that row takes. */
     if (level != 0)
         png_set_compression_strategy(e->png, Z_FILTERED);
-    png_write_info(e->png, e->info);
-    return SP_OK;
+    st = set_meta(e, meta);
+    if (st == SP_OK)
+        png_write_info(e->png, e->info);
+    return st;
 }
 
 static sp_status begin(FILE *f, const struct sp_image *layout,
@@ -312,7 +339,7 @@ static sp_status begin(FILE *f, const struct sp_image *layout,
         e->info = png_create_info_struct(e->png);
     if (e->info == NULL)
         return ENOMEM;
-    return header(e, layout, level, why);
+    return header(e, layout, level, opts->meta, why);
 }
 
 /* put_row: ROW written TIMES times, each time under the filter the
@@ -374,6 +401,7 @@ static void end(void *state)
     png_destroy_write_struct(&e->png, &e->info);
     free(e->row);
     free(e->prev);
+    free(e->exif);
     free(e);
 }
 

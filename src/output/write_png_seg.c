@@ -9,7 +9,10 @@
  * segment come from the caller, scaled again (sp_output_lookback says how
  * many), so a segment's bytes depend on the image alone.  The writer adds
  * the zlib header, the Adler-32 of all the filtered bytes (combined from
- * the segments'), and the PNG's chunks around them. */
+ * the segments'), and the PNG's chunks around them: the metadata
+ * (meta.h) after IHDR, as write_png.c writes it: an iCCP chunk named
+ * "icc" (the profile deflated as libpng deflates it, at zlib's default
+ * level) and an eXIf chunk holding the orientation alone. */
 #include "write.h"
 
 #include <errno.h>
@@ -319,14 +322,49 @@ static sp_status chunk(FILE *f, const char *type, const struct iovec *parts,
     return SP_OK;
 }
 
+/* meta_chunks: O's metadata as an iCCP and an eXIf chunk, to O's file.
+ * Returns 0, ENOMEM or the write's errno value. */
+static sp_status meta_chunks(struct sp_output *o)
+{
+    static const unsigned char name[5] = "icc";  /* NUL, then method 0 */
+    unsigned char *z = NULL, *exif = NULL;
+    uLongf zlen = compressBound((uLong)o->meta.icc_len);
+    size_t len;
+    sp_status st = SP_OK;
+
+    if (o->meta.icc != NULL) {
+        struct iovec parts[2] = {{(void *)name, sizeof name}, {NULL, 0}};
+
+        if ((z = malloc(zlen)) == NULL ||
+            compress2(z, &zlen, o->meta.icc, (uLong)o->meta.icc_len,
+                      Z_DEFAULT_COMPRESSION) != Z_OK)
+            st = ENOMEM;
+        parts[1] = (struct iovec){z, zlen};
+        if (st == SP_OK)
+            st = chunk(o->f, "iCCP", parts, 2);
+    }
+    if (st == SP_OK)
+        st = sp_meta_exif_block(&o->meta, &exif, &len);
+    if (st == SP_OK && exif != NULL) {
+        struct iovec part = {exif + SP_META_EXIF_HEAD,
+                             len - SP_META_EXIF_HEAD};
+
+        st = chunk(o->f, "eXIf", &part, 1);
+    }
+    free(z);
+    free(exif);
+    return st;
+}
+
 /* start: O's signature and IHDR (its size, bit depth and color type; no
- * interlace). */
+ * interlace), then its metadata. */
 static sp_status start(struct sp_output *o)
 {
     static const unsigned char sig[8] = {137, 'P', 'N', 'G', 13, 10, 26, 10};
     static const unsigned char types[4] = {0, 4, 2, 6};
     unsigned char ihdr[13] = {0};
     struct iovec part = {ihdr, sizeof ihdr};
+    sp_status st;
 
     be32(ihdr, (uint32_t)o->type.width);
     be32(ihdr + 4, (uint32_t)o->type.height);
@@ -335,7 +373,8 @@ static sp_status start(struct sp_output *o)
     errno = 0;
     if (fwrite(sig, 1, sizeof sig, o->f) != sizeof sig)
         return errno ? errno : EIO;
-    return chunk(o->f, "IHDR", &part, 1);
+    st = chunk(o->f, "IHDR", &part, 1);
+    return st == SP_OK ? meta_chunks(o) : st;
 }
 
 /* zlib_header: the stream's two bytes: deflate with a 32 KiB window, and

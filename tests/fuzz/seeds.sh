@@ -245,6 +245,49 @@ head = open(out + "suite-c0d08i0.png", "rb").read()[:33]
 for kind in (b"pCAL", b"sCAL", b"sPLT", b"tEXt", b"zTXt", b"iTXt", b"iCCP", b"eXIf", b"prVt", b"IDAT"):
     open(out + "bad-png-huge-%s.png" % kind.decode(), "wb").write(
         head + struct.pack(">I", 0x7FFFFFFF) + kind + bytes(64))
+
+# Metadata (meta.h): a profile of the samples' colour space and an EXIF
+# Orientation, in PNG chunks and in JPEG markers; and the bad cases: a
+# profile claiming 2 GiB, another colour space, EXIF of no byte order
+# before a good one, an eXIf past 64 KiB, ICC markers that do not add up.
+def icc(space, claim=None, n=256):
+    p = bytearray(n)
+    p[0:4] = struct.pack(">I", n if claim is None else claim)
+    p[8:10] = b"\x02\x10"
+    p[12:24] = b"mntr" + space + b"XYZ "
+    p[36:40] = b"acsp"
+    p[68:80] = bytes.fromhex("0000f6d6000100000000d32d")
+    # a pattern after the empty tag table: libpng takes no iCCP chunk of
+    # fewer than 92 bytes
+    p[132:] = bytes((i * 31 + (i >> 8)) & 255 for i in range(132, n))
+    return bytes(p)
+
+def exif(o, order=b"MM"):
+    return order + b"\0*\0\0\0\x08\0\x01\x01\x12\0\x03\0\0\0\x01" + \
+        struct.pack(">H", o) + bytes(6)
+
+def iccp(profile):
+    return chunk(b"iCCP", b"icc\0\0" + zlib.compress(profile))
+
+png("suite-meta.png", 5, 3, 8, 2, 0, iccp(icc(b"RGB ")) + chunk(b"eXIf", exif(6)))
+png("suite-meta-gray.png", 5, 3, 8, 0, 0, iccp(icc(b"GRAY")) + chunk(b"eXIf", exif(3)))
+png("bad-png-meta.png", 5, 3, 8, 2, 0,
+    iccp(icc(b"RGB ", 0x80000000)) + iccp(icc(b"GRAY")) +
+    chunk(b"eXIf", exif(6, b"XX")) + chunk(b"eXIf", exif(9)))
+png("bad-png-exif-long.png", 5, 3, 8, 2, 0, chunk(b"eXIf", exif(6) + bytes(70000)))
+try:
+    jpeg = open(out + "jpeg-rgb.jpg", "rb").read()
+except OSError:
+    jpeg = None
+
+def marker(m, data):
+    return b"\xff" + bytes([m]) + struct.pack(">H", len(data) + 2) + data
+
+if jpeg is not None:
+    for name, seq in (("jpeg-meta.jpg", b"\x01\x01"), ("bad-jpeg-meta.jpg", b"\x02\x01")):
+        open(out + name, "wb").write(
+            jpeg[:2] + marker(0xE1, b"Exif\0\0" + exif(8, b"MM")) +
+            marker(0xE2, b"ICC_PROFILE\0" + seq + icc(b"RGB ")) + jpeg[2:])
 SUITE
 fi
 
