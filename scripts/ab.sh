@@ -26,6 +26,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/report.sh
+. "$ROOT/scripts/report.sh"
 
 die() {
     printf 'ab.sh: %s\n' "$*" >&2
@@ -199,4 +201,4 @@ for b in "$old" "$new"; do
     ' "$trace" >>"$out/ab-strace.csv"
 done
 printf 'ab.sh: rows in %s\n' "$out" >&2
-PYTHONPATH=$ROOT/scripts python3 -m spreport ab "$out"
+spreport ab "$out"
