@@ -14,6 +14,7 @@
 
 #include "cli_batch.h"
 #include "cli_serve.h"
+#include "init.h"
 #include "job.h"
 #include "msg.h"
 #include "options.h"
@@ -308,6 +309,8 @@ static int run(int argc, char **argv)
     sp_show_name(shown, shown_out, sizeof shown_out);
     quiet_tally = o.quiet;
     st = catch_signals();
+    if (st == SP_OK)  /* after: the guard hands other faults to ours */
+        st = sp_init();
     if (st != SP_OK) {
         sp_print_error(shown, st, "");
         return EXIT_FAILURE;

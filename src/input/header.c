@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,27 +63,42 @@ static void drop_message(const char *msg)
     (void)msg;  /* library code never prints */
 }
 
+/* Set once sp_header_init() has given libnetpbm its hooks. */
+static atomic_int netpbm_ready;
+
 static void netpbm_init(void)
 {
     pm_init("scaleppm", 0);
     pm_setusererrormsgfn(keep_error);
     pm_setusermessagefn(drop_message);
+    atomic_store(&netpbm_ready, 1);
 }
 
-static void netpbm_setup(void)
+void sp_header_init(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
 
     (void)pthread_once(&once, netpbm_init);
+}
+
+static void netpbm_setup(void)
+{
     netpbm_msg[0] = '\0';
 }
 
 /* netpbm: FN(ARG), a call into libnetpbm, with libnetpbm's exit() on an
- * error turned into a return: 0, or -1 with netpbm_msg set. */
+ * error turned into a return: 0, or -1 with netpbm_msg set.  Refused
+ * (-1) before sp_header_init(): libnetpbm would print its message on
+ * stderr, with the host's hook or its own. */
 static int netpbm(void (*fn)(void *), void *arg)
 {
     jmp_buf jb;
 
+    if (!atomic_load(&netpbm_ready)) {
+        snprintf(netpbm_msg, sizeof netpbm_msg, "sp_init() was not called: "
+                 "libnetpbm is not set up");
+        return -1;
+    }
     pthread_mutex_lock(&netpbm_lock);
     if (setjmp(jb) != 0) {
         pm_setjmpbuf(saved_jb);

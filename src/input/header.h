@@ -43,6 +43,17 @@ struct sp_header {
     unsigned shrink;
 };
 
+/* sp_header_init: give libnetpbm scaleppm's program name and its error and
+ * message hooks (pm_init, pm_setusererrormsgfn, pm_setusermessagefn:
+ * errors kept per thread for WHY, messages dropped), once for the process.
+ * libnetpbm's hooks are its process's, and it has no call that reads them
+ * back to restore a host's: so only sp_init() (init.h) calls this, when
+ * its program asks, and a host that uses libnetpbm itself gives up its
+ * own hooks then.  Until then the functions below refuse every libnetpbm
+ * call: SP_E_BADHEADER (or SP_E_BADRASTER) with WHY saying so, nothing
+ * printed.  Thread-safe. */
+void sp_header_init(void);
+
 /* The most header (its comments too) read before its raster: from a
  * stream, what it may send before a header parses (input_stream.c); from
  * any input, the copy of a PAM header that libnetpbm is given

@@ -135,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sp_status st;
     FILE *f;
 
+    sp_fuzz_init();
     if (buf == NULL)
         return 0;
     if (size)
