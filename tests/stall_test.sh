@@ -45,7 +45,7 @@ trap cleanup EXIT
 cd "$WORK"
 
 sanitized=0
-if nm -- "$SP" 2>/dev/null | grep -qE '__(asan|tsan|msan|ubsan)_'; then
+if nm -- "$SP" 2>/dev/null | grep -E '__(asan|tsan|msan|ubsan)_' >/dev/null; then
     sanitized=1
 fi
 
