@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "init.h"
 #include "source.h"
 
 char fx_dir[PATH_MAX];
@@ -33,6 +34,15 @@ void fx_teardown(void)
 }
 
 int fx_run(Suite *s)
+{
+    if (sp_init() != SP_OK) {  /* what every program of the library asks */
+        fprintf(stderr, "sp_init failed\n");
+        return EXIT_FAILURE;
+    }
+    return fx_run_bare(s);
+}
+
+int fx_run_bare(Suite *s)
 {
     const char *tmp = getenv("TMPDIR");
     SRunner *sr;

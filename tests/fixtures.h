@@ -47,9 +47,14 @@ extern char fx_dir[];
 void fx_setup(void);
 void fx_teardown(void);
 
-/* fx_run: run suite S in CK_FORK mode with the usual output; returns the
+/* fx_run: sp_init() (init.h), as every program of the library calls it,
+ * then run suite S in CK_FORK mode with the usual output; returns the
  * process exit status (0 when every test passed). */
 int fx_run(Suite *s);
+
+/* fx_run_bare: fx_run without sp_init(): each test starts in a process
+ * that never called it (test_guard.c: the init itself). */
+int fx_run_bare(Suite *s);
 
 /* fx_tcase: a test case with the fx_setup/fx_teardown fixture and a
  * timeout generous enough for a sanitizer build. */

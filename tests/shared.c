@@ -18,3 +18,11 @@ int fx_images_equal(const struct sp_image *a, const struct sp_image *b)
             return 0;
     return 1;
 }
+
+ssize_t fx_file_pull(void *arg, unsigned char *buf, size_t cap)
+{
+    FILE *f = arg;
+    size_t n = fread(buf, 1, cap, f);
+
+    return n == 0 && ferror(f) ? -1 : (ssize_t)n;
+}

@@ -1,11 +1,13 @@
 /* shared.h: what the Check suites (through fixtures.h) and the fuzz
  * harnesses share, with no Check of its own so that both can link it:
- * the list of I/O paths every test that loops over paths runs, and the
- * one image comparison. */
+ * the list of I/O paths every test that loops over paths runs, the one
+ * image comparison, and a file as the plain decoder's text. */
 #ifndef SP_TEST_SHARED_H
 #define SP_TEST_SHARED_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "image.h"
 #include "input.h"
@@ -21,5 +23,9 @@ extern const enum sp_io fx_io[FX_NIO];
  * packed) and the same pixels, row by row: each row's
  * sp_image_row_bytes(), whatever either image's stride. */
 int fx_images_equal(const struct sp_image *a, const struct sp_image *b);
+
+/* fx_file_pull: the plain decoder's pull (header.h) of the FILE ARG, from
+ * its position: fread() of up to CAP bytes. */
+ssize_t fx_file_pull(void *arg, unsigned char *buf, size_t cap);
 
 #endif

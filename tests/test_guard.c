@@ -2,17 +2,24 @@
  * is SP_E_CHANGED from sp_guard_run, in the calling thread and in another
  * one, again and again, with SIGBUS unblocked afterwards; a guarded call
  * that does not fault returns its function's status; and a SIGBUS outside
- * a guarded call, with the handler installed, still kills the process. */
+ * a guarded call, with the handler installed, still kills the process.
+ * The suite runs without sp_init() (fx_run_bare): the handler is installed
+ * by sp_init() alone, and until then nothing installs it, nothing runs
+ * unguarded, a mapped load reads, and libnetpbm is refused. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fixtures.h"
 #include "guard.h"
+#include "header.h"
+#include "init.h"
 
 /* A two-page file, mapped whole, then truncated to nothing: every byte of
  * the mapping faults. */
@@ -122,8 +129,8 @@ START_TEST(test_status_passed)
 }
 END_TEST
 
-/* In a child: install the handler with a guarded call, check that it is
- * there, then read the cut mapping unguarded.  The child must die of
+/* In a child: the handler installed (sp_init, the fixture), check that it
+ * is there, then read the cut mapping unguarded.  The child must die of
  * SIGBUS; exit 2 says the handler was missing, 0 that the read survived. */
 START_TEST(test_unguarded_kills)
 {
@@ -171,9 +178,9 @@ static void program_handler(int sig)
     (void)write(seen_fd, "b", 1);
 }
 
-/* In a child: a program handler that returns, then the guard's; an
- * unguarded fault must reach the program's handler (its cleanup) and
- * still kill the child with SIGBUS. */
+/* In a child: a program handler that returns, then the guard's (sp_init
+ * after it, as main.c does); an unguarded fault must reach the program's
+ * handler (its cleanup) and still kill the child with SIGBUS. */
 START_TEST(test_unguarded_chains)
 {
     struct cut_map m;
@@ -193,7 +200,7 @@ START_TEST(test_unguarded_chains)
         seen_fd = p[1];
         sa.sa_handler = program_handler;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(SIGBUS, &sa, NULL) != 0 ||
+        if (sigaction(SIGBUS, &sa, NULL) != 0 || sp_init() != SP_OK ||
             sp_guard_run(answer, &zero) != SP_OK)
             _exit(2);
         (void)touch((void *)m.p);
@@ -210,21 +217,73 @@ START_TEST(test_unguarded_chains)
 }
 END_TEST
 
+/* Before sp_init(): no SIGBUS handler of ours, a guarded call refused
+ * without running, a PNM header refused saying why, and (libnetpbm set up
+ * alone) a mapped load read instead; after it, the handler there and the
+ * load mapped; a second sp_init() changes nothing. */
+START_TEST(test_init)
+{
+    const char *path = fx_path("in.ppm");
+    struct sp_load_info info;
+    struct sp_image img, want;
+    struct sigaction first, now;
+    sp_status zero = SP_OK;
+
+    fx_make_image(&want, 16, 8, 3, 1, 255, 1);
+    fx_write_image(path, &want);
+    /* the default, or a sanitizer's handler: whatever was there first */
+    ck_assert_int_eq(sigaction(SIGBUS, NULL, &first), 0);
+    ck_assert(!sp_guard_ready());
+    ck_assert_int_eq(sp_guard_run(answer, &zero), ENOTSUP);
+    ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), SP_E_BADHEADER);
+    ck_assert_msg(strstr(info.why, "sp_init()") != NULL, "%s", info.why);
+
+    sp_header_init();
+    ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), SP_OK);
+    ck_assert_int_eq(info.io_used, SP_IO_READ);
+    ck_assert(fx_images_equal(&img, &want));
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    ck_assert_int_eq(sigaction(SIGBUS, NULL, &now), 0);
+    ck_assert(now.sa_handler == first.sa_handler);
+
+    ck_assert_int_eq(sp_init(), SP_OK);
+    ck_assert_int_eq(sp_init(), SP_OK);
+    ck_assert(sp_guard_ready());
+    ck_assert_int_eq(sigaction(SIGBUS, NULL, &now), 0);
+    ck_assert((now.sa_flags & SA_SIGINFO) && now.sa_sigaction != NULL &&
+              now.sa_sigaction != first.sa_sigaction);
+    ck_assert_int_eq(sp_load(path, SP_IO_MMAP, &img, &info), SP_OK);
+    ck_assert_int_eq(info.io_used, SP_IO_MMAP);
+    ck_assert(fx_images_equal(&img, &want));
+    ck_assert_int_eq(sp_image_release(&img), SP_OK);
+    sp_image_release(&want);
+}
+END_TEST
+
+static void init_setup(void)
+{
+    ck_assert_int_eq(sp_init(), SP_OK);
+}
+
 static Suite *guard_suite(void)
 {
     Suite *s = suite_create("guard");
     TCase *tc = fx_tcase("guard");
+    TCase *bare = fx_tcase("before_init");
 
+    tcase_add_checked_fixture(tc, init_setup, NULL);
     tcase_add_test(tc, test_calling_thread);
     tcase_add_test(tc, test_other_thread);
     tcase_add_test(tc, test_status_passed);
     tcase_add_test(tc, test_unguarded_kills);
-    tcase_add_test(tc, test_unguarded_chains);
     suite_add_tcase(s, tc);
+    tcase_add_test(bare, test_unguarded_chains);
+    tcase_add_test(bare, test_init);
+    suite_add_tcase(s, bare);
     return s;
 }
 
 int main(void)
 {
-    return fx_run(guard_suite());
+    return fx_run_bare(guard_suite());
 }

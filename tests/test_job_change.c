@@ -168,7 +168,7 @@ START_TEST(test_sigbus_unguarded)
     fx_make_image(&img, 64, 48, 3, 1, 255, 1);
     fx_write_image(in, &img);
     sp_image_release(&img);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);  /* installs the handler */
+    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);  /* sp_init's handler */
     ck_assert_int_eq(sigaction(SIGBUS, NULL, &now), 0);
     ck_assert_msg((now.sa_flags & SA_SIGINFO) && now.sa_sigaction != NULL,
                   "no SIGBUS handler after a mapped run");

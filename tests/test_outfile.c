@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_pending.h"
 #include "fixtures.h"
 #include "outfile.h"
 #include "sys.h"
@@ -71,10 +72,10 @@ START_TEST(test_unnamed_until_commit)
 
     ck_assert_int_eq(sp_outfile_open(&o, path, 0, why), SP_OK);
     put(&o, "never");
-    ck_assert_int_eq(sp_outfile_discard_pending(), 1);
+    ck_assert_int_eq(sp_cli_discard_pending(), 1);
     close(o.fd);
     sp_outfile_close(&o);
-    ck_assert_int_eq(sp_outfile_discard_pending(), 0);
+    ck_assert_int_eq(sp_cli_discard_pending(), 0);
     assert_text(path, "abc");
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
     ck_assert_int_eq(fx_count_fds(), fds);
@@ -125,7 +126,7 @@ START_TEST(test_named_fallback)
 
     ck_assert_int_eq(sp_outfile_open(&o, path, 0, why), SP_OK);
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 2);
-    ck_assert_int_eq(sp_outfile_discard_pending(), 1);
+    ck_assert_int_eq(sp_cli_discard_pending(), 1);
     ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
     close(o.fd);
     sp_outfile_close(&o);
@@ -344,11 +345,42 @@ START_TEST(test_link_to_other_dir)
 }
 END_TEST
 
+/* With no registry installed (a library host): a named temporary is
+ * registered nowhere, so no handler could remove it, and a close still
+ * does. */
+START_TEST(test_no_registry)
+{
+    char why[SP_WHY_MAX];
+    struct sp_outfile o;
+    sp_status st;
+
+    sp_sys.openat = no_tmpfile;
+    st = sp_outfile_open(&o, fx_path("out.ppm"), 0, why);
+    sp_sys_reset();
+    ck_assert_int_eq(st, SP_OK);
+    /* named, but in no registry: nothing a handler would find */
+    ck_assert(o.tmp != NULL && o.slot == 0);
+    ck_assert_int_eq(sp_cli_discard_pending(), 0);
+    ck_assert_int_eq(fx_count_entries(fx_dir, ".out.ppm."), 1);
+    close(o.fd);
+    sp_outfile_close(&o);
+    ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 0);
+}
+END_TEST
+
+/* The command line's registry, as main.c installs it. */
+static void registry_setup(void)
+{
+    sp_cli_pending_install();
+}
+
 static Suite *outfile_suite(void)
 {
     Suite *s = suite_create("outfile");
+    TCase *bare = fx_tcase("no_registry");
     TCase *tc = fx_tcase("outfile");
 
+    tcase_add_checked_fixture(tc, registry_setup, NULL);
     tcase_add_test(tc, test_unnamed_until_commit);
     tcase_add_test(tc, test_named_fallback);
     tcase_add_test(tc, test_held_descriptors);
@@ -360,6 +392,8 @@ static Suite *outfile_suite(void)
     tcase_add_test(tc, test_durable_replace);
     tcase_add_test(tc, test_link_to_other_dir);
     suite_add_tcase(s, tc);
+    tcase_add_test(bare, test_no_registry);
+    suite_add_tcase(s, bare);
     return s;
 }
 

@@ -18,9 +18,9 @@
     }
 
 static const struct sp_sys real = REAL_CALLS;
-struct sp_sys sp_sys = REAL_CALLS;
+SP_INTERNAL struct sp_sys sp_sys = REAL_CALLS;
 
-void sp_sys_reset(void)
+SP_INTERNAL void sp_sys_reset(void)
 {
     sp_sys = real;
 }

@@ -4,7 +4,8 @@
  * Production code calls sp_sys.read(...) instead of read(...); a test swaps
  * an entry to force EINTR, short reads or an mmap failure, and puts the
  * original back with sp_sys_reset().  The table is process-global: swap it
- * only while no load is running. */
+ * only while no load is running.  A test seam, internal (internal.h):
+ * hidden from a shared library's symbols, never a library user's. */
 #ifndef SP_SYS_H
 #define SP_SYS_H
 
@@ -13,6 +14,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "internal.h"
 #include "status.h"
 
 struct sp_sys {
@@ -37,10 +39,10 @@ struct sp_sys {
     int (*fsync)(int fd);
 };
 
-extern struct sp_sys sp_sys;
+extern SP_INTERNAL struct sp_sys sp_sys;
 
 /* sp_sys_reset: put every entry of sp_sys back to the real call. */
-void sp_sys_reset(void);
+SP_INTERNAL void sp_sys_reset(void);
 
 /* sp_sys_read_some: one read() of up to LEN bytes from FD into BUF, made
  * again after EINTR: the bytes read (0 at end of file), or -1 with errno

@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "cli_batch.h"
+#include "cli_pending.h"
 #include "cli_serve.h"
 #include "decode.h"
+#include "init.h"
 #include "job.h"
 #include "msg.h"
 #include "options.h"
@@ -143,7 +145,7 @@ NO_ASAN static void on_fatal_signal(int sig)
     if (atomic_flag_test_and_set(&ending))
         for (;;)
             pause();
-    discarded = sp_outfile_discard_pending();
+    discarded = sp_cli_discard_pending();
 
     put_err("scaleppm: ");
     put_err(shown_out);
@@ -193,7 +195,7 @@ static int quiet_tally;
  * not in place removed, the tally T printed, then death by SIG. */
 static void batch_stopped(int sig, const struct sp_tally *t)
 {
-    (void)sp_outfile_discard_pending();
+    (void)sp_cli_discard_pending();
     if (!quiet_tally)
         sp_cli_tally_print(t);
     die_by(sig);
@@ -304,7 +306,10 @@ static int run(int argc, char **argv)
     shown = o.target ? o.target : o.job.out ? o.job.out : o.job.in;
     sp_show_name(shown, shown_out, sizeof shown_out);
     quiet_tally = o.quiet;
+    sp_cli_pending_install();  /* what the handler removes */
     st = catch_signals();
+    if (st == SP_OK)  /* after: the guard hands other faults to ours */
+        st = sp_init();
     if (st != SP_OK) {
         sp_print_error(shown, st, "");
         return EXIT_FAILURE;

@@ -4,12 +4,14 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* The armed jump buffer of this thread, NULL while it reads no mapping. */
 static __thread sigjmp_buf *volatile armed;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int install_error;
+static atomic_int installed;  /* by sp_guard_init() */
 /* The SIGBUS action before ours (a program's cleanup), for the faults
  * that are not a guarded read's. */
 static struct sigaction before;
@@ -39,6 +41,19 @@ static void install(void)
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGBUS, &sa, &before) != 0)
         install_error = errno;
+    else
+        atomic_store(&installed, 1);
+}
+
+sp_status sp_guard_init(void)
+{
+    pthread_once(&once, install);
+    return install_error;
+}
+
+int sp_guard_ready(void)
+{
+    return atomic_load(&installed);
 }
 
 sp_status sp_guard_run(sp_status (*fn)(void *arg), void *arg)
@@ -46,9 +61,9 @@ sp_status sp_guard_run(sp_status (*fn)(void *arg), void *arg)
     sigjmp_buf jb;
     sp_status st;
 
-    pthread_once(&once, install);
-    if (install_error != 0)
-        return install_error;
+    /* never unguarded: a fault would kill the process */
+    if (!sp_guard_ready())
+        return ENOTSUP;
     /* savemask 1: the jump also unblocks SIGBUS, blocked in the handler */
     if (sigsetjmp(jb, 1) != 0) {
         armed = NULL;

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,8 +22,13 @@ static __thread char netpbm_msg[SP_WHY_MAX];
 
 /* libnetpbm keeps one jump buffer for the process: one thread at a time
  * calls it (a batch loads several files at once), a call at a time
- * (netpbm()).  A header read from a stream that stalls holds the others'
- * calls until it comes or fails. */
+ * (netpbm()).  Under this lock libnetpbm only ever reads or writes memory:
+ * a header is copied out of its input first (copy_pnm, copy_pam), a plain
+ * raster's text is pulled a chunk at a time by the caller's function and
+ * decoded a row at a time (sp_header_decode_plain_rows), a header written
+ * is written to memory and then to its output.  Whatever blocks (a stream
+ * that stalls, a slow disk, a pipe nobody reads) blocks one job, never
+ * the others' calls. */
 static pthread_mutex_t netpbm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* libnetpbm's PAM_STRUCT_SIZE(tuple_type), without its member access
@@ -57,27 +63,42 @@ static void drop_message(const char *msg)
     (void)msg;  /* library code never prints */
 }
 
+/* Set once sp_header_init() has given libnetpbm its hooks. */
+static atomic_int netpbm_ready;
+
 static void netpbm_init(void)
 {
     pm_init("scaleppm", 0);
     pm_setusererrormsgfn(keep_error);
     pm_setusermessagefn(drop_message);
+    atomic_store(&netpbm_ready, 1);
 }
 
-static void netpbm_setup(void)
+void sp_header_init(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
 
     (void)pthread_once(&once, netpbm_init);
+}
+
+static void netpbm_setup(void)
+{
     netpbm_msg[0] = '\0';
 }
 
 /* netpbm: FN(ARG), a call into libnetpbm, with libnetpbm's exit() on an
- * error turned into a return: 0, or -1 with netpbm_msg set. */
+ * error turned into a return: 0, or -1 with netpbm_msg set.  Refused
+ * (-1) before sp_header_init(): libnetpbm would print its message on
+ * stderr, with the host's hook or its own. */
 static int netpbm(void (*fn)(void *), void *arg)
 {
     jmp_buf jb;
 
+    if (!atomic_load(&netpbm_ready)) {
+        snprintf(netpbm_msg, sizeof netpbm_msg, "sp_init() was not called: "
+                 "libnetpbm is not set up");
+        return -1;
+    }
     pthread_mutex_lock(&netpbm_lock);
     if (setjmp(jb) != 0) {
         pm_setjmpbuf(saved_jb);
@@ -143,13 +164,13 @@ static int read_pam(FILE *f, struct pam *pam)
  * has, and no chunk is 254 bytes long. */
 #define PAM_CHUNK 255
 
-/* A PAM header, copied: the bytes libnetpbm reads, and how many were
- * added to the input's. */
+/* A header, copied: the bytes libnetpbm reads, how many were added to
+ * the input's (a PAM's) and how many left out (a comment's, P1 to P6). */
 struct pam_copy {
     char *p;
     size_t len, cap;
-    size_t added;
-    int cut;  /* stopped at SP_HEADER_MAX, with no ENDHDR line */
+    size_t added, removed;
+    int cut;  /* stopped at SP_HEADER_MAX, before the header's end */
 };
 
 static int copy_put(struct pam_copy *c, const char *p, size_t n)
@@ -232,37 +253,92 @@ static sp_status copy_pam(FILE *f, struct pam_copy *c)
     return SP_OK;
 }
 
+/* copy_pnm: the P1 to P6 header at F's position (MAGIC's) read once into
+ * *C, up to and through the character that ends its last number (two
+ * numbers for PBM, three for the others) and the comment that character
+ * may start, as libnetpbm reads a number (pm_getuint: any one character
+ * ends it, a '#' with its comment), or to the end of F or SP_HEADER_MAX
+ * bytes (C->cut); F is left after it.  A comment's text is left out, its
+ * '#' and the end of its line kept: libnetpbm reads a comment as the end
+ * of its line, so that it reads the header the input has, and a header
+ * of long comments (legal, and unbounded by a path) costs no memory.
+ * What is not a digit or a comment is copied as it is, for libnetpbm to
+ * take as white space or refuse.  Returns 0 or ENOMEM. */
+static sp_status copy_pnm(FILE *f, int magic, struct pam_copy *c)
+{
+    unsigned numbers = magic == '1' || magic == '4' ? 2 : 3, seen = 0;
+    char mag[2];
+    int digits = 0, ch;
+
+    /* the magic number, checked already: its digit is no number */
+    if (fread(mag, 1, 2, f) != 2)
+        return SP_E_BADHEADER;
+    if (copy_put(c, mag, 2) != 0)
+        return ENOMEM;
+    while (seen < numbers && (ch = getc(f)) != EOF) {
+        char b = (char)ch;
+        int isdigit_ch = ch >= '0' && ch <= '9';
+
+        if (c->len >= SP_HEADER_MAX) {
+            c->cut = 1;
+            break;
+        }
+        if (copy_put(c, &b, 1) != 0)
+            return ENOMEM;
+        if (ch == '#') {  /* to the end of its line, which is kept */
+            while ((ch = getc(f)) != EOF && ch != '\n' && ch != '\r')
+                c->removed++;
+            b = (char)ch;
+            if (ch != EOF && copy_put(c, &b, 1) != 0)
+                return ENOMEM;
+        }
+        if (digits && !isdigit_ch)
+            seen++;  /* ended by this character (or comment) */
+        digits = isdigit_ch;
+    }
+    return SP_OK;
+}
+
 /* read_header: pnm_readpaminit of the header at F's position into PAM,
- * *END set to the input's offset of its raster.  A PAM header is read
- * from a copy made once (copy_pam), so that libnetpbm reads the bytes the
- * copy was checked in, whatever is written to the input meanwhile.
- * Returns 0, an errno value, or SP_E_BADHEADER with netpbm_msg set. */
+ * *END set to the input's offset of its raster.  The header is read from
+ * a copy made once (copy_pnm, copy_pam), outside libnetpbm's lock, so that
+ * libnetpbm reads memory only, and the bytes the copy was checked in,
+ * whatever is written to the input meanwhile.  Returns 0, an errno value,
+ * or SP_E_BADHEADER with netpbm_msg set. */
 static sp_status read_header(FILE *f, int magic, struct pam *pam, off_t *end)
 {
-    struct pam_copy c = {NULL, 0, 0, 0, 0};
+    struct pam_copy c = {NULL, 0, 0, 0, 0, 0};
     off_t start = ftello(f);
     sp_status st;
     FILE *mem;
 
-    if (magic != '7') {
-        if (read_pam(f, pam) != 0)
-            return SP_E_BADHEADER;
-        *end = ftello(f);
-        return *end < 0 ? SP_E_BADHEADER : SP_OK;
-    }
-    st = start < 0 ? errno : copy_pam(f, &c);
+    st = start < 0           ? errno
+         : magic == '7' ? copy_pam(f, &c)
+                        : copy_pnm(f, magic, &c);
     mem = st == SP_OK ? fmemopen(c.p, c.len, "rb") : NULL;
     if (st == SP_OK && mem == NULL)
         st = errno;
     if (mem != NULL) {
+        off_t took;
+
         st = read_pam(mem, pam) != 0 ? SP_E_BADHEADER : SP_OK;
-        *end = start + ftello(mem) - (off_t)c.added;
+        took = ftello(mem);
+        *end = start + took - (off_t)c.added + (off_t)c.removed;
+        /* libnetpbm ends a P1 to P6 header where copy_pnm does: a comment
+         * left out is before its end */
+        if (st == SP_OK && magic != '7' && took != (off_t)c.len) {
+            snprintf(netpbm_msg, sizeof netpbm_msg, "libnetpbm ended the "
+                     "header after %lld of its %zu bytes",
+                     (long long)took, c.len);
+            st = SP_E_BADHEADER;
+        }
         fclose(mem);
     }
     if (st == SP_E_BADHEADER && c.cut)
         snprintf(netpbm_msg, sizeof netpbm_msg, "no end to it in the first "
-                 "%u bytes: a PAM header (its comments too) is read that far "
-                 "at most", SP_HEADER_MAX);
+                 "%u bytes: a %s is read that far at most", SP_HEADER_MAX,
+                 magic == '7' ? "PAM header (its comments too)"
+                              : "header (but for its comments' text)");
     free(c.p);
     return st;
 }
@@ -362,56 +438,158 @@ static void put_row(const struct pam *pam, const tuple *tuples,
             sp_sample_put(p, (unsigned)tuples[x][c], bytes);
 }
 
-/* read_rows: decode every row of PAM to where ROW(ARG, y) says, a row a
- * call into libnetpbm (so a batch's other loads go on between them).
- * Returns 0, -1 with netpbm_msg set, or -2 when ROW had no memory for a
- * row. */
-static int read_rows(struct pam *pam, sp_row_fn *row, void *arg,
-                     const struct sp_header *hdr)
+/* plain_begin: PAM and *ROW set up for HDR's plain raster, as
+ * pnm_readpaminit sets them up, from a header written for it (the
+ * input's was read already, and its text is not kept). */
+static sp_status plain_begin(const struct sp_header *hdr, struct pam *pam,
+                             tuple **row)
 {
     struct call c = {NULL, pam, NULL};
-    int rc = 0;
+    char text[80];
+    int n = hdr->packed
+                ? snprintf(text, sizeof text, "P%c\n%zu %zu\n", hdr->magic,
+                           hdr->width, hdr->height)
+                : snprintf(text, sizeof text, "P%c\n%zu %zu\n%u\n",
+                           hdr->magic, hdr->width, hdr->height, hdr->maxval);
+    FILE *mem = fmemopen(text, (size_t)n, "rb");
+    int rc;
 
+    if (mem == NULL)
+        return errno;
+    rc = read_pam(mem, pam);
+    fclose(mem);
+    if (rc != 0 || (size_t)pam->width != hdr->width ||
+        (size_t)pam->height != hdr->height)
+        return SP_E_BADHEADER;
     if (netpbm(call_allocpamrow, &c) != 0)
-        return -1;
-    for (int y = 0; y < pam->height && rc == 0; y++) {
-        unsigned char *p = row(arg, (size_t)y);
+        return SP_E_BADHEADER;
+    *row = c.row;
+    return SP_OK;
+}
 
-        if (p == NULL)
-            rc = -2;
-        else if (netpbm(call_readpamrow, &c) != 0)
-            rc = -1;
-        else
-            put_row(pam, c.row, p, hdr->sample_size, hdr->packed);
-    }
-    pnm_freepamrow(c.row);
+/* plain_row: one row of PAM's plain raster from the LEN bytes at TEXT
+ * into C->row, *USED set to the bytes it took.  Returns 0, 1 when
+ * libnetpbm met the end of TEXT (the row may go on in what follows), or
+ * -1 with netpbm_msg set. */
+static int plain_row(struct call *c, const unsigned char *text, size_t len,
+                     size_t *used)
+{
+    static const unsigned char none[1];
+    FILE *mem = fmemopen((void *)(len > 0 ? text : none), len, "rb");
+    int rc;
+
+    if (mem == NULL)
+        return -2;
+    c->pam->file = mem;
+    rc = netpbm(call_readpamrow, c);
+    if (rc != 0 && feof(mem))
+        rc = 1;
+    *used = (size_t)ftello(mem);
+    c->pam->file = NULL;
+    fclose(mem);
     return rc;
 }
 
-sp_status sp_header_decode_plain_rows(FILE *f, const struct sp_header *hdr,
-                                      sp_row_fn *row, void *arg, off_t *end,
-                                      char *why)
+/* The text read at a time, and the most one row's text may take before
+ * the row ends (its samples at their longest and a space each, and
+ * SP_HEADER_MAX of white space and comments). */
+#define PLAIN_CHUNK ((size_t)1 << 16)
+
+static size_t plain_row_max(const struct sp_header *hdr)
+{
+    size_t samples = hdr->width * (hdr->packed ? 1 : hdr->channels), max;
+
+    if (__builtin_mul_overflow(samples, (size_t)8, &max) ||
+        __builtin_add_overflow(max, (size_t)SP_HEADER_MAX, &max))
+        return SIZE_MAX;
+    return max;
+}
+
+/* pull_more: what the text's pull brings after the row now at P of T
+ * (T->buf[P..T->len)): that row moved to the buffer's start, the buffer
+ * grown while full. */
+static sp_status pull_more(struct sp_plain_text *t, size_t p)
+{
+    ssize_t n;
+
+    if (p > 0 && t->len > p)
+        memmove(t->buf, t->buf + p, t->len - p);
+    t->len -= p;
+    if (t->cap - t->len < PLAIN_CHUNK) {
+        /* doubled: a long row is tried again a few times, not often */
+        size_t cap = t->cap > PLAIN_CHUNK ? 2 * t->cap : 2 * PLAIN_CHUNK;
+        unsigned char *q;
+
+        if (cap < t->cap || (q = realloc(t->buf, cap)) == NULL)
+            return ENOMEM;
+        t->buf = q;
+        t->cap = cap;
+    }
+    n = t->pull(t->arg, t->buf + t->len, t->cap - t->len);
+    if (n < 0)
+        return errno;
+    t->len += (size_t)n;
+    t->eof = n == 0;
+    return SP_OK;
+}
+
+sp_status sp_header_decode_plain_rows(struct sp_plain_text *t,
+                                      const struct sp_header *hdr,
+                                      sp_row_fn *row, void *arg, char *why)
 {
     struct pam pam;
-    int rc;
+    struct call c = {NULL, &pam, NULL};
+    size_t p = 0, max = plain_row_max(hdr);
+    sp_status st;
 
     why[0] = '\0';
+    t->used = 0;
     netpbm_setup();
-    if (fseeko(f, hdr->start, SEEK_SET) != 0 || read_pam(f, &pam) != 0) {
+    st = plain_begin(hdr, &pam, &c.row);
+    if (st == SP_E_BADHEADER)
         snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
-        return SP_E_BADHEADER;
+    for (size_t y = 0; st == SP_OK && y < hdr->height; y++) {
+        unsigned char *out = row(arg, y);
+        size_t used = 0;
+        int rc = 1;
+
+        if (out == NULL)
+            st = ENOMEM;
+        while (st == SP_OK && rc == 1) {
+            /* an empty text is libnetpbm's to end only at the end */
+            rc = t->len > p   ? plain_row(&c, t->buf + p, t->len - p, &used)
+                 : t->eof ? plain_row(&c, NULL, 0, &used)
+                          : 1;
+            if (rc == -2)
+                st = errno;
+            else if (rc == -1 || (rc == 1 && t->eof)) {
+                snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
+                st = SP_E_BADRASTER;
+            } else if (rc == 1 && t->len - p >= max) {
+                snprintf(why, SP_WHY_MAX, "row %zu: no end to it in %zu "
+                         "bytes: a plain row's text (its white space and "
+                         "comments too) is read that far at most", y,
+                         t->len - p);
+                st = SP_E_BADRASTER;
+            } else if (rc == 1) {  /* outside the lock: it may block */
+                t->used += p;
+                st = pull_more(t, p);
+                p = 0;
+            }
+        }
+        if (st == SP_OK) {
+            put_row(&pam, c.row, out, hdr->sample_size, hdr->packed);
+            p += used;
+        }
     }
-    if ((size_t)pam.width != hdr->width || (size_t)pam.height != hdr->height)
-        return SP_E_BADHEADER;
-    rc = read_rows(&pam, row, arg, hdr);
-    if (rc == -2)
-        return ENOMEM;
-    if (rc != 0) {
-        snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
-        return SP_E_BADRASTER;
-    }
-    *end = ftello(f);
-    return SP_OK;
+    t->used += p;
+    /* what was read past the raster stays at the buffer's start */
+    if (p > 0 && t->len > p)
+        memmove(t->buf, t->buf + p, t->len - p);
+    t->len -= p;
+    if (c.row != NULL)
+        pnm_freepamrow(c.row);
+    return st;
 }
 
 /* A flat raster: row Y at Y * stride. */
@@ -427,12 +605,13 @@ static unsigned char *flat_row(void *arg, size_t y)
     return fl->raster + y * fl->stride;
 }
 
-sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
-                                 unsigned char *raster, off_t *end, char *why)
+sp_status sp_header_decode_plain(struct sp_plain_text *t,
+                                 const struct sp_header *hdr,
+                                 unsigned char *raster, char *why)
 {
     struct flat fl = {raster, hdr->raster_bytes / hdr->height};
 
-    return sp_header_decode_plain_rows(f, hdr, flat_row, &fl, end, why);
+    return sp_header_decode_plain_rows(t, hdr, flat_row, &fl, why);
 }
 
 /* write_pam: pnm_writepaminit(PAM) as netpbm() calls it. */
@@ -446,6 +625,10 @@ static int write_pam(struct pam *pam)
 sp_status sp_header_write(FILE *f, const struct sp_image *layout, char *why)
 {
     struct pam pam;
+    char *text = NULL;
+    size_t len = 0;
+    sp_status st = SP_OK;
+    int rc;
 
     why[0] = '\0';
     netpbm_setup();
@@ -467,7 +650,6 @@ sp_status sp_header_write(FILE *f, const struct sp_image *layout, char *why)
     memset(&pam, 0, sizeof pam);
     pam.size = sizeof pam;
     pam.len = PAM_LEN;
-    pam.file = f;
     switch (layout->magic) {
     case '4': pam.format = RPBM_FORMAT; break;
     case '5': pam.format = RPGM_FORMAT; break;
@@ -486,11 +668,20 @@ sp_status sp_header_write(FILE *f, const struct sp_image *layout, char *why)
     pam.maxval = layout->maxval;
     snprintf(pam.tuple_type, sizeof pam.tuple_type, "%s",
              layout->tuple_type);
-    if (write_pam(&pam) != 0) {
+    /* written to memory under the lock, then to F outside it */
+    pam.file = open_memstream(&text, &len);
+    if (pam.file == NULL)
+        return errno;
+    rc = write_pam(&pam);
+    if (fclose(pam.file) != 0 && rc == 0)
+        st = errno;
+    else if (rc != 0) {
         snprintf(why, SP_WHY_MAX, "%s", netpbm_msg);
-        return SP_E_BADHEADER;
-    }
-    return SP_OK;
+        st = SP_E_BADHEADER;
+    } else if (fwrite(text, 1, len, f) != len)
+        st = errno != 0 ? errno : EIO;
+    free(text);
+    return st;
 }
 
 void sp_image_type_of(struct sp_image *img, const struct sp_header *hdr)

@@ -3,8 +3,8 @@
  * libnetpbm enters scaleppm here (and in the PNM writer).  It reports bad
  * input by calling exit() unless a jump buffer is set; these functions set
  * one around every libnetpbm call and turn its message into a status and a
- * text.  libnetpbm's jump buffer is one global: call them from the main
- * thread only. */
+ * text.  libnetpbm's jump buffer is one global: they call it under one
+ * lock, on memory only (header.c), from any thread. */
 #ifndef SP_HEADER_H
 #define SP_HEADER_H
 
@@ -43,6 +43,17 @@ struct sp_header {
     unsigned shrink;
 };
 
+/* sp_header_init: give libnetpbm scaleppm's program name and its error and
+ * message hooks (pm_init, pm_setusererrormsgfn, pm_setusermessagefn:
+ * errors kept per thread for WHY, messages dropped), once for the process.
+ * libnetpbm's hooks are its process's, and it has no call that reads them
+ * back to restore a host's: so only sp_init() (init.h) calls this, when
+ * its program asks, and a host that uses libnetpbm itself gives up its
+ * own hooks then.  Until then the functions below refuse every libnetpbm
+ * call: SP_E_BADHEADER (or SP_E_BADRASTER) with WHY saying so, nothing
+ * printed.  Thread-safe. */
+void sp_header_init(void);
+
 /* The most header (its comments too) read before its raster: from a
  * stream, what it may send before a header parses (input_stream.c); from
  * any input, the copy of a PAM header that libnetpbm is given
@@ -60,14 +71,39 @@ struct sp_header {
  * SP_E_BADHEADER or SP_E_TOOBIG. */
 sp_status sp_header_parse(FILE *f, struct sp_header *hdr, char *why);
 
-/* sp_header_decode_plain: decode the plain (P1/P2/P3) raster described by
- * HDR from F (seekable; read again from hdr->start) into RASTER,
- * hdr->raster_bytes bytes in the binary layout (16-bit samples
- * big-endian, PBM packed).  *END gets the offset past the last sample and
- * the one whitespace character libnetpbm reads after it.  Returns 0,
- * SP_E_BADRASTER (WHY says where) or SP_E_BADHEADER. */
-sp_status sp_header_decode_plain(FILE *f, const struct sp_header *hdr,
-                                 unsigned char *raster, off_t *end, char *why);
+/* A plain (P1/P2/P3) raster's text, from the raster's first byte: the LEN
+ * bytes at BUF (CAP allocated, with malloc) read so far, then what
+ * PULL(ARG, BUF, CAP) reads: one read of up to CAP bytes (it need not
+ * fill them), the bytes read, 0 at the end of the input, or -1 with errno
+ * set.  libnetpbm decodes memory only: PULL is called outside its lock,
+ * so a stream that stalls holds its own job and no other.  The text is
+ * pulled a chunk (or what a read brings) at a time and decoded a row at a
+ * time, from the row's start, tried again with more text when libnetpbm
+ * meets the end of what was read: memory holds one row's text and a
+ * chunk, and a row's text is read as far as its samples at their
+ * longest, a space each, and SP_HEADER_MAX more (white space and
+ * comments) at most (SP_E_BADRASTER past it).  After a decode, USED is
+ * the text's bytes the raster took (its last sample and the one
+ * character libnetpbm reads after it), and BUF holds the LEN bytes read
+ * past them (a stream's next image); the caller frees BUF. */
+typedef ssize_t sp_pull_fn(void *arg, unsigned char *buf, size_t cap);
+
+struct sp_plain_text {
+    sp_pull_fn *pull;
+    void *arg;
+    unsigned char *buf;
+    size_t len, cap;
+    int eof;      /* PULL said the end */
+    size_t used;
+};
+
+/* sp_header_decode_plain: decode the plain raster described by HDR from
+ * T into RASTER, hdr->raster_bytes bytes in the binary layout (16-bit
+ * samples big-endian, PBM packed).  Returns 0, SP_E_BADRASTER (WHY says
+ * where), an errno value of T's PULL, or ENOMEM. */
+sp_status sp_header_decode_plain(struct sp_plain_text *t,
+                                 const struct sp_header *hdr,
+                                 unsigned char *raster, char *why);
 
 /* Where a decoded row goes: row Y's bytes (a row of the binary layout) at
  * the pointer returned, or NULL when there is no memory for it. */
@@ -75,11 +111,11 @@ typedef unsigned char *sp_row_fn(void *arg, size_t y);
 
 /* sp_header_decode_plain_rows: as sp_header_decode_plain, each row decoded
  * to where ROW(ARG, y) says when it is reached, so that the memory can
- * follow the rows that arrive.  Returns what sp_header_decode_plain does,
- * or ENOMEM when ROW returns NULL. */
-sp_status sp_header_decode_plain_rows(FILE *f, const struct sp_header *hdr,
-                                      sp_row_fn *row, void *arg, off_t *end,
-                                      char *why);
+ * follow the rows that arrive.  Returns what sp_header_decode_plain does
+ * (ENOMEM too when ROW returns NULL). */
+sp_status sp_header_decode_plain_rows(struct sp_plain_text *t,
+                                      const struct sp_header *hdr,
+                                      sp_row_fn *row, void *arg, char *why);
 
 /* The longest PAM tuple type sp_header_write() writes: libnetpbm reads a
  * "TUPLTYPE " line of up to 255 bytes back. */

@@ -32,22 +32,26 @@ const char *sp_io_name(enum sp_io io)
     return io >= SP_IO_READ && io <= SP_IO_AUTO ? names[io] : "read";
 }
 
-/* decode_plain: F's plain raster, HDR's, into a fresh malloc'd buffer
- * that the read path holds; *END gets the offset just past its last
- * sample. */
-static sp_status decode_plain(struct sp_input *in, FILE *f,
+/* decode_plain: the plain raster of HDR, its text read by RD from its
+ * first byte, into a fresh malloc'd buffer that the read path holds;
+ * *END gets the offset just past its last sample. */
+static sp_status decode_plain(struct sp_input *in, struct sp_reader *rd,
                               const struct sp_header *hdr, off_t *end,
                               char *why)
 {
     unsigned char *buf = malloc(hdr->raster_bytes);
+    struct sp_plain_text t = {.pull = sp_reader_pull, .arg = rd};
     sp_status st;
 
     if (buf == NULL)
         return ENOMEM;
-    st = sp_header_decode_plain(f, hdr, buf, end, why);
+    rd->pos = hdr->raster_offset;
+    st = sp_header_decode_plain(&t, hdr, buf, why);
+    free(t.buf);
     if (st != SP_OK)
         free(buf);
     else {
+        *end = hdr->raster_offset + (off_t)t.used;
         sp_input_hold(in, hdr, buf, hdr->raster_bytes, buf);
         in->path = &sp_input_read;
     }
@@ -85,9 +89,9 @@ static sp_status parse_file(struct sp_input *in, const struct sp_accept *acc,
         st = sp_input_check_length(hdr, (size_t)in->stamp.size, why);
     if (st == SP_OK)
         st = sp_input_ask(acc, hdr, why);
-    if (st == SP_OK && hdr->plain)
-        st = decode_plain(in, f, hdr, end, why);
     fclose(f);
+    if (st == SP_OK && hdr->plain)
+        st = decode_plain(in, &rd, hdr, end, why);
     if (rd.error != 0 && st != SP_OK)
         st = rd.error;
     return st;

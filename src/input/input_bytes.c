@@ -1,7 +1,7 @@
 /* What input.c and the load paths share (input_path.h): the calls of a
  * raster in memory, the checks of a header against its input, and the
- * byte reader: the input as a FILE* for the header parser and the plain
- * decoder, read only as far as they ask.  A regular file is read with
+ * byte reader: the input as a FILE* for the header parser, and as the
+ * plain decoder's pull, read only as far as they ask.  A regular file is read with
  * pread() at the stream's position and never at or past the size taken
  * when it was opened; a stream gives the bytes already buffered, then what
  * read() brings, and only goes forward. */
@@ -266,6 +266,11 @@ static int source_close(void *cookie)
 {
     (void)cookie;  /* the descriptor is the input's */
     return 0;
+}
+
+ssize_t sp_reader_pull(void *rd, unsigned char *buf, size_t cap)
+{
+    return source_read(rd, (char *)buf, cap);
 }
 
 FILE *sp_reader_open(struct sp_reader *rd)

@@ -116,7 +116,8 @@ sp_status sp_input_decoded(struct sp_input *in,
 {
     size_t size = (size_t)in->stamp.size, len = size - (size_t)in->pos, got;
     size_t used = 0;
-    int mapped = path == &sp_input_mmap;
+    /* mapped only under the SIGBUS guard (sp_init()), else read */
+    int mapped = path == &sp_input_mmap && sp_guard_ready();
     unsigned char *buf = NULL;
     void *map = MAP_FAILED;
     struct sp_header hdr = {.shrink = 0};

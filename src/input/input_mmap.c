@@ -23,6 +23,11 @@ static sp_status load(struct sp_input *in, const struct sp_header *hdr)
     size_t file_size = (size_t)in->stamp.size;
     void *map;
 
+    /* No mapping without the SIGBUS guard (sp_init() installs it): a file
+     * cut under it would kill the process.  input.c reads instead, and
+     * the report says so. */
+    if (!sp_guard_ready())
+        return ENOTSUP;
     /* The raster must lie inside what is mapped: the size taken at open
      * is both the size it was checked against and the length mapped. */
     if (hdr->raster_offset < 0 ||

@@ -165,6 +165,11 @@ struct sp_reader {
     unsigned char block[8192];
 };
 
+/* sp_reader_pull: the plain decoder's pull (header.h) of RD: one read
+ * of up to CAP bytes at RD's position (a file's pread never at or past
+ * END), RD->error set on a failure. */
+ssize_t sp_reader_pull(void *rd, unsigned char *buf, size_t cap);
+
 /* sp_reader_open: a FILE* that reads RD (which must outlive it; fclose()
  * leaves FD open).  Returns NULL with errno set on failure. */
 FILE *sp_reader_open(struct sp_reader *rd);

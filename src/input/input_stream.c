@@ -180,67 +180,46 @@ static sp_status stream_short(int fd, struct sp_inbuf *s, size_t total,
     return sp_input_check_length(hdr, total, why);
 }
 
-/* stream_plain: decode HDR's plain raster from what S holds and then FD,
- * stopping after its last sample; what was read past it is kept. */
+/* stream_plain: decode HDR's plain raster from what S holds (its header
+ * and the text that came with it) and then FD, each read made outside
+ * libnetpbm's lock (header.h); what was read past its last sample is
+ * kept. */
 static sp_status stream_plain(struct sp_input *in, struct sp_inbuf *s,
                               const struct sp_header *hdr,
                               struct sp_load_info *info)
 {
     int fd = in->fd;
-    struct sp_inbuf *rest = &in->rest;
-    struct sp_reader rd = {.fd = fd, .head = s->buf, .head_len = s->len,
-                            .eof = s->eof};
+    size_t off = (size_t)hdr->raster_offset;
+    struct sp_reader rd = {.fd = fd, .head = s->buf + off,
+                           .head_len = s->len - off, .eof = s->eof};
+    struct sp_plain_text t = {.pull = sp_reader_pull, .arg = &rd};
     struct rows r = {NULL, 0, hdr->raster_bytes / hdr->height,
                      hdr->raster_bytes};
-    struct sp_inbuf after = {NULL, 0, 0, 0};
     off_t end = 0;
     sp_status st;
-    FILE *f = sp_reader_open(&rd);
 
-    if (f == NULL)
-        return errno;
-    st = sp_header_decode_plain_rows(f, hdr, grow_row, &r, &end, info->why);
-    rd.stop = 1;  /* what follows the image stays unread */
-    /* What stdio and S hold past the image: the next image's start. */
-    while (st == SP_OK) {
-        size_t got;
-
-        if (after.len == after.cap) {
-            unsigned char *p = realloc(after.buf, after.cap + 4096);
-
-            if (p == NULL) {
-                st = ENOMEM;
-                break;
-            }
-            after.buf = p;
-            after.cap += 4096;
-        }
-        got = fread(after.buf + after.len, 1, after.cap - after.len, f);
-        if (got == 0)
-            break;
-        after.len += got;
-    }
-    fclose(f);
+    st = sp_header_decode_plain_rows(&t, hdr, grow_row, &r, info->why);
     if (rd.error != 0) {
         st = rd.error;
-    } else if (st == SP_E_BADRASTER || st == SP_E_BADHEADER) {
+    } else if (st == SP_E_BADRASTER) {
         sp_status cut = stream_short(fd, s, s->len + rd.taken, hdr,
                                      rd.eof, info->why);
         if (cut != SP_OK)
             st = cut;
     }
+    end = hdr->raster_offset + (off_t)t.used;
     if (st == SP_OK)
-        st = keep_rest(fd, rest, after.buf, after.len, rd.eof);
-    free(after.buf);
+        st = keep_rest(fd, &in->rest, t.buf, t.len, rd.eof);
+    free(t.buf);
     if (st != SP_OK) {
         free(r.buf);
         return st;
     }
     sp_input_hold(in, hdr, r.buf, r.cap, r.buf);
     info->next = end;
-    info->input_bytes = (size_t)end + rest->len;
-    info->trailing_bytes = rest->len;
-    info->trailing_image = sp_input_is_magic(rest->buf, rest->len);
+    info->input_bytes = (size_t)end + in->rest.len;
+    info->trailing_bytes = in->rest.len;
+    info->trailing_image = sp_input_is_magic(in->rest.buf, in->rest.len);
     return SP_OK;
 }
 

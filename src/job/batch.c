@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "outfile.h"
 #include "parallel.h"
 #include "report.h"
 #include "timing.h"
@@ -240,15 +239,15 @@ static void show(struct run *r)
 #define STACK_SIZE (512 * 1024)
 
 /* give_up: the jobs did not stop within GRACE_NS, or a second signal
- * came: the outputs out of sight removed, and b->stopped called with the
- * tally as it stands (under the lock, which no worker then takes again:
- * no file ends or is reported in the meantime).  Returns when b->stopped
+ * came: b->stopped called with the tally as it stands (under the lock,
+ * which no worker then takes again: no file ends or is reported in the
+ * meantime); it removes the outputs out of sight (the program's registry,
+ * pending.h).  Returns when b->stopped
  * does. */
 static void give_up(struct run *r)
 {
     report_over(r);
     r->t->ns = sp_now_ns() - r->t0;
-    (void)sp_outfile_discard_pending();
     r->b->stopped(r->t->signal, r->t);
 }
 

@@ -55,9 +55,9 @@ struct sp_batch {
     /* stopped: once a signal has stopped the batch, called with it and
      * the tally, on the caller's thread once the jobs have stopped, or on
      * the batch's own when they have not within the grace or a second
-     * signal came (the outputs out of sight removed, the jobs still
-     * running, no file counted or reported any more; the reporter's
-     * over called first).  It must not return:
+     * signal came (the jobs still running, their outputs out of sight
+     * the program's to remove through its registry, pending.h; no file
+     * counted or reported any more; the reporter's over called first).  It must not return:
      * it ends the process (by the signal, after the tally).  NULL: no
      * grace, the batch waits for its jobs and returns EINTR. */
     void (*stopped)(int sig, const struct sp_tally *t);

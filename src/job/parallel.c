@@ -6,7 +6,7 @@
 
 #define WORKER_STACK ((size_t)512 * 1024)
 
-sp_thread_create_fn sp_run_thread_create = pthread_create;
+SP_INTERNAL sp_thread_create_fn sp_run_thread_create = pthread_create;
 
 /* The run's shared state, under MU.  Every item taken and not finished
  * holds one of the SLOTS = threads * SP_RUN_DEPTH slots, so such items

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "internal.h"
 #include "status.h"
 
 #define SP_THREADS_MAX 1024
@@ -63,9 +64,10 @@ sp_status sp_run_ordered(unsigned threads, size_t count, sp_item_fn work,
 
 /* A test seam: how sp_run_ordered starts a thread.  pthread_create unless
  * a test sets another, which it puts back before the next run; swap it
- * only while no run is in progress. */
+ * only while no run is in progress.  Internal (internal.h): hidden from a
+ * shared library's symbols, never a library user's. */
 typedef int (*sp_thread_create_fn)(pthread_t *tid, const pthread_attr_t *attr,
                                    void *(*routine)(void *), void *arg);
-extern sp_thread_create_fn sp_run_thread_create;
+extern SP_INTERNAL sp_thread_create_fn sp_run_thread_create;
 
 #endif

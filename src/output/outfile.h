@@ -14,7 +14,8 @@
  *     out of sight until sp_outfile_commit() renames it over the target:
  *     an unnamed O_TMPFILE where the filesystem has them (nothing to clean
  *     up after any ending, SIGKILL included), else a named ".NAME.XXXXXX"
- *     that sp_outfile_close() and sp_outfile_discard_pending() remove.
+ *     that sp_outfile_close() removes, and the program's signal handler
+ *     through its registry (pending.h), if it installed one.
  *
  * The kernel follows every symbolic link, with its rules
  * (fs.protected_symlinks); a dangling link is refused, as cp refuses it.
@@ -43,8 +44,8 @@ struct sp_outfile {
     char *name;    /* the target's name in DIR */
     char *tmp;     /* the named temporary's name in DIR, or NULL */
     int replace;   /* the target exists: make its replacement durable */
-    int slot;      /* what sp_outfile_discard_pending() sees of it: 1 +
-                      its index, or 0 */
+    int slot;      /* the program's registry's slot for it (pending.h),
+                      or 0 */
 };
 
 /* sp_outfile_open: open PATH for writing as above.  With NOWAIT it never

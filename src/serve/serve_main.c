@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "accesslog.h"
+#include "init.h"
 #include "params.h"
 #include "server.h"
 
@@ -470,7 +471,9 @@ int main(int argc, char **argv)
         return EXIT_FAILURE;
     }
     cfg.log = &log;
-    st = sp_server_start(&cfg, &srv, &port, why);
+    st = sp_init();  /* the SIGBUS guard, libnetpbm: the program's to ask */
+    if (st == SP_OK)
+        st = sp_server_start(&cfg, &srv, &port, why);
     if (st != SP_OK) {
         fprintf(stderr, "scaleppm serve: %s%s%s\n", why, why[0] ? ": " : "",
                 strerror(st > 0 ? st : EIO));

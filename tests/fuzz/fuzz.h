@@ -15,9 +15,19 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "init.h"
+
 /* LLVMFuzzerTestOneInput: run the harness on SIZE bytes of DATA; returns 0
  * (libFuzzer reserves other values). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* sp_fuzz_init: sp_init(), as every program of the library calls it; each
+ * harness's first call (idempotent, and cheap after the first input). */
+static inline void sp_fuzz_init(void)
+{
+    if (sp_init() != SP_OK)
+        abort();
+}
 
 /* SP_FUZZ_CHECK: a property of the code under test; when it does not hold,
  * say which and trap, so that the input is kept as a crash. */

@@ -324,6 +324,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sp_status ref_st;
     int fds;
 
+    sp_fuzz_init();
     if (size == 0)
         return 0;
     outdir = sp_fuzz_outdir("sp_change");

@@ -136,6 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sp_status st, st2, bound = SP_OK, bound2 = SP_OK;
     size_t used, used2, cut;
 
+    sp_fuzz_init();
     if (codec == NULL || codec->ops == NULL)
         return 0;
     st = sp_input_decode_header(codec, data, size, &hdr, why);

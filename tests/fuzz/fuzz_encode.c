@@ -545,6 +545,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pick p = pick(&b);
     char path[128];
 
+    sp_fuzz_init();
     outdir = sp_fuzz_outdir("sp_fuzz_enc");
     snprintf(path, sizeof path, "%s/out.%s", outdir, exts[p.fmt]);
     if (check_fits(&p, path) && (p.c == 1 || p.c == 3) &&

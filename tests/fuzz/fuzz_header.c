@@ -12,6 +12,7 @@
 #include "fuzz.h"
 #include "header.h"
 #include "image.h"
+#include "../shared.h"
 
 /* Decode plain rasters up to this size: the decoder allocates nothing of
  * its own, but the harness allocates the raster for it. */
@@ -98,12 +99,17 @@ static void decode(FILE *f, const struct sp_header *h, size_t size)
 {
     char why[SP_WHY_MAX];
     unsigned char *raster = malloc(h->raster_bytes);
+    struct sp_plain_text t = {.pull = fx_file_pull, .arg = f};
     off_t end = -1;
     sp_status st;
 
-    if (raster == NULL)
+    if (raster == NULL || fseeko(f, h->raster_offset, SEEK_SET) != 0) {
+        free(raster);
         return;
-    st = sp_header_decode_plain(f, h, raster, &end, why);
+    }
+    st = sp_header_decode_plain(&t, h, raster, why);
+    end = h->raster_offset + (off_t)t.used;
+    free(t.buf);
     SP_FUZZ_CHECK(strnlen(why, sizeof why) < sizeof why);
     SP_FUZZ_CHECK(st == SP_OK || st == SP_E_BADRASTER ||
                   st == SP_E_BADHEADER);
@@ -129,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sp_status st;
     FILE *f;
 
+    sp_fuzz_init();
     if (buf == NULL)
         return 0;
     if (size)

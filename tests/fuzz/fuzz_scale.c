@@ -421,6 +421,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sp_status st[FX_NIO], stn;
     int fds, fd;
 
+    sp_fuzz_init();
     outdir = sp_fuzz_outdir("sp_fuzz");
     /* a FIFO's writer meets a job that stopped reading: EPIPE, not
      * death */
