@@ -45,7 +45,7 @@ sp_status run(const char *in, const char *out, enum sp_io io,
     struct sp_job job = {.in = in, .out = out, .io = io, .factor = factor,
                          .filter = filter, .threads = threads};
 
-    return sp_job_run(&job, r);
+    return sp_job_exec(&job, r);
 }
 
 /* Every factor, both paths, threads 1, 2, 10 and more than the rows, both

@@ -206,7 +206,7 @@ static void *run(void *arg)
         ck_assert_int_eq(pthread_create(&s->writer, NULL, write_pipe, s), 0);
     if (s->start != NULL)
         pthread_barrier_wait(s->start);
-    s->st = sp_job_run(&s->job, &s->report);
+    s->st = sp_job_exec(&s->job, &s->report);
     if (s->pipe[1] > 0) {
         pthread_join(s->writer, NULL);
         close(s->pipe[0]);

@@ -28,7 +28,7 @@ START_TEST(test_sigbus_guard)
         fx_write_image(in, &img);  /* 15-byte header: "P6\n640 480\n255\n" */
         sp_image_release(&img);
         unlink(out);
-        st = sp_job_run(&job, &r);
+        st = sp_job_exec(&job, &r);
         if (io != SP_IO_READ) {
             ck_assert_msg(st == SP_E_CHANGED, "run %d: %s", i,
                           sp_strerror(st));
@@ -115,7 +115,7 @@ START_TEST(test_input_changed)
             ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
             close(fd);
         }
-        st = sp_job_run(&job, &r);
+        st = sp_job_exec(&job, &r);
         if (saved >= 0) {
             dup2(saved, STDIN_FILENO);
             close(saved);
@@ -168,7 +168,7 @@ START_TEST(test_sigbus_unguarded)
     fx_make_image(&img, 64, 48, 3, 1, 255, 1);
     fx_write_image(in, &img);
     sp_image_release(&img);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);  /* installs the handler */
+    ck_assert_int_eq(sp_job_exec(&job, &r), SP_OK);  /* installs the handler */
     ck_assert_int_eq(sigaction(SIGBUS, NULL, &now), 0);
     ck_assert_msg((now.sa_flags & SA_SIGINFO) && now.sa_sigaction != NULL,
                   "no SIGBUS handler after a mapped run");

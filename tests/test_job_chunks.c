@@ -33,7 +33,7 @@ static void run_chunks(struct sp_job *job, size_t chunk,
     job->chunk_bytes = chunk;
     f0 = minflt_now();
     t0 = sp_now_ns();
-    st = sp_job_run(job, &r);
+    st = sp_job_exec(job, &r);
     wall = sp_now_ns() - t0;
     faults = minflt_now() - f0;
     expect(st == SP_OK, "%s: %s (%s)", what, sp_strerror(st), r.why);

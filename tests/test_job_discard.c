@@ -58,7 +58,7 @@ static void run_counted(const struct sp_job *job, struct seen *s)
     sp_sys.openat = counting_openat;
     sp_sys.writev = counting_writev;
     sp_sys.write = counting_write;
-    s->st = sp_job_run(job, &s->r);
+    s->st = sp_job_exec(job, &s->r);
     sp_sys_reset();
     s->pread_bytes = pread_bytes;
     s->madvised = madvised;
@@ -148,7 +148,7 @@ START_TEST(test_discard_reads_rows)
         fx_make_image(&img, 640, 480, 3, 1, 255, (unsigned)i);
         fx_write_image(in, &img);  /* 15-byte header: "P6\n640 480\n255\n" */
         sp_image_release(&img);
-        ck_assert_int_eq(sp_job_run(&job, &r), SP_E_CHANGED);
+        ck_assert_int_eq(sp_job_exec(&job, &r), SP_E_CHANGED);
         ck_assert_str_eq(r.failed_path, in);
         ck_assert_uint_eq(r.phase[SP_WRITE].ns, 0);
         ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
@@ -172,7 +172,7 @@ START_TEST(test_discard_report)
     fx_make_image(&img, 37, 23, 1, 1, 255, 3);
     fx_write_image(in, &img);
     sp_image_release(&img);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);
+    ck_assert_int_eq(sp_job_exec(&job, &r), SP_OK);
     for (int json = 0; json < 2; json++) {
         f = open_memstream(&buf, &len);
         ck_assert_ptr_nonnull(f);

@@ -92,7 +92,7 @@ START_TEST(test_input_renamed)
 
         fx_write_file(in, a, a_len);
         fx_write_file(other, b, b_len);
-        st = sp_job_run(&job, &r);
+        st = sp_job_exec(&job, &r);
         ck_assert_msg(st == SP_OK, "%s: %s", sp_io_name(io),
                       sp_strerror(st));
         ck_assert_uint_eq(r.images, 3);
@@ -163,7 +163,7 @@ START_TEST(test_stream_by_path)
             snprintf(byfd, sizeof byfd, "/dev/fd/%d", p[0]);
             job.in = byfd;
         }
-        st = sp_job_run(&job, &r);
+        st = sp_job_exec(&job, &r);
         if (p[0] >= 0)
             close(p[0]);
         ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -218,7 +218,7 @@ START_TEST(test_whitespace_between_images)
             ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
             close(fd);
         }
-        st = sp_job_run(&job, &r);
+        st = sp_job_exec(&job, &r);
         if (as_stdin) {
             /* left at its end: the whitespace after the last image read */
             ck_assert_int_eq(lseek(STDIN_FILENO, 0, SEEK_CUR),
@@ -282,7 +282,7 @@ START_TEST(test_junk_after_image)
             job.in = byfd;
         }
         unlink(out);
-        st = sp_job_run(&job, &r);
+        st = sp_job_exec(&job, &r);
         if (p[0] >= 0) {
             close(p[0]);
             ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -316,7 +316,7 @@ START_TEST(test_open_nowait)
     pid_t pid;
 
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_E_EMPTY);
+    ck_assert_int_eq(sp_job_exec(&job, &r), SP_E_EMPTY);
     ck_assert_str_eq(r.failed_path, fifo);
     ck_assert(!fx_file_exists(out));
 
@@ -328,7 +328,7 @@ START_TEST(test_open_nowait)
     data = images_bytes(2, 2, "\n", &len, &want, &want_len);
     pid = send_slowly(NULL, w, data, len, 0);
     close(w);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);
+    ck_assert_int_eq(sp_job_exec(&job, &r), SP_OK);
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_uint_eq(r.images, 2);
     ck_assert(same_file(out, want, want_len));

@@ -15,14 +15,14 @@ START_TEST(test_max_pixels)
     fx_make_image(&img, 64, 48, 3, 1, 255, 1);
     fx_write_image(in, &img);
     sp_image_release(&img);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_E_LIMIT);
+    ck_assert_int_eq(sp_job_exec(&job, &r), SP_E_LIMIT);
     ck_assert(strstr(r.why, "output is 256x192") != NULL);
     ck_assert(!fx_file_exists(out));
     job.max_pixels = 64 * 48 * 16;
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);
+    ck_assert_int_eq(sp_job_exec(&job, &r), SP_OK);
     job.factor = -2;
     job.max_pixels = 64 * 48 - 1;
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_E_LIMIT);
+    ck_assert_int_eq(sp_job_exec(&job, &r), SP_E_LIMIT);
     ck_assert(strstr(r.why, "input is 64x48") != NULL);
 }
 END_TEST
@@ -107,7 +107,7 @@ static sp_status job_from_pipe(struct sp_job *job, const char *head,
     pid = send_padded(fds, head, fill, PIPE_PAD);
     snprintf(in, sizeof in, "/dev/fd/%d", fds[0]);
     job->in = in;
-    st = sp_job_run(job, &r);
+    st = sp_job_exec(job, &r);
     *growth = peak_kb() - before;
     close(fds[0]);
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -188,7 +188,7 @@ START_TEST(test_max_pixels_file)
         load_reads = load_maps = 0;
         sp_sys.read = counted_read;
         sp_sys.mmap = counted_mmap;
-        ck_assert_int_eq(sp_job_run(&job, &r), SP_E_LIMIT);
+        ck_assert_int_eq(sp_job_exec(&job, &r), SP_E_LIMIT);
         sp_sys_reset();
         ck_assert(strstr(r.why, "input is 6000x6000") != NULL);
         ck_assert_str_eq(r.failed_path, in);

@@ -320,7 +320,7 @@ static int run(int argc, char **argv)
     }
     if ((rc = check_output(&o.job)) != 0)
         return rc;
-    st = sp_job_run(&o.job, &report);
+    st = sp_job_exec(&o.job, &report);
     if (st == SP_OK && o.job.out != NULL && strcmp(o.job.out, "-") == 0 &&
         fclose(stdout) != 0) {
         st = errno;

@@ -168,7 +168,7 @@ static void *worker(void *arg)
         job.reuse = b->buffers == SP_BUFFER_REUSE ? &reuse : NULL;
         job.cancel = r->cancel;
         job.open_nowait = 1;  /* no input may hold a worker in open() */
-        st = sp_job_run(&job, &rep);
+        st = sp_job_exec(&job, &rep);
         pthread_mutex_lock(&r->lock);
         done_file(r, ticket, i, start, st, &rep);
         pthread_mutex_unlock(&r->lock);

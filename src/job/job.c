@@ -115,7 +115,7 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     return st;
 }
 
-sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
+sp_status sp_job_exec(const struct sp_job *job, struct sp_report *r)
 {
     struct sp_input input;
     struct sp_output out;

@@ -18,7 +18,7 @@
 #include "report.h"
 #include "status.h"
 
-/* sp_job_run: load, scale, release and write as JOB says, measuring each
+/* sp_job_exec: load, scale, release and write as JOB says, measuring each
  * phase into REPORT, every image of the input in turn through the one
  * descriptor it opens (sp_input_open), as pamscale reads them: whitespace
  * between images is skipped, anything else after an image must be an
@@ -36,6 +36,6 @@
  * Reentrant: jobs run side by side in one process, each with its own
  * JOB, REPORT and token (JOB->cancel); it prints nothing and never exits
  * (docs/design.md, "Running jobs side by side"). */
-sp_status sp_job_run(const struct sp_job *job, struct sp_report *report);
+sp_status sp_job_exec(const struct sp_job *job, struct sp_report *report);
 
 #endif

@@ -501,7 +501,7 @@ static void run_job(struct req *r)
     snprintf(out, sizeof out, "%s/%llu.%s", srv->tmp,
              (unsigned long long)atomic_fetch_add(&srv->serial, 1),
              r->ask.ext);
-    r->st = sp_job_run(&job, &report);
+    r->st = sp_job_exec(&job, &report);
     if (slot >= 0)
         sp_watch_leave(srv->watch, slot);
     if (r->st == EINTR && sp_cancelled(&r->cancel))

@@ -1,4 +1,4 @@
-/* fuzz_scale: load + scale + write, as scaleppm runs them (sp_job_run).
+/* fuzz_scale: load + scale + write, as scaleppm runs them (sp_job_exec).
  *
  * The input is a file's bytes, put in a memfd and loaded through
  * /proc/self/fd/N, so every load path sees a regular file.
@@ -315,7 +315,7 @@ static sp_status run_job(const char *in, const char *out, enum sp_io io,
         .filter = p->filter,
         .threads = threads,
     };
-    sp_status st = sp_job_run(&job, r);
+    sp_status st = sp_job_exec(&job, r);
 
     SP_FUZZ_CHECK(strnlen(r->why, sizeof r->why) < sizeof r->why);
     SP_FUZZ_CHECK(strnlen(r->load.why, sizeof r->load.why) <
