@@ -18,3 +18,11 @@ int fx_images_equal(const struct sp_image *a, const struct sp_image *b)
             return 0;
     return 1;
 }
+
+sp_status fx_input_open(struct sp_input *in, const char *path, int nowait,
+                        struct sp_reuse *reuse)
+{
+    struct sp_src src = sp_src_path(path);
+
+    return sp_input_open(in, &src, nowait, reuse);
+}

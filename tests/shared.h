@@ -22,4 +22,8 @@ extern const enum sp_io fx_io[FX_NIO];
  * sp_image_row_bytes(), whatever either image's stride. */
 int fx_images_equal(const struct sp_image *a, const struct sp_image *b);
 
+/* fx_input_open: sp_input_open() of the path source PATH. */
+sp_status fx_input_open(struct sp_input *in, const char *path, int nowait,
+                        struct sp_reuse *reuse);
+
 #endif

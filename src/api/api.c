@@ -1,7 +1,7 @@
 /* The public API (scaleppm.h) on the job (job.h): a handle holds a
- * struct sp_job and what the job's fields point to (the paths' copies,
- * the memory output, the report), so that the caller keeps nothing alive
- * but its own input bytes. */
+ * struct sp_job and what its source and target point to (the paths'
+ * copies, the memory output), and the last run's report, so that the
+ * caller keeps nothing alive but its own input bytes. */
 #include "scaleppm.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include "guard.h"
 #include "job.h"
 #include "msg.h"
+#include "outfmt.h"
 #include "parallel.h"
 
 /* The longest failure's line before its escapes: a name, a status and a
@@ -22,7 +23,10 @@
 /* A handle: the job that sp_job_exec runs, and what it points to. */
 struct scaleppm_job {
     struct sp_job job;
-    char *in_path, *out_path;  /* copies, the job's */
+    char *in_path, *out_path;  /* copies, the source's and target's */
+    unsigned char *mem;        /* a memory output's bytes, the last run's */
+    size_t mem_len;
+    int ran;                   /* the last run succeeded */
     struct sp_report report;   /* the last run's */
     char message[4 * MESSAGE_MAX];  /* the last run's failure, one line
                                        (sp_show_name's escapes take 4
@@ -72,17 +76,20 @@ void sp_job_free(sp_job *job)
         return;
     free(job->in_path);
     free(job->out_path);
+    free(job->mem);
     free(job);
 }
 
-/* set_path: *SLOT a copy of PATH, the old one freed. */
+/* set_path: *SLOT a copy of PATH, the old one freed.  "-" is a file of
+ * that name, not standard input or output (a descriptor is that). */
 static int set_path(char **slot, const char *path)
 {
     char *copy;
 
     if (path == NULL)
         return SP_E_USAGE;
-    if ((copy = strdup(path)) == NULL)
+    copy = strdup(strcmp(path, "-") == 0 ? "./-" : path);
+    if (copy == NULL)
         return -ENOMEM;
     free(*slot);
     *slot = copy;
@@ -94,8 +101,24 @@ int sp_job_set_input_path(sp_job *job, const char *path)
     int st = set_path(&job->in_path, path);
 
     if (st == SP_OK)
-        job->job.in = job->in_path;
+        job->job.in = sp_src_path(job->in_path);
     return st;
+}
+
+int sp_job_set_input_fd(sp_job *job, int fd)
+{
+    if (fd < 0)
+        return SP_E_USAGE;
+    job->job.in = sp_src_fd(fd);
+    return SP_OK;
+}
+
+int sp_job_set_input_memory(sp_job *job, const void *data, size_t size)
+{
+    if (data == NULL)
+        return SP_E_USAGE;
+    job->job.in = sp_src_memory(data, size);
+    return SP_OK;
 }
 
 int sp_job_set_output_path(sp_job *job, const char *path)
@@ -103,8 +126,52 @@ int sp_job_set_output_path(sp_job *job, const char *path)
     int st = set_path(&job->out_path, path);
 
     if (st == SP_OK)
-        job->job.out = job->out_path;
+        job->job.out = sp_target_path(job->out_path);
     return st;
+}
+
+int sp_job_set_output_fd(sp_job *job, int fd)
+{
+    if (fd < 0)
+        return SP_E_USAGE;
+    job->job.out = sp_target_fd(fd);
+    return SP_OK;
+}
+
+int sp_job_set_output_memory(sp_job *job)
+{
+    job->job.out = sp_target_memory(&job->mem, &job->mem_len);
+    return SP_OK;
+}
+
+int sp_job_set_output_callback(sp_job *job, sp_write_fn *fn, void *arg)
+{
+    if (fn == NULL)
+        return SP_E_USAGE;
+    job->job.out = sp_target_callback(fn, arg);
+    return SP_OK;
+}
+
+int sp_job_output(const sp_job *job, const void **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    if (job->job.out.kind != SP_TARGET_MEMORY || !job->ran)
+        return SP_E_USAGE;
+    *data = job->mem;
+    *size = job->mem_len;
+    return SP_OK;
+}
+
+int sp_job_set_format(sp_job *job, const char *name)
+{
+    char file[16];
+
+    /* the names are the extensions a path's name may end in */
+    if (name == NULL || name[0] == '\0' || strpbrk(name, "./") != NULL ||
+        (size_t)snprintf(file, sizeof file, "out.%s", name) >= sizeof file)
+        return SP_E_OUTFORMAT;
+    return sp_outfmt_for(file, &job->job.fmt, &job->job.pnm_type);
 }
 
 int sp_job_set_factor(sp_job *job, int factor)
@@ -200,8 +267,12 @@ int sp_job_run(sp_job *job)
     sp_status st;
 
     job->message[0] = '\0';
+    job->ran = 0;
+    free(job->mem);
+    job->mem = NULL;
+    job->mem_len = 0;
     memset(&job->report, 0, sizeof job->report);
-    if (job->job.in == NULL) {
+    if (job->job.in.kind == SP_SRC_PATH && job->job.in.path == NULL) {
         snprintf(job->message, sizeof job->message, "scaleppm: no input");
         return SP_E_USAGE;
     }
@@ -210,9 +281,15 @@ int sp_job_run(sp_job *job)
                  "filter is for reduces only");
         return SP_E_USAGE;
     }
+    if ((st = sp_init()) != SP_OK) {
+        snprintf(job->message, sizeof job->message, "scaleppm: the SIGBUS "
+                 "handler: %s", sp_strerror(st));
+        return st;
+    }
     st = sp_job_exec(&job->job, &job->report);
     if (st != SP_OK)
         failed(job, st);
+    job->ran = st == SP_OK;
     return api(st);
 }
 

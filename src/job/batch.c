@@ -104,7 +104,8 @@ static int whole(const char *path)
 {
     enum sp_outfmt fmt;
 
-    return sp_outfmt_for(path, &fmt) == SP_OK && sp_output_whole(path, fmt);
+    return sp_outfmt_for(path, &fmt, NULL) == SP_OK &&
+           sp_output_whole(path, fmt);
 }
 
 /* skipped: file I, whose output was whole already, reported as skipped
@@ -162,8 +163,10 @@ static void *worker(void *arg)
             pthread_mutex_unlock(&r->lock);
             continue;
         }
-        job.in = b->in[i];
-        job.out = b->out[i];
+        job.in = sp_src_path(b->in[i]);
+        job.out = sp_target_path(b->out[i]);
+        /* the names were checked (outnames.h): each asks for a format */
+        (void)sp_outfmt_for(b->out[i], &job.fmt, &job.pnm_type);
         job.threads = share;
         job.reuse = b->buffers == SP_BUFFER_REUSE ? &reuse : NULL;
         job.cancel = r->cancel;

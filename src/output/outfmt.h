@@ -7,16 +7,20 @@
 
 #include <stddef.h>
 
+#include "convert.h"
 #include "status.h"
 
 enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
 
 /* sp_outfmt_for: the format PATH's extension asks for, case-insensitive:
  * .png, .jpg/.jpeg, .bmp, .tga; .pbm, .pgm, .ppm, .pam, .pnm, no extension
- * and "-" give PNM (the netpbm family: the name picks its type too, as
- * sp_output_open says).  Returns 0, or SP_E_OUTFORMAT for any other
- * extension. */
-sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
+ * and "-" give PNM (the netpbm family: the name picks its type too, into
+ * *WANT unless NULL: SP_WANT_PBM, PGM, PPM, PAM, or KEEP for .pnm, none,
+ * and every other format).  Only a front end that names its outputs (the
+ * command line, the batch) asks this: a job is given its format.
+ * Returns 0, or SP_E_OUTFORMAT for any other extension. */
+sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt,
+                        enum sp_want *want);
 
 /* sp_outfmt_known: into WHY (SP_WHY_MAX), the extensions sp_outfmt_for
  * knows, for a message that follows SP_E_OUTFORMAT's. */

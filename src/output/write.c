@@ -57,11 +57,15 @@ static sp_status name_kind(const char *path, enum sp_outfmt *fmt,
     return SP_E_OUTFORMAT;
 }
 
-sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt)
+sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt,
+                        enum sp_want *want)
 {
-    enum sp_want want;
+    enum sp_want w;
+    sp_status st = name_kind(path, fmt, &w);
 
-    return name_kind(path, fmt, &want);
+    if (want != NULL)
+        *want = *fmt == SP_OUT_PNM ? w : SP_WANT_KEEP;
+    return st;
 }
 
 void sp_outfmt_known(char *why)
@@ -75,75 +79,31 @@ void sp_outfmt_known(char *why)
     snprintf(why + n, SP_WHY_MAX - n, " (none: PNM)");
 }
 
-/* wanted: the type PATH asks for, written as FMT (stdout: PNM). */
-static enum sp_want wanted(const char *path, enum sp_outfmt fmt)
+sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
+                         enum sp_outfmt fmt, enum sp_want want,
+                         const struct sp_image *layout, int nowait,
+                         char *why)
 {
-    enum sp_outfmt named;
-    enum sp_want want;
-
-    if (fmt != SP_OUT_PNM)
-        return SP_WANT_STB;
-    return name_kind(path, &named, &want) == SP_OK && named == SP_OUT_PNM
-               ? want
-               : SP_WANT_KEEP;
-}
-
-/* PIPE_BYTES: the pipe size asked for on a pipe output: the most an
- * unprivileged process may set by default (/proc/sys/fs/pipe-max-size).
- * A 64 KiB pipe wakes its reader and blocks its writer 16 times as often:
- * enlarging the 12000x10000 image by 2 into `| cat` took 1.8 s with it,
- * 0.45 s with 1 MiB (by hand, before vmsplice; results/threads has the
- * pipe as it is now). */
-#define PIPE_BYTES (1024 * 1024)
-
-/* widen_pipe: whether FD is a pipe; if so, made PIPE_BYTES large where it
- * is smaller and the kernel allows (a refusal keeps the pipe as it is). */
-static int widen_pipe(int fd)
-{
-    struct stat st;
-    int size;
-
-    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
-        return 0;
-    size = fcntl(fd, F_GETPIPE_SZ);
-    if (size >= 0 && size < PIPE_BYTES)
-        (void)fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES);
-    return 1;
-}
-
-sp_status sp_output_open(struct sp_output *o, const char *path,
-                         enum sp_outfmt fmt, const struct sp_image *layout,
-                         int nowait, char *why)
-{
-    int to_stdout = strcmp(path, "-") == 0;
     sp_status st;
 
     why[0] = '\0';
     memset(o, 0, sizeof *o);
     o->file = (struct sp_outfile){.fd = -1, .dir = -1};
-    o->fmt = to_stdout ? SP_OUT_PNM : fmt;
-    o->path = path;
+    o->fd = -1;
+    o->fmt = fmt;
+    o->want = fmt == SP_OUT_PNM ? want : SP_WANT_STB;
     o->compression = -1;
     o->stream = o->fmt == SP_OUT_PNG    ? &sp_stream_png
                 : o->fmt == SP_OUT_JPEG ? &sp_stream_jpeg
                                         : NULL;
     /* Refused before the file exists, and before anything is scaled. */
-    st = sp_convert_type(layout, wanted(path, o->fmt), &o->type, why);
+    st = sp_convert_type(layout, o->want, &o->type, why);
     if (st == SP_OK && o->fmt != SP_OUT_PNM)
         st = sp_outfmt_fits(o->fmt, layout->width, layout->height,
                             o->type.channels, why);
     if (st != SP_OK)
         return st;
-    if (to_stdout) {
-        o->f = stdout;
-        o->splice = o->fmt == SP_OUT_PNM && widen_pipe(STDOUT_FILENO);
-    } else {
-        st = sp_outfile_open(&o->file, path, nowait, why);
-        if (st == SP_OK && (o->f = fdopen(o->file.fd, "wb")) == NULL) {
-            st = errno;
-            close(o->file.fd);
-        }
-    }
+    st = sp_target_open(o, t, nowait, why);
     if (st == SP_OK && o->fmt == SP_OUT_PNM) {
         errno = 0;
         st = sp_header_write(o->f, &o->type, why);
@@ -165,7 +125,7 @@ sp_status sp_output_next(struct sp_output *o, const struct sp_image *layout,
                  "pamsplit)");
         return SP_E_ENCODE;
     }
-    st = sp_convert_type(layout, wanted(o->path, o->fmt), &o->type, why);
+    st = sp_convert_type(layout, o->want, &o->type, why);
     if (st != SP_OK)
         return st;
     errno = 0;
@@ -284,24 +244,11 @@ sp_status sp_output_close(struct sp_output *o, sp_status st)
         st = SP_E_ENCODE;
     if (o->stream != NULL)
         o->stream->end(o->enc);
-    if (o->f != NULL) {
-        errno = 0;
-        if (fflush(o->f) != 0 && st == SP_OK)
-            st = errno ? errno : EIO;
-        if (ferror(o->f) && st == SP_OK)
-            st = EIO;
-    }
-    /* Standard output is the caller's to close. */
-    if (o->f != stdout) {
-        if (st == SP_OK && o->f != NULL)
-            st = sp_outfile_commit(&o->file);
-        if (o->f != NULL && fclose(o->f) != 0 && st == SP_OK)
-            st = errno;
-        sp_outfile_close(&o->file);
-    }
+    st = sp_target_close(o, st);
     free(o->conv);
     memset(o, 0, sizeof *o);
     o->file = (struct sp_outfile){.fd = -1, .dir = -1};
+    o->fd = -1;
     return st;
 }
 

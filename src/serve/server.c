@@ -375,12 +375,11 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
     struct sp_header hdr;
     struct sp_load_info info;
     unsigned char first = 0;
-    char in[32];
+    struct sp_src in = sp_src_fd(r->in_fd);
     int held, stb;
     sp_status st;
 
-    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
-    if ((st = sp_input_open(&input, in, 1, NULL)) != SP_OK)
+    if ((st = sp_input_open(&input, &in, 1, NULL)) != SP_OK)
         return st;
     memset(&hdr, 0, sizeof hdr);
     memset(&info, 0, sizeof info);
@@ -475,11 +474,11 @@ static sp_status keep_body(struct req *r)
 static void run_job(struct req *r)
 {
     struct sp_server *srv = r->srv;
-    char in[32], out[PATH_MAX + 32];
+    char out[PATH_MAX + 32];
     struct sp_report report;
     struct stat after;
     struct sp_job job = {
-        .in = in, .out = out, .io = r->ask.io, .factor = r->ask.factor,
+        .in = sp_src_fd(r->in_fd), .io = r->ask.io, .factor = r->ask.factor,
         .filter = r->ask.filter, .fit = r->ask.fit,
         .threads = srv->cfg.threads, .max_pixels = srv->cfg.max_pixels,
         .quality = r->ask.quality, .subsample = r->ask.subsample,
@@ -497,10 +496,11 @@ static void run_job(struct req *r)
         job.cancel = &r->cancel;
         slot = sp_watch_enter(srv->watch, &r->cancel, r->deadline);
     }
-    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
     snprintf(out, sizeof out, "%s/%llu.%s", srv->tmp,
              (unsigned long long)atomic_fetch_add(&srv->serial, 1),
              r->ask.ext);
+    job.out = sp_target_path(out);
+    (void)sp_outfmt_for(out, &job.fmt, &job.pnm_type);
     r->st = sp_job_exec(&job, &report);
     if (slot >= 0)
         sp_watch_leave(srv->watch, slot);

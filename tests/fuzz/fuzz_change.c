@@ -36,6 +36,7 @@
 #include "fuzz.h"
 #include "job.h"
 #include "sys.h"
+#include "../write_whole.h"
 
 enum call { C_FSTAT, C_READ, C_PREAD, C_PREADV2, C_LSEEK, C_MMAP,
             C_MADVISE, C_WRITEV, C_KINDS };
@@ -249,8 +250,8 @@ static sp_status run_job(const char *in, const char *out, enum sp_io io,
                          unsigned char **bytes, size_t *len)
 {
     struct sp_job job = {
-        .in = in,
-        .out = out,
+        .in = sp_src_path(in),
+        .out = sp_target_path(out),
         .io = io,
         .factor = plan.factor,
         .filter = SP_FILTER_BOX,
@@ -259,7 +260,7 @@ static sp_status run_job(const char *in, const char *out, enum sp_io io,
         .chunk_bytes = 4096,  /* several items, so writev runs mid-scale */
     };
     struct sp_report r;
-    sp_status st = sp_job_exec(&job, &r);
+    sp_status st = fx_job_run(&job, &r);
 
     SP_FUZZ_CHECK(strnlen(r.why, sizeof r.why) < sizeof r.why);
     *bytes = NULL;
