@@ -6,6 +6,7 @@
  * naming the file and no memory output; a handle runs again. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,25 @@ START_TEST(test_failures)
 }
 END_TEST
 
+/* A pipe with no reader: -EPIPE where SIGPIPE is ignored. */
+START_TEST(test_broken_pipe)
+{
+    sp_job *job = new_job("pnm");
+    int p[2];
+
+    make_input();
+    ck_assert_ptr_ne(signal(SIGPIPE, SIG_IGN), SIG_ERR);
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(close(p[0]), 0);
+    ck_assert_int_eq(sp_job_set_input_memory(job, in_bytes, in_len), 0);
+    ck_assert_int_eq(sp_job_set_output_fd(job, p[1]), 0);
+    ck_assert_int_eq(sp_job_run(job), -EPIPE);
+    ck_assert_int_eq(close(p[1]), 0);
+    sp_job_free(job);
+    free(in_bytes);
+}
+END_TEST
+
 /* The setters refuse what is out of range, and change nothing then. */
 START_TEST(test_setters)
 {
@@ -300,6 +320,7 @@ static Suite *api_suite(void)
     tcase_add_loop_test(tc, test_every_input_into_every_output, 0, 4);
     tcase_add_test(tc, test_run_again);
     tcase_add_test(tc, test_failures);
+    tcase_add_test(tc, test_broken_pipe);
     tcase_add_test(tc, test_setters);
     tcase_add_test(tc, test_dash_is_a_file);
     tcase_add_test(tc, test_version_and_init);

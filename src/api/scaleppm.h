@@ -139,7 +139,8 @@ typedef int sp_write_fn(void *arg, const void *data, size_t size);
  * was set last; none set: the image is scaled and dropped.  A path is
  * copied and its file appears whole or not at all, as the command line's
  * (an existing file is replaced).  A descriptor stays the caller's and is
- * not closed.  Memory is a buffer the job grows and owns: sp_job_output()
+ * not closed; a pipe whose reader has gone raises SIGPIPE, as write(2)
+ * does (a program that writes to pipes ignores it, and gets -EPIPE).  Memory is a buffer the job grows and owns: sp_job_output()
  * reads it after a run, and the next run or sp_job_free() frees it.  A
  * callback is called with the output's bytes in order, from the thread
  * that runs the job.  Each returns 0, SP_E_USAGE (a NULL path or FN, a
