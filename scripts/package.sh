@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # package.sh: build scaleppm's Debian packages, and with --check (as root)
-# install the program's, try it, remove it and lint both.
+# install the program's, try it, remove it and lint the three.
 #
-# The packages are CPack's (the top-level CMakeLists.txt): libscaleppm-dev
-# (the library: header, libraries, scaleppm.pc, libscaleppm.3), and
+# The packages are CPack's (the top-level CMakeLists.txt): the library's,
+# libscaleppm0 (the shared library) and libscaleppm-dev (the header, the
+# static library, scaleppm.pc, libscaleppm.3), and
 # scaleppm: scaleppm and scaleppm-iobench in /usr/bin, their manual
 # pages, the copyright file and changelog.Debian.gz in
 # /usr/share/doc/scaleppm; each one's dependencies
@@ -85,13 +86,16 @@ if ! (cd "$dir" && cpack -G DEB) >>"$log" 2>&1; then
     tail -n 20 "$log" >&2
     die "cpack failed; the whole log: $log"
 fi
-# Two packages: the programs, and the library's libscaleppm-dev.
+# Three packages: the programs, and the library's libscaleppm0 and
+# libscaleppm-dev.
 debs=("$dir"/*.deb)
 deb=$dir/scaleppm_$(dpkg-deb -f "${debs[0]}" Version)_$(dpkg-deb -f \
     "${debs[0]}" Architecture).deb
+lib=${deb/\/scaleppm_//libscaleppm0_}
 dev=${deb/\/scaleppm_//libscaleppm-dev_}
-[[ ${#debs[@]} == 2 && -f $deb && -f $dev ]] || die "cpack made: ${debs[*]}"
-for d in "$deb" "$dev"; do
+[[ ${#debs[@]} == 3 && -f $deb && -f $lib && -f $dev ]] ||
+    die "cpack made: ${debs[*]}"
+for d in "$deb" "$lib" "$dev"; do
     printf '%s\n' "$d"
     dpkg-deb --info "$d" | sed -n '/Package:/,$p'
     dpkg-deb --contents "$d"
@@ -174,9 +178,9 @@ if command -v setpriv >/dev/null &&
     as=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp)
 fi
 echo "lintian --info --pedantic --show-overrides $(basename "$deb")" \
-    "$(basename "$dev"):"
-lint=$("${as[@]}" lintian -I --pedantic --show-overrides "$deb" "$dev" \
-    2>&1) ||
+    "$(basename "$lib") $(basename "$dev"):"
+lint=$("${as[@]}" lintian -I --pedantic --show-overrides "$deb" "$lib" \
+    "$dev" 2>&1) ||
     true
 printf '%s\n' "${lint:-(nothing to report)}"
 if grep -q '^E: ' <<<"$lint"; then

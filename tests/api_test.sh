@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # api_test.sh SCALEPPM CMAKE BUILD CC [SANITIZER]: libscaleppm as a program
-# outside the tree uses it.  "cmake --install BUILD --component dev" into
-# a prefix under the work folder installs the header, the shared library
+# outside the tree uses it.  "cmake --install BUILD --component runtime",
+# then "dev", into a prefix under the work folder installs the shared
+# library and the header, the link to the shared library
 # with its soname, the static one, scaleppm.pc and libscaleppm.3, and the
 # shared library exports the API's symbols alone (the version script's
 # list, each declared in scaleppm.h).  Then contrib/examples/
@@ -39,14 +40,18 @@ for tool in pkg-config nm pnmtojpeg pngtopam; do
     fi
 done
 
-# The install: the dev component alone, into a prefix of its own.
+# The install: the library's components alone (the shared library,
+# runtime; the rest, dev), into a prefix of their own.
 prefix=$WORK/prefix
-if ! "$cmake" --install "$build" --prefix "$prefix" --component dev \
-    >install.log 2>&1; then
-    fail "cmake --install --component dev" "$(tail -n 1 install.log)"
-    finish
-    exit
-fi
+for component in runtime dev; do
+    if ! "$cmake" --install "$build" --prefix "$prefix" \
+        --component "$component" >install.log 2>&1; then
+        fail "cmake --install --component $component" \
+            "$(tail -n 1 install.log)"
+        finish
+        exit
+    fi
+done
 libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:[A-Z]*=//p' "$build/CMakeCache.txt")
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' \
     "$build/CMakeCache.txt")
@@ -55,7 +60,7 @@ want=$(printf '%s\n' include/scaleppm.h "$libdir/libscaleppm.a" \
     "$libdir/libscaleppm.so" "$libdir/libscaleppm.so.0" \
     "$libdir/libscaleppm.so.$version" "$libdir/pkgconfig/scaleppm.pc" \
     share/man/man3/libscaleppm.3.gz | sort)
-result "cmake --install --component dev: header, libraries, .pc, man3" \
+result "cmake --install --component runtime, dev: header, libraries, .pc, man3" \
     "$([[ $got == "$want" ]] || printf 'installed: %s' "${got//$'\n'/ }")"
 lib=$prefix/$libdir/libscaleppm.so
 soname=$(objdump -p "$lib" 2>/dev/null | awk '$1 == "SONAME" { print $2 }')

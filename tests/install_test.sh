@@ -6,10 +6,10 @@
 # no dev tool, no test), that the programs run and man finds the pages;
 # then the Debian packages that "cpack -G DEB" makes from BUILD: the
 # program's files, name, section and dependencies, and scaleppm serve's
-# systemd unit (verified by systemd-analyze) and nginx example; and
-# libscaleppm-dev's files (tests/api_test.sh tries the library).  The
-# packages are built, not installed: scripts/package.sh --check installs
-# the program's.
+# systemd unit (verified by systemd-analyze) and nginx example; and the
+# library's, libscaleppm0 and libscaleppm-dev (tests/api_test.sh tries
+# the library).  The packages are built, not installed:
+# scripts/package.sh --check installs the program's.
 set -uo pipefail
 usage='usage: install_test.sh CMAKE CPACK BUILD'
 cmake=${1:?$usage}
@@ -105,21 +105,40 @@ fi
 debs=("$WORK"/deb/*.deb)
 arch=$(dpkg --print-architecture)
 deb=$WORK/deb/scaleppm_$libversion-1_$arch.deb
+lib=$WORK/deb/libscaleppm0_$libversion-1_$arch.deb
 dev=$WORK/deb/libscaleppm-dev_$libversion-1_$arch.deb
-result "cpack -G DEB makes two packages: scaleppm, libscaleppm-dev" \
-    "$([[ ${#debs[@]} == 2 && -f $deb && -f $dev ]] ||
+result "cpack -G DEB makes three packages: scaleppm, libscaleppm0, libscaleppm-dev" \
+    "$([[ ${#debs[@]} == 3 && -f $deb && -f $lib && -f $dev ]] ||
         printf '%s' "${debs[*]}")"
-# libscaleppm-dev: the library's files in /usr, its copyright and
-# changelog, the library's section.
-contents=$(dpkg-deb -c "$dev" 2>&1 | awk '$1 !~ /^d/ { print $6 }' |
-    sed 's|^\./usr/||' | sort)
-want=$(printf '%s\n' "$library" share/doc/libscaleppm-dev/copyright \
-    share/doc/libscaleppm-dev/changelog.Debian.gz | sort)
-result "libscaleppm-dev: the library, its copyright and changelog" \
-    "$([[ $contents == "$want" ]] || printf '%s' "${contents//$'\n'/ }")"
-result "libscaleppm-dev: section libdevel" \
-    "$(section=$(dpkg-deb -f "$dev" Section 2>&1)
-        [[ $section == libdevel ]] || printf '%s' "$section")"
+# The library's: the shared library by its soname in libscaleppm0, the
+# rest in libscaleppm-dev, which depends on it; each its copyright and
+# changelog, its section.
+runtime=$(grep '\.so\.' <<<"$library")
+for pkg in libscaleppm0 libscaleppm-dev; do
+    file=$lib files=$runtime section=libs
+    if [[ $pkg == libscaleppm-dev ]]; then
+        file=$dev files=$(grep -v '\.so\.' <<<"$library") section=libdevel
+    fi
+    contents=$(dpkg-deb -c "$file" 2>&1 | awk '$1 !~ /^d/ { print $6 }' |
+        sed 's|^\./usr/||' | sort)
+    want=$(printf '%s\n' "$files" "share/doc/$pkg/copyright" \
+        "share/doc/$pkg/changelog.Debian.gz" | sort)
+    result "$pkg: its part of the library, its copyright and changelog" \
+        "$([[ $contents == "$want" ]] ||
+            printf '%s' "${contents//$'\n'/ }")"
+    got=$(dpkg-deb -f "$file" Section 2>&1)
+    result "$pkg: section $section" \
+        "$([[ $got == "$section" ]] || printf '%s' "$got")"
+done
+result "libscaleppm-dev depends on libscaleppm0 of its version" \
+    "$(depends=$(dpkg-deb -f "$dev" Depends 2>&1)
+        [[ $depends == *"libscaleppm0 (= $libversion-1)"* ]] ||
+            printf '%s' "$depends")"
+result "libscaleppm0: a shlibs file and an ldconfig trigger" \
+    "$(dpkg-deb -I "$lib" shlibs 2>&1 | grep -q '^libscaleppm 0 libscaleppm0' &&
+        dpkg-deb -I "$lib" triggers 2>&1 | grep -q '^activate-noawait ldconfig' ||
+        printf 'shlibs: %s; triggers: %s' "$(dpkg-deb -I "$lib" shlibs 2>&1)" \
+            "$(dpkg-deb -I "$lib" triggers 2>&1 | grep -v '^#')")"
 contents=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' |
     sed 's|^\./usr/||' | sort)
 want=$(printf '%s\n' "$expected" share/doc/scaleppm/changelog.Debian.gz \
