@@ -235,6 +235,14 @@ sp_status sp_target_close(struct sp_output *o, sp_status st)
         sp_outfile_close(&o->file);
     }
     if (s != NULL && s->t.kind == SP_TARGET_MEMORY && st == SP_OK) {
+        /* what the caller holds is what it got: the doubling's slack
+         * given back (a failure keeps the larger block) */
+        unsigned char *fit = s->len > 0 && s->len < s->cap
+                                 ? realloc(s->buf, s->len)
+                                 : NULL;
+
+        if (fit != NULL)
+            s->buf = fit;
         *s->t.data = s->buf;
         *s->t.len = s->len;
     } else if (s != NULL) {
