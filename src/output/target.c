@@ -218,6 +218,9 @@ sp_status sp_target_close(struct sp_output *o, sp_status st)
 {
     struct sp_sink *s = o->sink;
 
+    /* a callback's failure is the cause of whatever failed after it */
+    if (st != SP_OK && s != NULL && s->st != SP_OK)
+        st = s->st;
     if (o->f != NULL) {
         errno = 0;
         if (fflush(o->f) != 0 && st == SP_OK)
