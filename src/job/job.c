@@ -165,7 +165,7 @@ sp_status sp_job_exec(const struct sp_job *job, struct sp_report *r)
         sp_meter_start(&m);
         closed = sp_output_close(&out, st);
         sp_meter_stop(&m, &r->phase[SP_WRITE]);
-        if (st == SP_OK && closed != SP_OK) {
+        if (closed != st) {  /* it failed, or says what failed (target.h) */
             st = closed;
             r->failed_path = r->output;
         }

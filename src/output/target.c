@@ -218,6 +218,9 @@ sp_status sp_target_close(struct sp_output *o, sp_status st)
 {
     struct sp_sink *s = o->sink;
 
+    /* a callback's failure is the cause of whatever failed after it */
+    if (st != SP_OK && s != NULL && s->st != SP_OK)
+        st = s->st;
     if (o->f != NULL) {
         errno = 0;
         if (fflush(o->f) != 0 && st == SP_OK)
@@ -235,6 +238,14 @@ sp_status sp_target_close(struct sp_output *o, sp_status st)
         sp_outfile_close(&o->file);
     }
     if (s != NULL && s->t.kind == SP_TARGET_MEMORY && st == SP_OK) {
+        /* what the caller holds is what it got: the doubling's slack
+         * given back (a failure keeps the larger block) */
+        unsigned char *fit = s->len > 0 && s->len < s->cap
+                                 ? realloc(s->buf, s->len)
+                                 : NULL;
+
+        if (fit != NULL)
+            s->buf = fit;
         *s->t.data = s->buf;
         *s->t.len = s->len;
     } else if (s != NULL) {

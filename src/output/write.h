@@ -154,9 +154,10 @@ void sp_deflater_free(struct sp_deflater *def);
  * caller; a PNG or JPEG not given all its rows, or whose encoder failed,
  * is SP_E_ENCODE instead); with any other ST, or when that fails, nothing
  * of it is left and the target is as it was (an output written in place,
- * a descriptor or a callback keep what they got; memory gets NULL).
- * Returns ST if non-zero, else 0 or the status of the failure (an errno
- * value, or a callback's). */
+ * a descriptor or a callback keep what they got; memory gets nothing).
+ * Returns 0, or the status of the failure: a callback's once it failed
+ * (whatever ST says: what failed after it failed with it), else ST if
+ * non-zero, else the errno value of what failed here. */
 sp_status sp_output_close(struct sp_output *o, sp_status st);
 
 /* sp_target_open, sp_target_close: target.c's, for the calls above: O->f

@@ -12,20 +12,23 @@
 
 #include "resample.h"
 
-/* The outputs a request may ask for, by extension, and their types. */
+/* The outputs a request may ask for, by extension: their media types,
+ * formats and PNM types. */
 static const struct {
     const char *ext, *type;
+    enum sp_outfmt fmt;
+    enum sp_want pnm_type;
 } formats[] = {
-    {"pnm", "image/x-portable-anymap"},
-    {"ppm", "image/x-portable-pixmap"},
-    {"pgm", "image/x-portable-graymap"},
-    {"pbm", "image/x-portable-bitmap"},
-    {"pam", "image/x-portable-arbitrarymap"},
-    {"png", "image/png"},
-    {"jpg", "image/jpeg"},
-    {"jpeg", "image/jpeg"},
-    {"bmp", "image/bmp"},
-    {"tga", "image/x-tga"},
+    {"pnm", "image/x-portable-anymap", SP_OUT_PNM, SP_WANT_KEEP},
+    {"ppm", "image/x-portable-pixmap", SP_OUT_PNM, SP_WANT_PPM},
+    {"pgm", "image/x-portable-graymap", SP_OUT_PNM, SP_WANT_PGM},
+    {"pbm", "image/x-portable-bitmap", SP_OUT_PNM, SP_WANT_PBM},
+    {"pam", "image/x-portable-arbitrarymap", SP_OUT_PNM, SP_WANT_PAM},
+    {"png", "image/png", SP_OUT_PNG, SP_WANT_KEEP},
+    {"jpg", "image/jpeg", SP_OUT_JPEG, SP_WANT_KEEP},
+    {"jpeg", "image/jpeg", SP_OUT_JPEG, SP_WANT_KEEP},
+    {"bmp", "image/bmp", SP_OUT_BMP, SP_WANT_KEEP},
+    {"tga", "image/x-tga", SP_OUT_TGA, SP_WANT_KEEP},
 };
 #define NFORMATS (sizeof formats / sizeof *formats)
 
@@ -81,6 +84,8 @@ static sp_status set_format(struct sp_serve_ask *ask, const char *value)
     for (size_t i = 0; i < NFORMATS; i++)
         if (strcasecmp(value, formats[i].ext) == 0) {
             ask->ext = formats[i].ext;
+            ask->fmt = formats[i].fmt;
+            ask->pnm_type = formats[i].pnm_type;
             return SP_OK;
         }
     return EINVAL;

@@ -21,6 +21,8 @@ struct sp_serve_ask {
     enum sp_filter filter; /* filter=sample|box */
     const char *ext;       /* format=EXT: the output's extension, static;
                               "pnm" when absent (the input's own type) */
+    enum sp_outfmt fmt;    /* the format EXT names, and a PNM's type */
+    enum sp_want pnm_type;
     struct sp_fit fit;     /* fit=WxH, width=W, height=H, enlarge: as
                               --fit, --width, --height, --enlarge (a
                               later key overrides a side, as a later
