@@ -161,8 +161,8 @@ START_TEST(test_too_large_refused)
         ck_assert_msg(st == SP_E_TOOBIG, "open %s %zux%zu: %s",
                       fmt_name[cases[i].fmt], huge.width, huge.height,
                       sp_strerror(st));
-        ck_assert_ptr_null(o.f);
-        ck_assert_int_eq(o.file.fd, -1);
+        ck_assert_ptr_null(o.to.f);
+        ck_assert_int_eq(o.to.file.fd, -1);
         ck_assert_msg(strstr(why, fmt_name[cases[i].fmt]) != NULL, "%s",
                       why);
         ck_assert_int_eq(sp_write(&huge, path, cases[i].fmt, why),

@@ -357,11 +357,11 @@ START_TEST(test_output_open_fails)
             ck_assert_msg(st == want, "%s (format %d): %d %s, want %s",
                           cases[i].path, fmt, st, sp_strerror(st),
                           sp_strerror(want));
-            ck_assert_ptr_null(o.f);
-            ck_assert_int_eq(o.file.fd, -1);
-            ck_assert_int_eq(o.file.dir, -1);
-            ck_assert_ptr_null(o.file.name);
-            ck_assert_ptr_null(o.file.tmp);
+            ck_assert_ptr_null(o.to.f);
+            ck_assert_int_eq(o.to.file.fd, -1);
+            ck_assert_int_eq(o.to.file.dir, -1);
+            ck_assert_ptr_null(o.to.file.name);
+            ck_assert_ptr_null(o.to.file.tmp);
             if (want == SP_E_TOOBIG)
                 ck_assert_msg(strstr(why, fmt == SP_OUT_PNM
                                               ? "too large for PNM"

@@ -127,7 +127,8 @@ struct sp_input {
  * read then finds the end (SP_E_EMPTY).  REUSE, unless NULL, is the
  * caller's buffer that a raster read into memory reuses
  * (input_buffer.h): it must outlive IN; NULL has each raster malloc'd and
- * freed.  SRC must outlive IN too.  On success the caller owns IN and
+ * freed.  SRC is not kept (a memory source's bytes are, and must outlive
+ * IN).  On success the caller owns IN and
  * gives it back with sp_input_close().  On failure nothing is open.
  * Returns 0 or an errno value (EISDIR for a directory; EINVAL for an
  * empty memory source or a descriptor below 0). */

@@ -24,9 +24,11 @@
  * between images is skipped, anything else after an image must be an
  * image (else SP_E_NOTPNM, REPORT->why naming the image and its offset).
  * REPORT->load is the last image's, its trailing_bytes the whitespace
- * after it.  The output format comes from JOB->out's extension; with
- * JOB->out NULL every item is scaled as for a PNM output and dropped:
- * nothing is opened or written, and the write phase is zero.
+ * after it.  JOB->in is read and JOB->out written as input.h and
+ * target.h say, in JOB->fmt (a PNM in JOB->pnm_type); with no target
+ * (SP_TARGET_NONE) every item is scaled as for a PNM output and dropped:
+ * nothing is opened or written, and the write phase is zero.  A memory
+ * target gets its bytes only when the job succeeds.
  * Returns 0, or the status of the first phase that failed, with
  * REPORT->failed_path and REPORT->why saying where and what; nothing is
  * left allocated, mapped or open, and no output file is created.  An input

@@ -2,11 +2,11 @@
  * A path through the atomic output file (outfile.c), standard output as
  * it is, a descriptor through a duplicate of it (so that closing the FILE
  * leaves the caller's open), memory and callbacks through a stdio cookie
- * that grows the buffer or calls the caller.  What writes on the
- * descriptor itself (write_pnm.c's writev and vmsplice) has one only
- * where the target is a descriptor (O->fd), else writes through the
+ * that grows the buffer or calls the caller.  What writes on a
+ * descriptor itself (write_pnm.c's writev and vmsplice) has one where the
+ * target is a path or a descriptor (TF->fd), else writes through the
  * FILE. */
-#include "write.h"
+#include "target.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,37 +106,37 @@ static ssize_t sink_write(void *cookie, const char *p, size_t n)
     return (ssize_t)n;
 }
 
-/* open_sink: O->f writing to T, a memory or callback target. */
-static sp_status open_sink(struct sp_output *o, const struct sp_target *t)
+/* open_sink: TF->f writing to T, a memory or callback target. */
+static sp_status open_sink(struct sp_target_file *tf, const struct sp_target *t)
 {
     static const cookie_io_functions_t io = {.write = sink_write};
 
     if (t->kind == SP_TARGET_CALLBACK ? t->write == NULL
                                       : t->data == NULL || t->len == NULL)
         return EINVAL;
-    o->sink = calloc(1, sizeof *o->sink);
-    if (o->sink == NULL)
+    tf->sink = calloc(1, sizeof *tf->sink);
+    if (tf->sink == NULL)
         return ENOMEM;
-    o->sink->t = *t;
-    o->f = fopencookie(o->sink, "wb", io);
-    return o->f == NULL ? ENOMEM : SP_OK;
+    tf->sink->t = *t;
+    tf->f = fopencookie(tf->sink, "wb", io);
+    return tf->f == NULL ? ENOMEM : SP_OK;
 }
 
-/* open_fd: O->f writing to a duplicate of FD, so that its close leaves
+/* open_fd: TF->f writing to a duplicate of FD, so that its close leaves
  * FD open. */
-static sp_status open_fd(struct sp_output *o, int fd)
+static sp_status open_fd(struct sp_target_file *tf, int fd)
 {
     int dup = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 
     if (dup < 0)
         return fd < 0 ? EBADF : errno;
-    if ((o->f = fdopen(dup, "wb")) == NULL) {
+    if ((tf->f = fdopen(dup, "wb")) == NULL) {
         sp_status st = errno;
 
         close(dup);
         return st;
     }
-    o->fd = dup;
+    tf->fd = dup;
     return SP_OK;
 }
 
@@ -163,79 +163,86 @@ static int widen_pipe(int fd)
     return 1;
 }
 
-/* open_path: O->f writing to PATH ("-": standard output). */
-static sp_status open_path(struct sp_output *o, const char *path, int nowait,
+/* open_path: TF->f writing to PATH ("-": standard output). */
+static sp_status open_path(struct sp_target_file *tf, const char *path, int nowait,
                            char *why)
 {
     sp_status st;
 
     if (strcmp(path, "-") == 0) {
-        o->f = stdout;
-        o->fd = STDOUT_FILENO;
-        o->splice = o->fmt == SP_OUT_PNM && widen_pipe(STDOUT_FILENO);
+        tf->f = stdout;
+        tf->fd = STDOUT_FILENO;
+        tf->pipe = widen_pipe(STDOUT_FILENO);
         return SP_OK;
     }
-    st = sp_outfile_open(&o->file, path, nowait, why);
-    if (st == SP_OK && (o->f = fdopen(o->file.fd, "wb")) == NULL) {
+    st = sp_outfile_open(&tf->file, path, nowait, why);
+    if (st == SP_OK && (tf->f = fdopen(tf->file.fd, "wb")) == NULL) {
         st = errno;
-        close(o->file.fd);
-        o->file.fd = -1;
+        close(tf->file.fd);
+        tf->file.fd = -1;
     }
     if (st == SP_OK)
-        o->fd = o->file.fd;
+        tf->fd = tf->file.fd;
     return st;
 }
 
-sp_status sp_target_open(struct sp_output *o, const struct sp_target *t,
+void sp_target_init(struct sp_target_file *tf)
+{
+    memset(tf, 0, sizeof *tf);
+    tf->fd = -1;
+    tf->file = (struct sp_outfile){.fd = -1, .dir = -1};
+}
+
+sp_status sp_target_open(struct sp_target_file *tf, const struct sp_target *t,
                          int nowait, char *why)
 {
-    o->target = *t;
-    o->fd = -1;
+    tf->t = *t;
+    tf->fd = -1;
     switch (t->kind) {
     case SP_TARGET_PATH:
-        return t->path != NULL ? open_path(o, t->path, nowait, why) : EINVAL;
+        return t->path != NULL ? open_path(tf, t->path, nowait, why) : EINVAL;
     case SP_TARGET_FD:
-        return open_fd(o, t->fd);
+        return open_fd(tf, t->fd);
     case SP_TARGET_MEMORY:
     case SP_TARGET_CALLBACK:
-        return open_sink(o, t);
+        return open_sink(tf, t);
     case SP_TARGET_NONE:
         break;
     }
     return EINVAL;
 }
 
-/* failure: the status of O's FILE's failed flush or close: the sink's
+/* failure: the status of TF's FILE's failed flush or close: the sink's
  * own, else errno's. */
-static sp_status failure(const struct sp_output *o)
+static sp_status failure(const struct sp_target_file *tf)
 {
-    if (o->sink != NULL && o->sink->st != SP_OK)
-        return o->sink->st;
+    if (tf->sink != NULL && tf->sink->st != SP_OK)
+        return tf->sink->st;
     return errno ? errno : EIO;
 }
 
-sp_status sp_target_close(struct sp_output *o, sp_status st)
+sp_status sp_target_close(struct sp_target_file *tf, sp_status st)
 {
-    struct sp_sink *s = o->sink;
+    struct sp_sink *s = tf->sink;
 
     /* a callback's failure is the cause of whatever failed after it */
     if (st != SP_OK && s != NULL && s->st != SP_OK)
         st = s->st;
-    if (o->f != NULL) {
+    if (tf->f != NULL) {
         errno = 0;
-        if (fflush(o->f) != 0 && st == SP_OK)
-            st = failure(o);
-        if (ferror(o->f) && st == SP_OK)
-            st = failure(o);
+        if (fflush(tf->f) != 0 && st == SP_OK)
+            st = failure(tf);
+        if (ferror(tf->f) && st == SP_OK)
+            st = failure(tf);
     }
     /* Standard output is the caller's to close. */
-    if (o->f != stdout) {
-        if (st == SP_OK && o->f != NULL && o->target.kind == SP_TARGET_PATH)
-            st = sp_outfile_commit(&o->file);
+    if (tf->f != stdout) {
+        if (st == SP_OK && tf->f != NULL && tf->t.kind == SP_TARGET_PATH)
+            st = sp_outfile_commit(&tf->file);
         errno = 0;
-        if (o->f != NULL && fclose(o->f) != 0 && st == SP_OK)
-            st = failure(o);
-        sp_outfile_close(&o->file);
+        if (tf->f != NULL && fclose(tf->f) != 0 && st == SP_OK)
+            st = failure(tf);
+        sp_outfile_close(&tf->file);
     }
     if (s != NULL && s->t.kind == SP_TARGET_MEMORY && st == SP_OK) {
         /* what the caller holds is what it got: the doubling's slack
@@ -252,8 +259,8 @@ sp_status sp_target_close(struct sp_output *o, sp_status st)
         free(s->buf);
     }
     free(s);
-    o->f = NULL;
-    o->sink = NULL;
-    o->fd = -1;
+    tf->f = NULL;
+    tf->sink = NULL;
+    tf->fd = -1;
     return st;
 }

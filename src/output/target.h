@@ -17,7 +17,9 @@
 #define SP_TARGET_H
 
 #include <stddef.h>
+#include <stdio.h>
 
+#include "outfile.h"
 #include "status.h"
 
 enum sp_target_kind {
@@ -55,5 +57,42 @@ struct sp_target sp_target_callback(sp_write_fn *write, void *arg);
  * "fd N", "memory" or "callback"; NULL for NONE.  Valid as long as T
  * is. */
 const char *sp_target_name(const struct sp_target *t);
+
+struct sp_sink;
+
+/* A target opened for an output (write.h's): F is what the encoders
+ * write to; FD its descriptor, for what writes on one directly (writev,
+ * vmsplice), -1 for memory and callbacks; PIPE: FD is a pipe, widened
+ * (standard output only); FILE a path's atomic file (outfile.h); SINK a
+ * memory or callback target's state; T the target, copied. */
+struct sp_target_file {
+    FILE *f;
+    int fd;
+    int pipe;
+    struct sp_outfile file;
+    struct sp_sink *sink;
+    struct sp_target t;
+};
+
+/* sp_target_open: TF opened on T (copied; a memory target's DATA and
+ * LEN, a callback's ARG, must outlive TF), a path as sp_outfile_open()
+ * opens it with NOWAIT, standard output ("-") as it is, a descriptor
+ * through a duplicate, memory and callbacks through a stdio cookie.  WHY
+ * (SP_WHY_MAX) may get a detail.  Returns 0, an errno value (EINVAL for
+ * a target with nothing to write to) or sp_outfile_open()'s status; on
+ * failure TF holds nothing, and sp_target_close() is still safe. */
+sp_status sp_target_open(struct sp_target_file *tf, const struct sp_target *t,
+                         int nowait, char *why);
+
+/* sp_target_close: TF flushed; with ST 0 put in place (a path's commit,
+ * memory handed to the caller); closed (never standard output nor the
+ * caller's descriptor).  Returns 0, or the status of the failure: a
+ * callback's once it failed (what failed after it failed with it), else
+ * ST if non-zero, else the errno value of what failed here.  Safe on a
+ * TF never opened, once zeroed with FD and FILE.FD -1 (sp_target_init). */
+sp_status sp_target_close(struct sp_target_file *tf, sp_status st);
+
+/* sp_target_init: TF holding nothing. */
+void sp_target_init(struct sp_target_file *tf);
 
 #endif

@@ -88,8 +88,7 @@ sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
 
     why[0] = '\0';
     memset(o, 0, sizeof *o);
-    o->file = (struct sp_outfile){.fd = -1, .dir = -1};
-    o->fd = -1;
+    sp_target_init(&o->to);
     o->fmt = fmt;
     o->want = fmt == SP_OUT_PNM ? want : SP_WANT_STB;
     o->compression = -1;
@@ -103,10 +102,11 @@ sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
                             o->type.channels, why);
     if (st != SP_OK)
         return st;
-    st = sp_target_open(o, t, nowait, why);
+    st = sp_target_open(&o->to, t, nowait, why);
+    o->splice = o->fmt == SP_OUT_PNM && o->to.pipe;
     if (st == SP_OK && o->fmt == SP_OUT_PNM) {
         errno = 0;
-        st = sp_header_write(o->f, &o->type, why);
+        st = sp_header_write(o->to.f, &o->type, why);
     }
     if (st != SP_OK)
         return sp_output_close(o, st);
@@ -129,7 +129,7 @@ sp_status sp_output_next(struct sp_output *o, const struct sp_image *layout,
     if (st != SP_OK)
         return st;
     errno = 0;
-    return sp_header_write(o->f, &o->type, why);
+    return sp_header_write(o->to.f, &o->type, why);
 }
 
 /* converted: IMG's rows in O's type into *VIEW: IMG itself, or its rows
@@ -193,7 +193,7 @@ static sp_status stream_rows(struct sp_output *o, const struct sp_image *view,
         return SP_E_ENCODE;
     errno = 0;
     if (o->enc == NULL)
-        st = o->stream->begin(o->f, &o->type, &opts, &o->enc, why);
+        st = o->stream->begin(o->to.f, &o->type, &opts, &o->enc, why);
     if (st == SP_OK && n > 0)
         st = o->stream->rows(o->enc, view, times, why);
     if (st == SP_OK && o->rows + n == o->type.height)
@@ -215,8 +215,8 @@ sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
     if (o->stream != NULL)
         return stream_rows(o, &view, 1, why);
     if (o->fmt == SP_OUT_PNM)
-        return sp_pnm_put_rows(&view, o->f);
-    return sp_stb_put(&view, o->f, o->fmt, why);
+        return sp_pnm_put_rows(&view, o->to.f);
+    return sp_stb_put(&view, o->to.f, o->fmt, why);
 }
 
 sp_status sp_output_put_repeated(struct sp_output *o,
@@ -231,24 +231,23 @@ sp_status sp_output_put_repeated(struct sp_output *o,
     if (o->stream != NULL)
         return stream_rows(o, &view, times, why);
     if (o->splice && pages != NULL && view.pixels == img->pixels)
-        return sp_pnm_put_repeated(&view, times, o->f, pages);
+        return sp_pnm_put_repeated(&view, times, o->to.f, pages);
     if (times == 1)
-        return sp_pnm_put_rows(&view, o->f);
-    return sp_pnm_put_repeated(&view, times, o->f, NULL);
+        return sp_pnm_put_rows(&view, o->to.f);
+    return sp_pnm_put_repeated(&view, times, o->to.f, NULL);
 }
 
 sp_status sp_output_close(struct sp_output *o, sp_status st)
 {
-    if (o->stream != NULL && o->f != NULL && st == SP_OK &&
+    if (o->stream != NULL && o->to.f != NULL && st == SP_OK &&
         (o->broken || o->rows != o->type.height))
         st = SP_E_ENCODE;
     if (o->stream != NULL)
         o->stream->end(o->enc);
-    st = sp_target_close(o, st);
+    st = sp_target_close(&o->to, st);
     free(o->conv);
     memset(o, 0, sizeof *o);
-    o->file = (struct sp_outfile){.fd = -1, .dir = -1};
-    o->fd = -1;
+    sp_target_init(&o->to);
     return st;
 }
 

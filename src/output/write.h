@@ -14,7 +14,6 @@
 #include "convert.h"
 #include "header.h"
 #include "image.h"
-#include "outfile.h"
 #include "outfmt.h"
 #include "status.h"
 #include "target.h"
@@ -23,17 +22,8 @@
  * A PNM's, a PNG's and a JPEG's rows go out as they come, so an image can
  * be streamed band by band; BMP and TGA (stb) take the whole image in one
  * sp_output_put(). */
-struct sp_sink;
-
 struct sp_output {
-    FILE *f;
-    int fd;                  /* F's descriptor, for what writes on it
-                                directly (writev, vmsplice); -1: none (a
-                                memory or callback target) */
-    struct sp_outfile file;  /* a path's, but standard output's */
-    struct sp_sink *sink;    /* a memory or callback target's; else
-                                NULL */
-    struct sp_target target; /* as opened */
+    struct sp_target_file to;  /* TO.F: what the encoders write to */
     enum sp_outfmt fmt;
     enum sp_want want;       /* the type written (convert.h) */
     struct sp_image type;    /* what is written: the image's type, or the
@@ -160,12 +150,6 @@ void sp_deflater_free(struct sp_deflater *def);
  * non-zero, else the errno value of what failed here. */
 sp_status sp_output_close(struct sp_output *o, sp_status st);
 
-/* sp_target_open, sp_target_close: target.c's, for the calls above: O->f
- * (O->fd, O->file, O->sink) opened on T; flushed, put in place with ST 0,
- * and closed, as sp_output_close() says. */
-sp_status sp_target_open(struct sp_output *o, const struct sp_target *t,
-                         int nowait, char *why);
-sp_status sp_target_close(struct sp_output *o, sp_status st);
 
 /* sp_output_whole: whether PATH holds a whole output of format FMT, as
  * scaleppm writes them, for --skip-existing: binary PNM images that end

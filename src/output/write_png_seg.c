@@ -333,9 +333,9 @@ static sp_status start(struct sp_output *o)
     ihdr[8] = (unsigned char)(8 * sample_bytes(&o->type));
     ihdr[9] = types[o->type.channels - 1];
     errno = 0;
-    if (fwrite(sig, 1, sizeof sig, o->f) != sizeof sig)
+    if (fwrite(sig, 1, sizeof sig, o->to.f) != sizeof sig)
         return errno ? errno : EIO;
-    return chunk(o->f, "IHDR", &part, 1);
+    return chunk(o->to.f, "IHDR", &part, 1);
 }
 
 /* zlib_header: the stream's two bytes: deflate with a 32 KiB window, and
@@ -373,9 +373,9 @@ sp_status sp_output_put_segment(struct sp_output *o,
         parts[2].iov_len = 4;
     }
     if (st == SP_OK)
-        st = chunk(o->f, "IDAT", parts, 3);
+        st = chunk(o->to.f, "IDAT", parts, 3);
     if (st == SP_OK && s->last)
-        st = chunk(o->f, "IEND", NULL, 0);
+        st = chunk(o->to.f, "IEND", NULL, 0);
     o->rows += s->rows;
     o->broken = st != SP_OK;
     return st;
