@@ -14,9 +14,9 @@ Installs the Debian packages that are missing (as root; otherwise prints
 the apt-get line and exits 2), builds with CMake and runs ctest.
   --sanitize   build with AddressSanitizer + UBSan, in build-asan/
   --tsan       build with ThreadSanitizer, in build-tsan/, and run the
-               tests that run threads (parallel_*, job_*, concurrent, oracle,
-               cli, faults, batch, batch_options, and the server's: serve_*,
-               serve, serve_soak)
+               tests that run threads (parallel_*, job_*, concurrent, api*,
+               oracle, cli, faults, batch, batch_options, and the server's:
+               serve_*, serve, serve_soak)
   -h, --help   this help
 USAGE
 }
@@ -27,7 +27,7 @@ while (($#)); do
     --sanitize) dir=$ROOT/build-asan args+=(-DSP_SANITIZE=ON); shift ;;
     --tsan)
         dir=$ROOT/build-tsan args+=(-DSP_TSAN=ON)
-        only=(-R '^(parallel_.*|job_.*|concurrent|oracle|cli|faults|batch|batch_options|serve|serve_.*)$')
+        only=(-R '^(parallel_.*|job_.*|concurrent|api.*|oracle|cli|faults|batch|batch_options|serve|serve_.*)$')
         shift
         ;;
     -h | --help) usage; exit 0 ;;

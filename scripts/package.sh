@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# package.sh: build scaleppm's Debian package, and with --check (as root)
-# install it, try it, remove it and lint it.
+# package.sh: build scaleppm's Debian packages, and with --check (as root)
+# install the program's, try it, remove it and lint the three.
 #
-# The package is CPack's (the top-level CMakeLists.txt): scaleppm and
-# scaleppm-iobench in /usr/bin, their manual pages, the copyright file
-# and changelog.Debian.gz in /usr/share/doc/scaleppm; its dependencies
+# The packages are CPack's (the top-level CMakeLists.txt): the library's,
+# libscaleppm0 (the shared library) and libscaleppm-dev (the header, the
+# static library, scaleppm.pc, libscaleppm.3), and
+# scaleppm: scaleppm and scaleppm-iobench in /usr/bin, their manual
+# pages, the copyright file and changelog.Debian.gz in
+# /usr/share/doc/scaleppm; each one's dependencies
 # computed by dpkg-shlibdeps.  The Release tree in build-deb/ is built
 # with Debian's build flags (dpkg-buildflags, hardening=+all).
 #
@@ -66,7 +69,8 @@ if command -v dpkg-buildflags >/dev/null; then
     export DEB_BUILD_MAINT_OPTIONS=hardening=+all
     cflags="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
     flags=("-DCMAKE_C_FLAGS=$cflags"
-        "-DCMAKE_EXE_LINKER_FLAGS=$(dpkg-buildflags --get LDFLAGS)")
+        "-DCMAKE_EXE_LINKER_FLAGS=$(dpkg-buildflags --get LDFLAGS)"
+        "-DCMAKE_SHARED_LINKER_FLAGS=$(dpkg-buildflags --get LDFLAGS)")
 fi
 printf 'building build-deb (log: %s)\n' "$log" >&2
 if ! {
@@ -82,12 +86,20 @@ if ! (cd "$dir" && cpack -G DEB) >>"$log" 2>&1; then
     tail -n 20 "$log" >&2
     die "cpack failed; the whole log: $log"
 fi
+# Three packages: the programs, and the library's libscaleppm0 and
+# libscaleppm-dev.
 debs=("$dir"/*.deb)
-[[ ${#debs[@]} == 1 && -f ${debs[0]} ]] || die "cpack made: ${debs[*]}"
-deb=${debs[0]}
-printf '%s\n' "$deb"
-dpkg-deb --info "$deb" | sed -n '/Package:/,$p'
-dpkg-deb --contents "$deb"
+deb=$dir/scaleppm_$(dpkg-deb -f "${debs[0]}" Version)_$(dpkg-deb -f \
+    "${debs[0]}" Architecture).deb
+lib=${deb/\/scaleppm_//libscaleppm0_}
+dev=${deb/\/scaleppm_//libscaleppm-dev_}
+[[ ${#debs[@]} == 3 && -f $deb && -f $lib && -f $dev ]] ||
+    die "cpack made: ${debs[*]}"
+for d in "$deb" "$lib" "$dev"; do
+    printf '%s\n' "$d"
+    dpkg-deb --info "$d" | sed -n '/Package:/,$p'
+    dpkg-deb --contents "$d"
+done
 ((check)) || exit 0
 
 # --check: install, try, remove.
@@ -165,8 +177,10 @@ if command -v setpriv >/dev/null &&
     setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
     as=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp)
 fi
-echo "lintian --info --pedantic --show-overrides $(basename "$deb"):"
-lint=$("${as[@]}" lintian -I --pedantic --show-overrides "$deb" 2>&1) ||
+echo "lintian --info --pedantic --show-overrides $(basename "$deb")" \
+    "$(basename "$lib") $(basename "$dev"):"
+lint=$("${as[@]}" lintian -I --pedantic --show-overrides "$deb" "$lib" \
+    "$dev" 2>&1) ||
     true
 printf '%s\n' "${lint:-(nothing to report)}"
 if grep -q '^E: ' <<<"$lint"; then

@@ -8,7 +8,7 @@
 # (photos.sh's PHOTOS_PACKAGES), not every machine.  exiftool and lcms2's
 # linkicc: tests/meta_test.sh's profiles and orientations.  nginx-light: the
 # reverse proxy that tests/serve_nginx_test.sh puts in front of scaleppm
-# serve.
+# serve.  abigail-tools: scripts/abi_check.sh's abidw and abidiff.
 SP_PACKAGES=(build-essential cmake pkg-config libnetpbm-dev libstb-dev check
     netpbm libvips-tools graphicsmagick imagemagick shellcheck
     python3 python3-numpy python3-matplotlib git valgrind strace clang
@@ -16,7 +16,7 @@ SP_PACKAGES=(build-essential cmake pkg-config libnetpbm-dev libstb-dev check
     libjpeg62-turbo-dev libjpeg-turbo-progs libpng-dev zlib1g-dev libexif-dev
     libimage-exiftool-perl liblcms2-utils
     libmicrohttpd-dev curl wrk lighttpd nginx-light
-    libnginx-mod-http-image-filter)
+    libnginx-mod-http-image-filter abigail-tools)
 
 # sp_install: install what is missing of SP_PACKAGES; as a non-root user,
 # print the command to run and exit 2.

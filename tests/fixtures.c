@@ -35,7 +35,7 @@ void fx_teardown(void)
 
 int fx_run(Suite *s)
 {
-    if (sp_init() != SP_OK) {  /* what every program of the library asks */
+    if (sp_lib_init() != SP_OK) {  /* what every program of the library asks */
         fprintf(stderr, "sp_init failed\n");
         return EXIT_FAILURE;
     }

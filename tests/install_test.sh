@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # install_test.sh CMAKE CPACK BUILD: what "cmake --install BUILD" installs
 # (scaleppm and scaleppm-iobench, their gzipped manual pages, the
-# copyright file, scaleppm serve's program in libexec, and nothing else:
+# copyright file, scaleppm serve's program in libexec, the library's
+# files: header, libraries, scaleppm.pc, libscaleppm.3; and nothing else:
 # no dev tool, no test), that the programs run and man finds the pages;
-# then the Debian package that "cpack -G DEB" makes from BUILD: its files,
-# name, section and dependencies, and scaleppm serve's systemd unit
-# (verified by systemd-analyze) and nginx example.  The package is built,
-# not installed: scripts/package.sh --check installs it.
+# then the Debian packages that "cpack -G DEB" makes from BUILD: the
+# program's files, name, section and dependencies, and scaleppm serve's
+# systemd unit (verified by systemd-analyze) and nginx example; and the
+# library's, libscaleppm0 and libscaleppm-dev (tests/api_test.sh tries
+# the library).  The packages are built, not installed:
+# scripts/package.sh --check installs the program's.
 set -uo pipefail
 usage='usage: install_test.sh CMAKE CPACK BUILD'
 cmake=${1:?$usage}
@@ -22,6 +25,14 @@ pages=(share/man/man1/scaleppm-iobench.1.gz share/man/man1/scaleppm.1.gz)
 expected=$(printf '%s\n' bin/scaleppm bin/scaleppm-iobench \
     libexec/scaleppm/scaleppm-serve \
     share/doc/scaleppm/copyright "${pages[@]}" | sort)
+# The library's (component dev), in BUILD's library folder.
+libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:[A-Z]*=//p' "$build/CMakeCache.txt")
+libversion=$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' \
+    "$build/CMakeCache.txt")
+library=$(printf '%s\n' include/scaleppm.h "$libdir/libscaleppm.a" \
+    "$libdir/libscaleppm.so" "$libdir/libscaleppm.so.0" \
+    "$libdir/libscaleppm.so.$libversion" "$libdir/pkgconfig/scaleppm.pc" \
+    share/man/man3/libscaleppm.3.gz | sort)
 
 if ! "$cmake" --install "$build" --prefix "$prefix" --strip \
     >"$WORK/install.log" 2>&1; then
@@ -30,8 +41,9 @@ if ! "$cmake" --install "$build" --prefix "$prefix" --strip \
     exit
 fi
 got=$(cd "$prefix" && find . ! -type d | sed 's|^\./||' | sort)
-result "cmake --install: the programs, their pages, the copyright file" \
-    "$([[ $got == "$expected" ]] || printf 'installed: %s' "${got//$'\n'/ }")"
+all=$(printf '%s\n' "$expected" "$library" | sort)
+result "cmake --install: the programs, their pages, the copyright file, the library" \
+    "$([[ $got == "$all" ]] || printf 'installed: %s' "${got//$'\n'/ }")"
 
 serve=$("$prefix/bin/scaleppm" serve --version 2>&1)
 result "installed scaleppm serve runs scaleppm-serve" \
@@ -91,9 +103,42 @@ if ! "$cpack" -G DEB --config "$build/CPackConfig.cmake" -B "$WORK/deb" \
     exit
 fi
 debs=("$WORK"/deb/*.deb)
-result "cpack -G DEB makes one package" \
-    "$([[ ${#debs[@]} == 1 && -f ${debs[0]} ]] || printf '%s' "${debs[*]}")"
-deb=${debs[0]}
+arch=$(dpkg --print-architecture)
+deb=$WORK/deb/scaleppm_$libversion-1_$arch.deb
+lib=$WORK/deb/libscaleppm0_$libversion-1_$arch.deb
+dev=$WORK/deb/libscaleppm-dev_$libversion-1_$arch.deb
+result "cpack -G DEB makes three packages: scaleppm, libscaleppm0, libscaleppm-dev" \
+    "$([[ ${#debs[@]} == 3 && -f $deb && -f $lib && -f $dev ]] ||
+        printf '%s' "${debs[*]}")"
+# The library's: the shared library by its soname in libscaleppm0, the
+# rest in libscaleppm-dev, which depends on it; each its copyright and
+# changelog, its section.
+runtime=$(grep '\.so\.' <<<"$library")
+for pkg in libscaleppm0 libscaleppm-dev; do
+    file=$lib files=$runtime section=libs
+    if [[ $pkg == libscaleppm-dev ]]; then
+        file=$dev files=$(grep -v '\.so\.' <<<"$library") section=libdevel
+    fi
+    contents=$(dpkg-deb -c "$file" 2>&1 | awk '$1 !~ /^d/ { print $6 }' |
+        sed 's|^\./usr/||' | sort)
+    want=$(printf '%s\n' "$files" "share/doc/$pkg/copyright" \
+        "share/doc/$pkg/changelog.Debian.gz" | sort)
+    result "$pkg: its part of the library, its copyright and changelog" \
+        "$([[ $contents == "$want" ]] ||
+            printf '%s' "${contents//$'\n'/ }")"
+    got=$(dpkg-deb -f "$file" Section 2>&1)
+    result "$pkg: section $section" \
+        "$([[ $got == "$section" ]] || printf '%s' "$got")"
+done
+result "libscaleppm-dev depends on libscaleppm0 of its version" \
+    "$(depends=$(dpkg-deb -f "$dev" Depends 2>&1)
+        [[ $depends == *"libscaleppm0 (= $libversion-1)"* ]] ||
+            printf '%s' "$depends")"
+result "libscaleppm0: a shlibs file and an ldconfig trigger" \
+    "$(dpkg-deb -I "$lib" shlibs 2>&1 | grep -q '^libscaleppm 0 libscaleppm0' &&
+        dpkg-deb -I "$lib" triggers 2>&1 | grep -q '^activate-noawait ldconfig' ||
+        printf 'shlibs: %s; triggers: %s' "$(dpkg-deb -I "$lib" shlibs 2>&1)" \
+            "$(dpkg-deb -I "$lib" triggers 2>&1 | grep -v '^#')")"
 contents=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' |
     sed 's|^\./usr/||' | sort)
 want=$(printf '%s\n' "$expected" share/doc/scaleppm/changelog.Debian.gz \

@@ -42,10 +42,10 @@ sp_status run(const char *in, const char *out, enum sp_io io,
               int factor, enum sp_filter filter, unsigned threads,
               struct sp_report *r)
 {
-    struct sp_job job = {.in = in, .out = out, .io = io, .factor = factor,
+    struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out), .io = io, .factor = factor,
                          .filter = filter, .threads = threads};
 
-    return sp_job_run(&job, r);
+    return fx_job_run(&job, r);
 }
 
 /* Every factor, both paths, threads 1, 2, 10 and more than the rows, both

@@ -2,7 +2,8 @@
 # man_test.sh SCALEPPM MANDIR: the manual pages in MANDIR (man/) render
 # without a warning, through man-db as a reader's man does and through
 # groff with every warning on; and scaleppm.1 names every long option that
-# "scaleppm --help" prints, so that the page cannot fall behind the help.
+# "scaleppm --help" prints, so that the page cannot fall behind the help;
+# libscaleppm.3 names every function of the library's header.
 # Exits 77 (skipped) without man and groff.
 set -uo pipefail
 usage='usage: man_test.sh SCALEPPM MANDIR'
@@ -30,7 +31,7 @@ warnings() {
     fi
 }
 
-for page in scaleppm.1 scaleppm-iobench.1; do
+for page in scaleppm.1 scaleppm-iobench.1 libscaleppm.3; do
     src=$mandir/$page
     if [[ ! -r $src ]]; then
         fail "$page" "not found in $mandir"
@@ -62,4 +63,17 @@ for opt in "${options[@]}"; do
 done
 result "scaleppm.1 names every long option of --help (${#options[@]})" \
     "${missing[*]:+not in scaleppm.1: ${missing[*]}}"
+
+# Each function the header declares (SP_API), in libscaleppm.3's NAME.
+header=$mandir/../src/api/scaleppm.h
+mapfile -t functions < <(grep -oE '^SP_API [^(]*\<sp_[a-z_]+\(' "$header" |
+    grep -oE 'sp_[a-z_]+')
+names=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$mandir/libscaleppm.3")
+missing=()
+for fn in "${functions[@]}"; do
+    grep -qE "(^|[ ,])$fn(,|\$| )" <<<"$names" || missing+=("$fn")
+done
+result "libscaleppm.3 names every function of scaleppm.h (${#functions[@]})" \
+    "$( ((${#functions[@]} >= 10)) || printf 'found %d in %s ' \
+        "${#functions[@]}" "$header")${missing[*]:+not in libscaleppm.3: ${missing[*]}}"
 finish

@@ -112,11 +112,12 @@ code=$(status /healthz || true)
 result 'and the server goes on' "$([[ $code == 200 ]] || echo "$code")"
 stop_server
 
-# held: whether the server holds an answer: its output file, unlinked
-# from the private directory, open for its response.
+# held: whether the server holds bytes for its jobs and answers
+# (--max-memory's count: scaleppm_memory_held_bytes in /metrics).
 held() {
-    find "/proc/$server_pid/fd" -mindepth 1 -lname "$WORK/tmp/*(deleted)" |
-        grep -q .
+    local n
+    n=$(curl -s "$URL/metrics" | sed -n 's/^scaleppm_memory_held_bytes //p')
+    [[ ${n:-0} != 0 ]]
 }
 
 # --max-output: an answer planned over it (from the header: 1400x1400x3
@@ -149,13 +150,14 @@ stop_server
 # a client that reads a 2800x2800x3 answer (23.5 MB of a 26 MiB budget)
 # at a kilobyte a second holds them, and the same request beside it is
 # 503; once that client is gone, the bytes are given back and it is
-# served.  Each step waits for its event: the answer held (its file open
-# and unlinked), then given back (closed).
+# served.  Each step waits for its event: the answer held (its headers
+# sent, its bytes counted), then given back (the count back to zero).
 start_server --root root --workers 2 --max-memory 26M -q
-curl -s --limit-rate 1k -o /dev/null "$URL/big.ppm?s=4" &
+rm -f slow.head
+curl -s --limit-rate 1k -D slow.head -o /dev/null "$URL/big.ppm?s=4" &
 slow_pid=$!
 give_up=$((SECONDS + 60))
-until held || ((SECONDS > give_up)); do :; done
+until { [[ -s slow.head ]] && held; } || ((SECONDS > give_up)); do :; done
 expect_status 'an answer held by a slow reader: 503 beside it' 503 \
     '/big.ppm?s=4'
 result 'the 503 names the memory' "$(grep -q memory body || echo 'another body')"
@@ -166,5 +168,59 @@ while held && ((SECONDS <= give_up)); do :; done
 expect_status 'the slow reader gone: its bytes given back, 200' 200 \
     '/big.ppm?s=4'
 stop_server
+
+# No file per request: an answer is made in memory and sent from there,
+# its input read through the descriptor opened beneath the root, so the
+# server traced through 24 requests (each output format and load path),
+# after one that opens what a process opens once, makes, links, renames
+# and removes no file, opens nothing but its inputs (one openat2 a
+# request), and never a /proc path.
+if ! have strace || ! strace -f -o /dev/null true 2>/dev/null; then
+    skip 'no file per request' 'strace not installed or not allowed'
+    finish
+    exit
+fi
+mkdir -p tmp
+rm -f server.log trace
+TMPDIR=$WORK/tmp strace -f -qq -o trace \
+    -e trace=open,openat,openat2,creat,link,linkat,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,memfd_create \
+    "$SP" serve --root root --listen 127.0.0.1:0 --allow-io -q 2>server.log &
+tracer=$!
+URL=
+while alive "$tracer" && [[ -z $URL ]]; do
+    URL=$(sed -n 's|.*listening on \(http://.*:[0-9]*\)/$|\1|p' server.log)
+done
+# one request first: what a process opens once, when first asked
+# (/etc/localtime for the first date), is not a request's
+codes=$(status '/big.ppm?s=-4')
+calls_before=$(wc -l <trace)
+for io in read mmap pread auto; do
+    for fmt in pnm png jpg bmp tga ppm; do
+        codes+=$(status "/big.ppm?s=-4&io=$io&format=$fmt")
+    done
+done
+# the server's own pid, the tracer's child, stopped so that strace ends
+server_pid=$(cat "/proc/$tracer/task/$tracer/children")
+stop_server
+wait "$tracer" || true
+why=
+if [[ $codes != "$(printf '200%.0s' $(seq 25))" ]]; then
+    why="statuses $codes"
+else
+    after=$(tail -n +"$((calls_before + 1))" trace)
+    bad=$(grep -v -e '+++' -e '---' -e '^[0-9]* *openat2(' \
+        -e '<\.\.\. openat2 resumed>' <<<"$after" |
+        head -n 1 || true)
+    opens=$(grep -c 'openat2(' <<<"$after" || true)
+    if [[ -n $bad ]]; then
+        why="a call per request: $bad"
+    elif ((opens != 24)); then
+        why="$opens opens of inputs for 24 requests"
+    elif grep -q -e '/proc/' -e 'O_CREAT' -e 'O_TMPFILE' trace; then
+        why="$(grep -m 1 -e '/proc/' -e 'O_CREAT' -e 'O_TMPFILE' trace)"
+    fi
+fi
+result 'no file made, linked, renamed or removed per request (strace)' "$why"
+result 'nothing written under TMPDIR' "$(find tmp -mindepth 1 | head -n 3)"
 
 finish

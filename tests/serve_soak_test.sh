@@ -5,8 +5,8 @@
 # by eight keep-alive clients (serve_soak.py), with no answer other than
 # the one expected and every 200 the command line's bytes; then the
 # server's descriptors as many as before, and its resident memory
-# steady (a leak of a request's struct would show), and nothing left in
-# its private directory at the stop.
+# steady (a leak of a request's struct would show), and nothing written
+# under its $TMPDIR (answers are made in memory).
 #
 # usage: bash tests/serve_soak_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
 set -euo pipefail
@@ -128,7 +128,7 @@ inflight=$(curl -s "$URL/metrics" | sed -n 's/^scaleppm_in_flight //p')
 result 'nothing in flight after the soak but /metrics' \
     "$([[ $inflight == 1 ]] || echo "$inflight")"
 stop_server
-result 'nothing left in the private directory' \
+result 'nothing written under TMPDIR' \
     "$(find tmp -mindepth 1 | head -n 3)"
 
 finish

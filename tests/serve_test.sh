@@ -7,8 +7,8 @@
 # client, descriptors steady, a file cut while served, read's heap
 # steady, a Unix socket, and a SIGTERM that lets the requests in flight
 # finish.  Each server listens on a free loopback port (one on a
-# Unix socket) and is stopped at the end; nothing is left behind (its
-# private directory, under $WORK/tmp, checked gone).
+# Unix socket) and is stopped at the end; nothing is written under its
+# $TMPDIR ($WORK/tmp, checked empty): answers are made in memory.
 #
 # usage: bash tests/serve_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
 set -euo pipefail
@@ -242,7 +242,7 @@ result '/metrics counts' "$why"
 
 stop_server
 left=$(find tmp -mindepth 1 | head -n 3)
-result 'nothing left in the private directory' "$left"
+result 'nothing written under TMPDIR' "$left"
 if grep -q '^GET /rgb.ppm 200 ' server.log; then
     pass 'an access log line'
 else
@@ -348,7 +348,7 @@ elif ! wait_running 0; then
 fi
 result 'a running job cancelled at its deadline: 503, worker free' "$why"
 expect_status 'and the next request is served' 200 '/gray.pgm?s=2'
-result 'the cancelled answer left nothing in the private directory' \
+result 'the cancelled answer wrote nothing under TMPDIR' \
     "$(find "$WORK/tmp" -type f | head -n 1)"
 stop_server
 

@@ -26,3 +26,11 @@ ssize_t fx_file_pull(void *arg, unsigned char *buf, size_t cap)
 
     return n == 0 && ferror(f) ? -1 : (ssize_t)n;
 }
+
+sp_status fx_input_open(struct sp_input *in, const char *path, int nowait,
+                        struct sp_reuse *reuse)
+{
+    struct sp_src src = sp_src_path(path);
+
+    return sp_input_open(in, &src, nowait, reuse);
+}

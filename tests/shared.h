@@ -28,4 +28,8 @@ int fx_images_equal(const struct sp_image *a, const struct sp_image *b);
  * its position: fread() of up to CAP bytes. */
 ssize_t fx_file_pull(void *arg, unsigned char *buf, size_t cap);
 
+/* fx_input_open: sp_input_open() of the path source PATH. */
+sp_status fx_input_open(struct sp_input *in, const char *path, int nowait,
+                        struct sp_reuse *reuse);
+
 #endif

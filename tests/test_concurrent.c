@@ -20,6 +20,7 @@
 #include "cancel.h"
 #include "fixtures.h"
 #include "job.h"
+#include "write_whole.h"
 
 #define NJOBS 16
 
@@ -188,7 +189,7 @@ static void prepare(struct slot *s, int k, const char *tag)
     } else {
         snprintf(s->in, sizeof s->in, "%s", fx_path(input_name[c->in]));
     }
-    s->job = (struct sp_job){.in = s->in, .out = s->out, .io = c->io,
+    s->job = (struct sp_job){.in = sp_src_path(s->in), .out = sp_target_path(s->out), .io = c->io,
                              .factor = c->factor, .filter = c->filter,
                              .threads = 2, .chunk_bytes = c->chunk_bytes,
                              .cancel = &s->token};
@@ -206,7 +207,7 @@ static void *run(void *arg)
         ck_assert_int_eq(pthread_create(&s->writer, NULL, write_pipe, s), 0);
     if (s->start != NULL)
         pthread_barrier_wait(s->start);
-    s->st = sp_job_run(&s->job, &s->report);
+    s->st = fx_job_run(&s->job, &s->report);
     if (s->pipe[1] > 0) {
         pthread_join(s->writer, NULL);
         close(s->pipe[0]);

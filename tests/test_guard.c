@@ -200,7 +200,7 @@ START_TEST(test_unguarded_chains)
         seen_fd = p[1];
         sa.sa_handler = program_handler;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(SIGBUS, &sa, NULL) != 0 || sp_init() != SP_OK ||
+        if (sigaction(SIGBUS, &sa, NULL) != 0 || sp_lib_init() != SP_OK ||
             sp_guard_run(answer, &zero) != SP_OK)
             _exit(2);
         (void)touch((void *)m.p);
@@ -246,8 +246,8 @@ START_TEST(test_init)
     ck_assert_int_eq(sigaction(SIGBUS, NULL, &now), 0);
     ck_assert(now.sa_handler == first.sa_handler);
 
-    ck_assert_int_eq(sp_init(), SP_OK);
-    ck_assert_int_eq(sp_init(), SP_OK);
+    ck_assert_int_eq(sp_lib_init(), SP_OK);
+    ck_assert_int_eq(sp_lib_init(), SP_OK);
     ck_assert(sp_guard_ready());
     ck_assert_int_eq(sigaction(SIGBUS, NULL, &now), 0);
     ck_assert((now.sa_flags & SA_SIGINFO) && now.sa_sigaction != NULL &&
@@ -262,7 +262,7 @@ END_TEST
 
 static void init_setup(void)
 {
-    ck_assert_int_eq(sp_init(), SP_OK);
+    ck_assert_int_eq(sp_lib_init(), SP_OK);
 }
 
 static Suite *guard_suite(void)

@@ -15,7 +15,7 @@ START_TEST(test_sigbus_guard)
 
     for (int i = 0; i < 40; i++) {
         enum sp_io io = (enum sp_io)(i % 3);  /* read, mmap, pread */
-        struct sp_job job = {.in = in, .out = out, .io = io,
+        struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out), .io = io,
                              .factor = i % 4 < 2 ? -2 : 3,
                              .filter = i % 8 < 4 ? SP_FILTER_BOX
                                                  : SP_FILTER_SAMPLE,
@@ -28,7 +28,7 @@ START_TEST(test_sigbus_guard)
         fx_write_image(in, &img);  /* 15-byte header: "P6\n640 480\n255\n" */
         sp_image_release(&img);
         unlink(out);
-        st = sp_job_run(&job, &r);
+        st = fx_job_run(&job, &r);
         if (io != SP_IO_READ) {
             ck_assert_msg(st == SP_E_CHANGED, "run %d: %s", i,
                           sp_strerror(st));
@@ -98,7 +98,7 @@ START_TEST(test_input_changed)
         struct change c = {in, b_file, len, (i / 4) % 2};
         int as_stdin = (i / 8) % 2;
         const char *out = fx_path(outs[i / 16]);
-        struct sp_job job = {.in = as_stdin ? "-" : in, .out = out,
+        struct sp_job job = {.in = sp_src_path(as_stdin ? "-" : in), .out = sp_target_path(out),
                              .io = io, .factor = -2, .filter = SP_FILTER_BOX,
                              .threads = 3, .chunk_bytes = 1024,
                              .after_load = change_input, .after_load_arg = &c};
@@ -115,7 +115,7 @@ START_TEST(test_input_changed)
             ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
             close(fd);
         }
-        st = sp_job_run(&job, &r);
+        st = fx_job_run(&job, &r);
         if (saved >= 0) {
             dup2(saved, STDIN_FILENO);
             close(saved);
@@ -137,7 +137,7 @@ START_TEST(test_input_changed)
             ck_assert_msg(st == SP_E_CHANGED, "%s, %s%s: %s", sp_io_name(io),
                           c.cut ? "cut" : "rewritten",
                           as_stdin ? ", stdin" : "", sp_strerror(st));
-            ck_assert_str_eq(r.failed_path, job.in);
+            ck_assert_str_eq(r.failed_path, job.in.path);
             ck_assert_str_eq(sp_strerror(st), "input changed while reading");
             ck_assert(!fx_file_exists(out));
         }
@@ -161,14 +161,14 @@ START_TEST(test_sigbus_unguarded)
     struct sp_image img;
     struct sp_report r;
     const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
-    struct sp_job job = {.in = in, .out = out, .io = SP_IO_MMAP, .factor = 2,
+    struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out), .io = SP_IO_MMAP, .factor = 2,
                          .threads = 2};
     struct sigaction now;
 
     fx_make_image(&img, 64, 48, 3, 1, 255, 1);
     fx_write_image(in, &img);
     sp_image_release(&img);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);  /* sp_init's handler */
+    ck_assert_int_eq(fx_job_run(&job, &r), SP_OK);  /* sp_init's handler */
     ck_assert_int_eq(sigaction(SIGBUS, NULL, &now), 0);
     ck_assert_msg((now.sa_flags & SA_SIGINFO) && now.sa_sigaction != NULL,
                   "no SIGBUS handler after a mapped run");

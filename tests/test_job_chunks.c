@@ -33,11 +33,11 @@ static void run_chunks(struct sp_job *job, size_t chunk,
     job->chunk_bytes = chunk;
     f0 = minflt_now();
     t0 = sp_now_ns();
-    st = sp_job_run(job, &r);
+    st = fx_job_run(job, &r);
     wall = sp_now_ns() - t0;
     faults = minflt_now() - f0;
     expect(st == SP_OK, "%s: %s (%s)", what, sp_strerror(st), r.why);
-    got = fx_read_file(job->out, &len);
+    got = fx_read_file(job->out.path, &len);
     expect(len == want_len && memcmp(got, want, len) == 0,
            "%s: output differs", what);
     free(got);
@@ -100,7 +100,7 @@ START_TEST(test_chunks)
                     for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                          w++) {
                         struct sp_job job = {
-                            .in = in, .out = out, .io = io,
+                            .in = sp_src_path(in), .out = sp_target_path(out), .io = io,
                             .factor = factors[fi],
                             .filter = (enum sp_filter)f,
                             .threads = threads[t]};
@@ -153,7 +153,7 @@ START_TEST(test_chunks_large)
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
                 for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                      w++) {
-                    struct sp_job job = {.in = in, .out = out,
+                    struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out),
                                          .io = io,
                                          .factor = factors[fi],
                                          .filter = filter,
@@ -221,7 +221,7 @@ START_TEST(test_chunks_fit)
                 for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
                      w++) {
                     struct sp_job job = {
-                        .in = in, .out = out, .io = fx_io[pi], .fit = fit,
+                        .in = sp_src_path(in), .out = sp_target_path(out), .io = fx_io[pi], .fit = fit,
                         .threads = t,
                         .drop_grain = (size_t)sysconf(_SC_PAGESIZE)};
                     char what[128];
@@ -256,14 +256,14 @@ START_TEST(test_chunks_stb)
         unsigned char *expect_bytes;
         size_t expect_len;
 
-        ck_assert_int_eq(sp_outfmt_for(names[n], &fmt), SP_OK);
+        ck_assert_int_eq(sp_outfmt_for(names[n], &fmt, NULL), SP_OK);
         ck_assert_int_eq(sp_write(&want, ref, fmt, why), SP_OK);
         expect_bytes = fx_read_file(ref, &expect_len);
         for (size_t pi = 0; pi < FX_NIO; pi++) {
             enum sp_io io = fx_io[pi];
 
             for (unsigned threads = 1; threads <= 4; threads += 3) {
-                struct sp_job job = {.in = in, .out = fx_path(names[n]),
+                struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(fx_path(names[n])),
                                      .io = io, .factor = 3,
                                      .threads = threads};
                 char what[96];
@@ -401,7 +401,7 @@ START_TEST(test_drop_rows_job)
                     for (size_t pi = 0; pi < FX_NIO; pi++) {
                         enum sp_io io = fx_io[pi];
                         struct sp_job job = {
-                            .in = in, .out = out, .io = io,
+                            .in = sp_src_path(in), .out = sp_target_path(out), .io = io,
                             .factor = factors[fi],
                             .filter = (enum sp_filter)f,
                             .threads = threads[t]};

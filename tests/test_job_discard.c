@@ -49,7 +49,7 @@ struct seen {
 };
 
 /* run_counted: JOB run with the seam counting, into *S. */
-static void run_counted(const struct sp_job *job, struct seen *s)
+static void run_counted(struct sp_job *job, struct seen *s)
 {
     pread_bytes = madvised = output_calls = 0;
     sp_sys.pread = counting_pread;
@@ -58,7 +58,7 @@ static void run_counted(const struct sp_job *job, struct seen *s)
     sp_sys.openat = counting_openat;
     sp_sys.writev = counting_writev;
     sp_sys.write = counting_write;
-    s->st = sp_job_run(job, &s->r);
+    s->st = fx_job_run(job, &s->r);
     sp_sys_reset();
     s->pread_bytes = pread_bytes;
     s->madvised = madvised;
@@ -81,7 +81,7 @@ START_TEST(test_discard_same_work)
     fx_write_image(in, &img);
     sp_image_release(&img);
     for (int i = 0; i < 4 * 4 * 4; i++) {
-        struct sp_job job = {.in = in, .out = out, .io = (enum sp_io)(i % 4),
+        struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out), .io = (enum sp_io)(i % 4),
                              .factor = factors[i / 4 % 4],
                              .filter = i / 4 % 4 == 1 ? SP_FILTER_BOX
                                                       : SP_FILTER_SAMPLE,
@@ -93,7 +93,7 @@ START_TEST(test_discard_same_work)
         run_counted(&job, &wrote);
         ck_assert_int_eq(wrote.st, SP_OK);
         ck_assert_int_eq(unlink(out), 0);
-        job.out = NULL;
+        job.out = (struct sp_target){.kind = SP_TARGET_NONE};
         run_counted(&job, &none);
         ck_assert_msg(none.st == SP_OK, "%s: %s", sp_io_name(job.io),
                       sp_strerror(none.st));
@@ -139,7 +139,7 @@ START_TEST(test_discard_reads_rows)
     struct sp_image img;
 
     for (int i = 0; i < 2 * 3; i++) {
-        struct sp_job job = {.in = in, .io = i % 2 ? SP_IO_PREAD : SP_IO_MMAP,
+        struct sp_job job = {.in = sp_src_path(in), .io = i % 2 ? SP_IO_PREAD : SP_IO_MMAP,
                              .factor = -2, .threads = 1 + (unsigned)i / 2,
                              .after_load = cut_input,
                              .after_load_arg = (void *)in};
@@ -148,7 +148,7 @@ START_TEST(test_discard_reads_rows)
         fx_make_image(&img, 640, 480, 3, 1, 255, (unsigned)i);
         fx_write_image(in, &img);  /* 15-byte header: "P6\n640 480\n255\n" */
         sp_image_release(&img);
-        ck_assert_int_eq(sp_job_run(&job, &r), SP_E_CHANGED);
+        ck_assert_int_eq(fx_job_run(&job, &r), SP_E_CHANGED);
         ck_assert_str_eq(r.failed_path, in);
         ck_assert_uint_eq(r.phase[SP_WRITE].ns, 0);
         ck_assert_int_eq(fx_count_entries(fx_dir, NULL), 1);
@@ -161,7 +161,7 @@ END_TEST
 START_TEST(test_discard_report)
 {
     const char *in = fx_path("in.pgm");
-    struct sp_job job = {.in = in, .io = SP_IO_READ, .factor = 2,
+    struct sp_job job = {.in = sp_src_path(in), .io = SP_IO_READ, .factor = 2,
                          .threads = 2};
     struct sp_image img;
     struct sp_report r;
@@ -172,7 +172,7 @@ START_TEST(test_discard_report)
     fx_make_image(&img, 37, 23, 1, 1, 255, 3);
     fx_write_image(in, &img);
     sp_image_release(&img);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);
+    ck_assert_int_eq(fx_job_run(&job, &r), SP_OK);
     for (int json = 0; json < 2; json++) {
         f = open_memstream(&buf, &len);
         ck_assert_ptr_nonnull(f);

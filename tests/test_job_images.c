@@ -84,7 +84,7 @@ START_TEST(test_input_renamed)
     for (size_t pi = 0; pi <= FX_NIO; pi++) {
         enum sp_io io = pi < FX_NIO ? fx_io[pi] : SP_IO_AUTO;
         struct swap s = {other, in, 0};
-        struct sp_job job = {.in = in, .out = out, .io = io,
+        struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out), .io = io,
                              .factor = 1, .threads = 2,
                              .after_load = rename_over, .after_load_arg = &s};
         struct sp_report r;
@@ -92,7 +92,7 @@ START_TEST(test_input_renamed)
 
         fx_write_file(in, a, a_len);
         fx_write_file(other, b, b_len);
-        st = sp_job_run(&job, &r);
+        st = fx_job_run(&job, &r);
         ck_assert_msg(st == SP_OK, "%s: %s", sp_io_name(io),
                       sp_strerror(st));
         ck_assert_uint_eq(r.images, 3);
@@ -143,7 +143,7 @@ START_TEST(test_stream_by_path)
         unsigned char *data, *want;
         size_t len, want_len, first_len, one;
         char byfd[64];
-        struct sp_job job = {.out = out, .io = SP_IO_READ, .factor = 1,
+        struct sp_job job = {.out = sp_target_path(out), .io = SP_IO_READ, .factor = 1,
                              .threads = 2};
         struct sp_report r;
         sp_status st;
@@ -154,20 +154,20 @@ START_TEST(test_stream_by_path)
         one = want_len / 3;
         first_len = 2 * (one + strlen(seps[i % 3]));
         if (i < 3) {
-            job.in = fifo;
+            job.in = sp_src_path(fifo);
             pid = send_slowly(fifo, -1, data, len, first_len);
         } else {
             ck_assert_int_eq(pipe(p), 0);
             pid = send_slowly(NULL, p[1], data, len, first_len);
             close(p[1]);
             snprintf(byfd, sizeof byfd, "/dev/fd/%d", p[0]);
-            job.in = byfd;
+            job.in = sp_src_path(byfd);
         }
-        st = sp_job_run(&job, &r);
+        st = fx_job_run(&job, &r);
         if (p[0] >= 0)
             close(p[0]);
         ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-        ck_assert_msg(st == SP_OK, "%s, separator %d: %s", job.in, i % 3,
+        ck_assert_msg(st == SP_OK, "%s, separator %d: %s", job.in.path, i % 3,
                       sp_strerror(st));
         ck_assert_uint_eq(r.images, 3);
         ck_assert(same_file(out, want, want_len));
@@ -200,7 +200,7 @@ START_TEST(test_whitespace_between_images)
      * the plain */
     for (int i = 0; i < 2 * CHOICES; i++) {
         int k = i % CHOICES, as_stdin = k == CHOICES - 1, saved = -1;
-        struct sp_job job = {.in = as_stdin ? "-" : in, .out = out,
+        struct sp_job job = {.in = sp_src_path(as_stdin ? "-" : in), .out = sp_target_path(out),
                              .io = k < FX_NIO ? fx_io[k] : SP_IO_AUTO,
                              .factor = 1, .threads = 3};
         struct sp_report r;
@@ -218,7 +218,7 @@ START_TEST(test_whitespace_between_images)
             ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
             close(fd);
         }
-        st = sp_job_run(&job, &r);
+        st = fx_job_run(&job, &r);
         if (as_stdin) {
             /* left at its end: the whitespace after the last image read */
             ck_assert_int_eq(lseek(STDIN_FILENO, 0, SEEK_CUR),
@@ -258,7 +258,7 @@ START_TEST(test_junk_after_image)
         unsigned char *bytes = malloc(len + jl);
         int how = i / 4, p[2] = {-1, -1}, status;
         char byfd[64];
-        struct sp_job job = {.in = in, .out = out,
+        struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out),
                              .io = how < FX_NIO ? fx_io[how]
                                    : how == FX_NIO ? SP_IO_AUTO
                                                    : SP_IO_READ,
@@ -279,17 +279,17 @@ START_TEST(test_junk_after_image)
             pid = send_slowly(NULL, p[1], bytes, len + jl, len / 2);
             close(p[1]);
             snprintf(byfd, sizeof byfd, "/dev/fd/%d", p[0]);
-            job.in = byfd;
+            job.in = sp_src_path(byfd);
         }
         unlink(out);
-        st = sp_job_run(&job, &r);
+        st = fx_job_run(&job, &r);
         if (p[0] >= 0) {
             close(p[0]);
             ck_assert_int_eq(waitpid(pid, &status, 0), pid);
         }
         ck_assert_msg(st == (i % 4 == 0 ? SP_E_TRUNCATED : SP_E_NOTPNM),
                       "case %d: %s", i, sp_strerror(st));
-        ck_assert_str_eq(r.failed_path, job.in);
+        ck_assert_str_eq(r.failed_path, job.in.path);
         ck_assert_msg(strncmp(r.why, "image 2, at byte ", 17) == 0, "%s",
                       r.why);
         ck_assert(!fx_file_exists(out));
@@ -307,7 +307,7 @@ END_TEST
 START_TEST(test_open_nowait)
 {
     const char *fifo = fx_path("fifo"), *out = fx_path("out.ppm");
-    struct sp_job job = {.in = fifo, .out = out, .io = SP_IO_READ,
+    struct sp_job job = {.in = sp_src_path(fifo), .out = sp_target_path(out), .io = SP_IO_READ,
                          .factor = 1, .threads = 1, .open_nowait = 1};
     struct sp_report r;
     unsigned char *data, *want;
@@ -316,7 +316,7 @@ START_TEST(test_open_nowait)
     pid_t pid;
 
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_E_EMPTY);
+    ck_assert_int_eq(fx_job_run(&job, &r), SP_E_EMPTY);
     ck_assert_str_eq(r.failed_path, fifo);
     ck_assert(!fx_file_exists(out));
 
@@ -328,7 +328,7 @@ START_TEST(test_open_nowait)
     data = images_bytes(2, 2, "\n", &len, &want, &want_len);
     pid = send_slowly(NULL, w, data, len, 0);
     close(w);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);
+    ck_assert_int_eq(fx_job_run(&job, &r), SP_OK);
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_uint_eq(r.images, 2);
     ck_assert(same_file(out, want, want_len));

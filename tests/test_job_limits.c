@@ -9,20 +9,20 @@ START_TEST(test_max_pixels)
     struct sp_image img;
     struct sp_report r;
     const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
-    struct sp_job job = {.in = in, .out = out, .io = SP_IO_MMAP, .factor = 4,
+    struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out), .io = SP_IO_MMAP, .factor = 4,
                          .threads = 2, .max_pixels = 64 * 48 * 16 - 1};
 
     fx_make_image(&img, 64, 48, 3, 1, 255, 1);
     fx_write_image(in, &img);
     sp_image_release(&img);
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_E_LIMIT);
+    ck_assert_int_eq(fx_job_run(&job, &r), SP_E_LIMIT);
     ck_assert(strstr(r.why, "output is 256x192") != NULL);
     ck_assert(!fx_file_exists(out));
     job.max_pixels = 64 * 48 * 16;
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_OK);
+    ck_assert_int_eq(fx_job_run(&job, &r), SP_OK);
     job.factor = -2;
     job.max_pixels = 64 * 48 - 1;
-    ck_assert_int_eq(sp_job_run(&job, &r), SP_E_LIMIT);
+    ck_assert_int_eq(fx_job_run(&job, &r), SP_E_LIMIT);
     ck_assert(strstr(r.why, "input is 64x48") != NULL);
 }
 END_TEST
@@ -106,14 +106,14 @@ static sp_status job_from_pipe(struct sp_job *job, const char *head,
     ck_assert_int_eq(pipe(fds), 0);
     pid = send_padded(fds, head, fill, PIPE_PAD);
     snprintf(in, sizeof in, "/dev/fd/%d", fds[0]);
-    job->in = in;
-    st = sp_job_run(job, &r);
+    job->in = sp_src_path(in);
+    st = fx_job_run(job, &r);
     *growth = peak_kb() - before;
     close(fds[0]);
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert(WIFEXITED(status));
     *fed = WEXITSTATUS(status);
-    job->in = NULL;
+    job->in = sp_src_path(NULL);
     return st;
 }
 
@@ -125,7 +125,7 @@ static sp_status job_from_pipe(struct sp_job *job, const char *head,
 START_TEST(test_max_pixels_pipe)
 {
     const char *out = fx_path("out.pnm");
-    struct sp_job job = {.out = out, .io = SP_IO_READ, .factor = -2,
+    struct sp_job job = {.out = sp_target_path(out), .io = SP_IO_READ, .factor = -2,
                          .threads = 2, .max_pixels = 1000};
     unsigned char *bytes;
     size_t len;
@@ -181,14 +181,14 @@ START_TEST(test_max_pixels_file)
     close(fd);
     for (size_t pi = 0; pi < FX_NIO; pi++) {
         enum sp_io io = fx_io[pi];
-        struct sp_job job = {.in = in, .out = out, .io = io,
+        struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out), .io = io,
                              .factor = 2, .threads = 2, .max_pixels = 1000};
         long before = peak_kb();
 
         load_reads = load_maps = 0;
         sp_sys.read = counted_read;
         sp_sys.mmap = counted_mmap;
-        ck_assert_int_eq(sp_job_run(&job, &r), SP_E_LIMIT);
+        ck_assert_int_eq(fx_job_run(&job, &r), SP_E_LIMIT);
         sp_sys_reset();
         ck_assert(strstr(r.why, "input is 6000x6000") != NULL);
         ck_assert_str_eq(r.failed_path, in);

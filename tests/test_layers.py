@@ -1,6 +1,8 @@
 """src/'s folders are its layers: each file includes only headers of its
 own folder or of the folders its folder's README.md says it may use, and
-no module (a .c and its .h) reaches itself again through its includes."""
+no module (a .c and its .h) reaches itself again through its includes.
+The installed header, api/scaleppm.h, is no layer's: it includes nothing
+and every folder may include it (its status codes are everyone's)."""
 import os
 import re
 import unittest
@@ -9,6 +11,7 @@ SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "src")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 MAY_USE = re.compile(r"^May use: (.*?)\.$", re.M)
+PUBLIC = "scaleppm.h"
 
 
 def folders():
@@ -44,7 +47,7 @@ def home():
     """Each header's folder, by its name."""
     out = {}
     for folder, name, _ in files():
-        if name.endswith(".h"):
+        if name.endswith(".h") and name != PUBLIC:
             out[name] = folder
     return out
 
@@ -97,6 +100,12 @@ class Layers(unittest.TestCase):
                               f"src/{folder}/{name} includes {h} of "
                               f"src/{where[h]}/, which src/{folder}/README.md "
                               "does not say it may use")
+
+    def test_the_public_header_includes_nothing_of_src(self):
+        for folder, name, headers in files():
+            if name == PUBLIC:
+                self.assertEqual(headers, [], f"src/{folder}/{name} "
+                                 "includes headers of src/")
 
     def test_the_layers_form_no_cycle(self):
         graph = {f: may_use(f) for f in folders()}

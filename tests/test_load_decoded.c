@@ -722,7 +722,7 @@ START_TEST(test_after_image)
             n += t;
         }
         fx_write_file(path, all, n);
-        ck_assert_int_eq(sp_input_open(&in, path, 0, NULL), SP_OK);
+        ck_assert_int_eq(fx_input_open(&in, path, 0, NULL), SP_OK);
         ck_assert_int_eq(sp_input_next(&in, SP_IO_MMAP, NULL, NULL, &info),
                          SP_OK);
         ck_assert_ptr_eq(info.codec, sp_decode_named("png"));
@@ -756,7 +756,7 @@ START_TEST(test_png_long_idat)
 
     write_long_idat(path, 4096);
     t0 = clock();
-    ck_assert_int_eq(sp_input_open(&in, path, 0, NULL), SP_OK);
+    ck_assert_int_eq(fx_input_open(&in, path, 0, NULL), SP_OK);
     ck_assert_int_eq(sp_input_next(&in, SP_IO_MMAP, NULL, NULL, &info),
                      SP_OK);
     cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;

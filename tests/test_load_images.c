@@ -46,8 +46,8 @@ START_TEST(test_input_two_streams)
 
     snprintf(pa, sizeof pa, "/dev/fd/%d", a);
     snprintf(pb, sizeof pb, "/dev/fd/%d", b);
-    ck_assert_int_eq(sp_input_open(&ia, pa, 0, NULL), SP_OK);
-    ck_assert_int_eq(sp_input_open(&ib, pb, 0, NULL), SP_OK);
+    ck_assert_int_eq(fx_input_open(&ia, pa, 0, NULL), SP_OK);
+    ck_assert_int_eq(fx_input_open(&ib, pb, 0, NULL), SP_OK);
     close(a);
     close(b);
     ck_assert_uint_eq(next_gray(&ia, &ma), 1);
@@ -104,7 +104,7 @@ START_TEST(test_input_after_image)
             } else {
                 fx_write_text(path, text);
             }
-            ck_assert_int_eq(sp_input_open(&in, stream ? by : path, 0, NULL),
+            ck_assert_int_eq(fx_input_open(&in, stream ? by : path, 0, NULL),
                              SP_OK);
             if (fd >= 0)
                 close(fd);
@@ -141,7 +141,7 @@ START_TEST(test_input_reuse)
     fx_write_image(large, &img);
     sp_image_release(&img);
 
-    ck_assert_int_eq(sp_input_open(&in, small, 0, &reuse), SP_OK);
+    ck_assert_int_eq(fx_input_open(&in, small, 0, &reuse), SP_OK);
     ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL, &info),
                      SP_OK);
     kept = in.img.pixels;
@@ -151,7 +151,7 @@ START_TEST(test_input_reuse)
     ck_assert_uint_eq(reuse.len, 20 * 10 * 3);
     sp_input_close(&in);
 
-    ck_assert_int_eq(sp_input_open(&in, small, 0, &reuse), SP_OK);
+    ck_assert_int_eq(fx_input_open(&in, small, 0, &reuse), SP_OK);
     ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL, &info),
                      SP_OK);
     ck_assert_ptr_eq(in.img.pixels, kept);  /* the same buffer */
@@ -159,7 +159,7 @@ START_TEST(test_input_reuse)
     sp_input_close(&in);  /* the close releases it */
     ck_assert_ptr_eq(reuse.p, kept);
 
-    ck_assert_int_eq(sp_input_open(&in, large, 0, &reuse), SP_OK);
+    ck_assert_int_eq(fx_input_open(&in, large, 0, &reuse), SP_OK);
     ck_assert_int_eq(sp_input_next(&in, SP_IO_READ, NULL, NULL, &info),
                      SP_OK);
     ck_assert_ptr_eq(reuse.p, kept);        /* too small: kept, not used */
@@ -168,7 +168,7 @@ START_TEST(test_input_reuse)
     ck_assert_ptr_eq(reuse.p, kept);        /* the larger one now */
     ck_assert_uint_eq(reuse.len, 40 * 10 * 3);
 
-    ck_assert_int_eq(sp_input_open(&in, large, 0, &reuse), SP_OK);
+    ck_assert_int_eq(fx_input_open(&in, large, 0, &reuse), SP_OK);
     ck_assert_int_eq(sp_input_next(&in, SP_IO_MMAP, NULL, NULL, &info),
                      SP_OK);
     ck_assert_int_eq(info.io_used, SP_IO_MMAP);

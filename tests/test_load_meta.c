@@ -221,7 +221,7 @@ static sp_status load_meta(const char *path, enum sp_io io,
 
     sp_meta_init(meta);
     *pixels = NULL;
-    ck_assert_int_eq(sp_input_open(&in, path, 0, NULL), SP_OK);
+    ck_assert_int_eq(fx_input_open(&in, path, 0, NULL), SP_OK);
     st = sp_input_next(&in, io, NULL, NULL, &info);
     if (st == SP_OK) {
         ck_assert_uint_eq(in.img.width, W);
@@ -473,7 +473,13 @@ static void put_meta(const char *path, enum sp_outfmt fmt,
     snprintf(img.tuple_type, sizeof img.tuple_type, "RGB");
     img.stride = W * 3;
     img.pixels = (unsigned char *)raster();
-    ck_assert_int_eq(sp_output_open(&o, path, fmt, &img, 0, why), SP_OK);
+    struct sp_target t = sp_target_path(path);
+    enum sp_outfmt named;
+    enum sp_want want;
+
+    ck_assert_int_eq(sp_outfmt_for(path, &named, &want), SP_OK);
+    ck_assert_int_eq(named, fmt);
+    ck_assert_int_eq(sp_output_open(&o, &t, fmt, want, &img, 0, why), SP_OK);
     ck_assert_int_eq(sp_meta_copy(&o.meta, meta), SP_OK);
     ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
     ck_assert_int_eq(sp_output_close(&o, SP_OK), SP_OK);

@@ -18,6 +18,7 @@ START_TEST(test_render)
         "_bucket{le=\"+Inf\"} 4\n", "scaleppm_request_seconds_count 4\n",
         "scaleppm_response_bytes_total 160\n", "scaleppm_in_flight 3\n",
         "scaleppm_jobs_running 2\n", "scaleppm_queue_length 7\n",
+        "scaleppm_memory_held_bytes 4096\n",
         "scaleppm_jobs_total{io=\"mmap\"} 2\n",
         "scaleppm_jobs_total{io=\"read\"} 0\n",
         "scaleppm_minor_faults_total{io=\"mmap\"} 12\n",
@@ -36,14 +37,14 @@ START_TEST(test_render)
     sp_metrics_job(&m, SP_IO_MMAP, 10, 1);
     sp_metrics_job(&m, SP_IO_MMAP, 2, 0);
     sp_metrics_job(&m, SP_IO_AUTO, 5, 5);  /* not a path taken: not counted */
-    n = sp_metrics_render(&m, 3, 2, 7, buf, sizeof buf);
+    n = sp_metrics_render(&m, 3, 2, 7, 4096, buf, sizeof buf);
     ck_assert_uint_lt(n, sizeof buf);
     ck_assert_uint_eq(strlen(buf), n);
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         expect(strstr(buf, want[i]) != NULL, "no line '%s' in:\n%s", want[i],
                buf);
     /* too small a buffer: cut, NUL-terminated, the length wanted told */
-    ck_assert_uint_eq(sp_metrics_render(&m, 3, 2, 7, small, sizeof small), n);
+    ck_assert_uint_eq(sp_metrics_render(&m, 3, 2, 7, 4096, small, sizeof small), n);
     ck_assert_uint_eq(strlen(small), sizeof small - 1);
 }
 END_TEST

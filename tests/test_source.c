@@ -84,7 +84,7 @@ static void open_source(struct sp_source *s, const struct sp_image *img,
     if (input.fd >= 0)
         sp_input_close(&input);
     fx_write_image(fx_path("in.pnm"), img);
-    ck_assert_int_eq(sp_input_open(&input, fx_path("in.pnm"), 0, NULL),
+    ck_assert_int_eq(fx_input_open(&input, fx_path("in.pnm"), 0, NULL),
                      SP_OK);
     ck_assert_int_eq(sp_input_next(&input, io, NULL, NULL, &info), SP_OK);
     ck_assert_int_eq(info.io_used, io);

@@ -1,6 +1,7 @@
 /* The status codes' names: every project code and success has a message of
- * its own, short and lower-case; a positive status is an errno and reads
- * as strerror's; a value past the last code is "unknown error".  And how a
+ * its own, short and lower-case; the codes lie in their band, below any
+ * -errno; an errno, positive or negated (the public API's), reads as
+ * strerror's; a value past the last code is "unknown error".  And how a
  * message shows a name or a detail (msg.h): one line, nothing a terminal
  * obeys, printable UTF-8 as it is. */
 #include <ctype.h>
@@ -15,9 +16,15 @@
 /* The last project code: a new code goes below it, and moves this. */
 #define LAST_CODE SP_E_BADPNG
 
+/* next: the code after A: the band's first after success. */
+static sp_status next(sp_status a)
+{
+    return a == SP_OK ? SP_E_BASE - 1 : a - 1;
+}
+
 START_TEST(test_codes_distinct)
 {
-    for (sp_status a = SP_OK; a >= LAST_CODE; a--) {
+    for (sp_status a = SP_OK; a >= LAST_CODE; a = next(a)) {
         const char *m = sp_strerror(a);
 
         ck_assert_ptr_nonnull(m);
@@ -26,7 +33,7 @@ START_TEST(test_codes_distinct)
                       "status %d: '%s' is not lower-case", a, m);
         ck_assert_msg(strcmp(m, "unknown error") != 0,
                       "status %d has no message", a);
-        for (sp_status b = SP_OK; b > a; b--)
+        for (sp_status b = SP_OK; b != a; b = next(b))
             ck_assert_msg(strcmp(m, sp_strerror(b)) != 0,
                           "statuses %d and %d both say '%s'", a, b, m);
     }
@@ -38,15 +45,29 @@ START_TEST(test_errno_passed_through)
     static const int errs[] = {EPERM, ENOENT, EIO, EACCES, EISDIR, EINVAL,
                                ENOSPC, EROFS, ENOMEM, EXDEV, ELOOP};
 
-    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
+    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
         ck_assert_str_eq(sp_strerror(errs[i]), strerror(errs[i]));
+        ck_assert_str_eq(sp_strerror(-errs[i]), strerror(errs[i]));
+    }
+}
+END_TEST
+
+/* The band: every code below the largest -errno (Linux's MAX_ERRNO,
+ * 4095), between SP_E_BASE and SP_E_LAST. */
+START_TEST(test_band)
+{
+    ck_assert_int_lt(SP_E_BASE, -4095);
+    ck_assert_int_lt(SP_E_LAST, SP_E_BASE);
+    for (sp_status a = SP_E_BASE - 1; a >= LAST_CODE; a--)
+        ck_assert_int_ge(a, SP_E_LAST);
 }
 END_TEST
 
 START_TEST(test_unknown)
 {
     ck_assert_str_eq(sp_strerror(LAST_CODE - 1), "unknown error");
-    ck_assert_str_eq(sp_strerror(-1000), "unknown error");
+    ck_assert_str_eq(sp_strerror(SP_E_BASE), "unknown error");
+    ck_assert_str_eq(sp_strerror(-4096), "unknown error");
 }
 END_TEST
 
@@ -170,6 +191,7 @@ static Suite *status_suite(void)
 
     tcase_add_test(tc, test_codes_distinct);
     tcase_add_test(tc, test_errno_passed_through);
+    tcase_add_test(tc, test_band);
     tcase_add_test(tc, test_unknown);
     suite_add_tcase(s, tc);
 

@@ -35,7 +35,7 @@ START_TEST(test_outfmt_for)
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         enum sp_outfmt fmt = (enum sp_outfmt)99;
-        sp_status st = sp_outfmt_for(cases[i].path, &fmt);
+        sp_status st = sp_outfmt_for(cases[i].path, &fmt, NULL);
 
         ck_assert_msg(st == cases[i].st, "'%s': %d", cases[i].path, st);
         if (st == SP_OK)
@@ -282,7 +282,7 @@ START_TEST(test_stdout)
         ck_assert_int_eq(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
         close(fd);
     }
-    ck_assert_int_eq(sp_write(&img, "-", SP_OUT_PNG, why), SP_OK);
+    ck_assert_int_eq(sp_write(&img, "-", SP_OUT_PNM, why), SP_OK);
     fflush(stdout);
     got = fx_read_file(path, &len);
     ck_assert_uint_eq(len, want_len);

@@ -157,18 +157,18 @@ START_TEST(test_too_large_refused)
         huge.maxval = 255;
         huge.stride = huge.width * 3;
         memset(&o, 0x5a, sizeof o);
-        st = sp_output_open(&o, path, cases[i].fmt, &huge, 0, why);
+        st = sp_open_named(&o, path, cases[i].fmt, &huge, 0, why);
         ck_assert_msg(st == SP_E_TOOBIG, "open %s %zux%zu: %s",
                       fmt_name[cases[i].fmt], huge.width, huge.height,
                       sp_strerror(st));
-        ck_assert_ptr_null(o.f);
-        ck_assert_int_eq(o.file.fd, -1);
+        ck_assert_ptr_null(o.to.f);
+        ck_assert_int_eq(o.to.file.fd, -1);
         ck_assert_msg(strstr(why, fmt_name[cases[i].fmt]) != NULL, "%s",
                       why);
         ck_assert_int_eq(sp_write(&huge, path, cases[i].fmt, why),
                          SP_E_TOOBIG);
 
-        ck_assert_int_eq(sp_output_open(&o, path, cases[i].fmt, &small, 0,
+        ck_assert_int_eq(sp_open_named(&o, path, cases[i].fmt, &small, 0,
                                         why), SP_OK);
         st = sp_output_put(&o, &huge, why);
         want = sp_output_is_streamed(cases[i].fmt) ? SP_E_ENCODE

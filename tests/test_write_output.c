@@ -59,7 +59,7 @@ START_TEST(test_output_bands)
             ck_assert_int_eq(sp_write(&img, ref, SP_OUT_PNM, why), SP_OK);
             want = fx_read_file(ref, &want_len);
 
-            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &img, 0,
+            ck_assert_int_eq(sp_open_named(&o, path, SP_OUT_PNM, &img, 0,
                                             why), SP_OK);
             ck_assert(!fx_file_exists(path));
             ck_assert_int_eq(fx_count_entries(fx_dir, "."), 0);
@@ -146,7 +146,7 @@ START_TEST(test_output_repeated)
             short_calls = 0;
             if (cut)
                 sp_sys.writev = short_writev;
-            ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNM, &tall, 0,
+            ck_assert_int_eq(sp_open_named(&o, path, SP_OUT_PNM, &tall, 0,
                                             why), SP_OK);
             band = img;
             band.height = 1;            /* row 0 through stdio */
@@ -179,7 +179,7 @@ START_TEST(test_output_repeated)
         struct sp_output o;
 
         fx_make_image(&img, 37, 30, 3, 1, 255, 1);
-        ck_assert_int_eq(sp_output_open(&o, "/dev/full", SP_OUT_PNM, &img, 0,
+        ck_assert_int_eq(sp_open_named(&o, "/dev/full", SP_OUT_PNM, &img, 0,
                                         why), SP_OK);
         ck_assert_int_eq(sp_output_put_repeated(&o, &img, 3, NULL, why),
                          ENOSPC);
@@ -206,10 +206,10 @@ START_TEST(test_output_whole_and_stdout)
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
         enum sp_outfmt fmt;
 
-        ck_assert_int_eq(sp_outfmt_for(names[n], &fmt), SP_OK);
+        ck_assert_int_eq(sp_outfmt_for(names[n], &fmt, NULL), SP_OK);
         ck_assert_int_eq(sp_write(&img, ref, fmt, why), SP_OK);
         want = fx_read_file(ref, &want_len);
-        ck_assert_int_eq(sp_output_open(&o, fx_path(names[n]), fmt, &img, 0,
+        ck_assert_int_eq(sp_open_named(&o, fx_path(names[n]), fmt, &img, 0,
                                         why), SP_OK);
         ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
         ck_assert_int_eq(sp_output_close(&o, SP_OK), SP_OK);
@@ -229,7 +229,7 @@ START_TEST(test_output_whole_and_stdout)
         ck_assert_int_eq(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
         close(fd);
     }
-    ck_assert_int_eq(sp_output_open(&o, "-", SP_OUT_PNG, &img, 0, why), SP_OK);
+    ck_assert_int_eq(sp_open_named(&o, "-", SP_OUT_PNM, &img, 0, why), SP_OK);
     for (size_t y = 0; y < img.height; y += 4) {
         unsigned char *copy;
         struct sp_image band = view_rows(&img, y, img.height - y < 4
@@ -275,7 +275,7 @@ START_TEST(test_output_close_error)
                 unsigned char *got;
                 size_t len;
 
-                ck_assert_int_eq(sp_output_open(&o, old, fmts[f], &img, 0,
+                ck_assert_int_eq(sp_open_named(&o, old, fmts[f], &img, 0,
                                                 why), SP_OK);
                 if (puts > 0)
                     ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
@@ -288,7 +288,7 @@ START_TEST(test_output_close_error)
                 ck_assert_uint_eq(after.st_ino, before.st_ino);
                 ck_assert_uint_eq(after.st_mode, before.st_mode);
 
-                ck_assert_int_eq(sp_output_open(&o, fresh, fmts[f], &img, 0,
+                ck_assert_int_eq(sp_open_named(&o, fresh, fmts[f], &img, 0,
                                                 why), SP_OK);
                 if (puts > 1)
                     ck_assert_int_eq(sp_output_put(&o, &img, why), SP_OK);
@@ -352,16 +352,16 @@ START_TEST(test_output_open_fails)
             sp_status st, want = cases[i].st;
 
             memset(&o, 0x5a, sizeof o);
-            st = sp_output_open(&o, cases[i].path, (enum sp_outfmt)fmt,
+            st = sp_open_named(&o, cases[i].path, (enum sp_outfmt)fmt,
                                 cases[i].layout, 0, why);
             ck_assert_msg(st == want, "%s (format %d): %d %s, want %s",
                           cases[i].path, fmt, st, sp_strerror(st),
                           sp_strerror(want));
-            ck_assert_ptr_null(o.f);
-            ck_assert_int_eq(o.file.fd, -1);
-            ck_assert_int_eq(o.file.dir, -1);
-            ck_assert_ptr_null(o.file.name);
-            ck_assert_ptr_null(o.file.tmp);
+            ck_assert_ptr_null(o.to.f);
+            ck_assert_int_eq(o.to.file.fd, -1);
+            ck_assert_int_eq(o.to.file.dir, -1);
+            ck_assert_ptr_null(o.to.file.name);
+            ck_assert_ptr_null(o.to.file.tmp);
             if (want == SP_E_TOOBIG)
                 ck_assert_msg(strstr(why, fmt == SP_OUT_PNM
                                               ? "too large for PNM"

@@ -28,7 +28,7 @@ static unsigned char *put_cut(const struct sp_image *img, const char *path,
     struct sp_image band = *img;
     char why[SP_WHY_MAX];
 
-    ck_assert_int_eq(sp_output_open(&o, path, fmt, img, 0, why), SP_OK);
+    ck_assert_int_eq(sp_open_named(&o, path, fmt, img, 0, why), SP_OK);
     for (size_t y = 0; y < img->height; y += step) {
         band.pixels = img->pixels + y * img->stride;
         band.height = img->height - y < step ? img->height - y : step;
@@ -92,7 +92,7 @@ START_TEST(test_stream_repeated)
                        img.pixels + y / times * img.stride, img.stride);
             want = put_cut(&tall, fx_path("want"), streamed[f], tall.height,
                            &want_len);
-            ck_assert_int_eq(sp_output_open(&o, fx_path("got"), streamed[f],
+            ck_assert_int_eq(sp_open_named(&o, fx_path("got"), streamed[f],
                                             &tall, 0, why), SP_OK);
             ck_assert_int_eq(sp_output_put_repeated(&o, &img, times, NULL,
                                                     why), SP_OK);
@@ -158,7 +158,7 @@ static unsigned char *put_segments(const struct sp_image *img,
     size_t lookback;
 
     ck_assert_uint_le(n, 8);
-    ck_assert_int_eq(sp_output_open(&o, path, SP_OUT_PNG, img, 0, why), SP_OK);
+    ck_assert_int_eq(sp_open_named(&o, path, SP_OUT_PNG, img, 0, why), SP_OK);
     ck_assert(sp_output_segmented(&o, &lookback));
     for (size_t k = n; k-- > 0;) {
         size_t y0 = k ? ends[k - 1] : 0, back = y0 < lookback ? y0 : lookback;
@@ -312,7 +312,7 @@ START_TEST(test_stream_rows_checked)
         fx_make_image(&img, 20, 10, 3, 1, 255, 1);
         fx_make_image(&narrow, 19, 10, 3, 1, 255, 1);
         snprintf(name, sizeof name, "r.%s", exts[f]);
-        ck_assert_int_eq(sp_output_open(&o, fx_path(name), streamed[f], &img,
+        ck_assert_int_eq(sp_open_named(&o, fx_path(name), streamed[f], &img,
                                         0, why), SP_OK);
         ck_assert_int_eq(sp_output_put(&o, &narrow, why), SP_E_ENCODE);
         ck_assert_ptr_nonnull(strstr(why, "do not fit"));

@@ -10,7 +10,7 @@ void write_ok(const struct sp_image *img, const char *path)
     char why[SP_WHY_MAX];
     sp_status st;
 
-    ck_assert_int_eq(sp_outfmt_for(path, &fmt), SP_OK);
+    ck_assert_int_eq(sp_outfmt_for(path, &fmt, NULL), SP_OK);
     st = sp_write(img, path, fmt, why);
     ck_assert_msg(st == SP_OK, "%s: %s (%s)", path, sp_strerror(st), why);
 }

@@ -2,10 +2,15 @@
 
 #include <string.h>
 
+/* The largest errno value: Linux's MAX_ERRNO. */
+#define ERRNO_MAX 4095
+
 const char *sp_strerror(sp_status status)
 {
     if (status > 0)
         return strerror(status);
+    if (status < 0 && status >= -ERRNO_MAX)  /* negated: the API's */
+        return strerror(-status);
     switch (status) {
     case SP_OK:            return "success";
     case SP_E_USAGE:       return "invalid argument";

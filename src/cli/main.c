@@ -239,23 +239,23 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
         snprintf(scale, sizeof scale, "scale %d (%s)", job->factor,
                  sp_filter_name(job->filter));
     sp_say("%s: %s%sP%c %zux%zu, %u channel%s, maxval %u, loaded with %s; "
-           "%s: %zux%zu, %s, %u thread%s", job->in,
+           "%s: %zux%zu, %s, %u thread%s", r->input,
            coded ? li->codec->name : "", coded ? " decoded to " : "",
            li->magic,
            r->in_width, r->in_height, r->channels,
            r->channels == 1 ? "" : "s", r->maxval, sp_io_name(li->io_used),
-           job->out != NULL ? job->out : "no output (--no-output)",
+           r->output != NULL ? r->output : "no output (--no-output)",
            r->out_width, r->out_height, scale, r->threads_used,
            r->threads_used == 1 ? "" : "s");
     if (r->shrink > 1)
         sp_say("%s: decoded at 1/%u of its size (shrink-on-load; "
-               "--no-shrink-on-load decodes it whole)", job->in, r->shrink);
+               "--no-shrink-on-load decodes it whole)", r->input, r->shrink);
     if (r->images > 1)
         sp_say("%s: %u images, each scaled (the sizes above are the last "
-               "one's)", job->in, r->images);
+               "one's)", r->input, r->images);
     if (li->trailing_bytes > 0)
         sp_say("%s: %zu byte%s of whitespace after the last image: "
-               "ignored", job->in, li->trailing_bytes,
+               "ignored", r->input, li->trailing_bytes,
                li->trailing_bytes == 1 ? "" : "s");
 }
 
@@ -270,22 +270,43 @@ static int check_output(const struct sp_job *job)
     struct stat in, out;
     int read_in;
 
-    if (job->out == NULL)  /* --no-output: nothing written anywhere */
+    const char *in_path = job->in.path, *out_path = job->out.path;
+
+    if (job->out.kind == SP_TARGET_NONE)  /* --no-output: nothing written
+                                             anywhere */
         return 0;
-    read_in = strcmp(job->in, "-") == 0 ? fstat(STDIN_FILENO, &in)
-                                        : stat(job->in, &in);
-    if (strcmp(job->out, "-") == 0 && isatty(STDOUT_FILENO)) {
+    read_in = strcmp(in_path, "-") == 0 ? fstat(STDIN_FILENO, &in)
+                                        : stat(in_path, &in);
+    if (strcmp(out_path, "-") == 0 && isatty(STDOUT_FILENO)) {
         sp_say("not writing an image to a terminal: name OUT or redirect "
                "standard output (see scaleppm --help)");
         return EXIT_FAILURE;
     }
     if (read_in == 0 && S_ISREG(in.st_mode) &&
-        sp_outfile_held(job->out, &out) && out.st_dev == in.st_dev &&
+        sp_outfile_held(out_path, &out) && out.st_dev == in.st_dev &&
         out.st_ino == in.st_ino) {
-        sp_print_error(job->in, SP_E_REFUSED, "input file is output file");
+        sp_print_error(in_path, SP_E_REFUSED, "input file is output file");
         return EXIT_FAILURE;
     }
     return 0;
+}
+
+/* check_format: JOB's output format, and a PNM's type, from its name's
+ * extension (one line printed for a name that asks for none written).
+ * Returns 0, or the exit status. */
+static int check_format(struct sp_job *job)
+{
+    char why[SP_WHY_MAX];
+    sp_status st;
+
+    if (job->out.kind == SP_TARGET_NONE)
+        return 0;
+    st = sp_outfmt_for(job->out.path, &job->fmt, &job->pnm_type);
+    if (st == SP_OK)
+        return 0;
+    sp_outfmt_known(why);
+    sp_print_error(job->out.path, st, why);
+    return EXIT_FAILURE;
 }
 
 /* run: the command ARGV asks for, to its exit status. */
@@ -303,13 +324,15 @@ static int run(int argc, char **argv)
         return rc;
     /* What a signal's message names: the output, or with none the
      * input. */
-    shown = o.target ? o.target : o.job.out ? o.job.out : o.job.in;
+    shown = o.target                            ? o.target
+            : o.job.out.kind != SP_TARGET_NONE ? o.job.out.path
+                                                : o.job.in.path;
     sp_show_name(shown, shown_out, sizeof shown_out);
     quiet_tally = o.quiet;
     sp_cli_pending_install();  /* what the handler removes */
     st = catch_signals();
     if (st == SP_OK)  /* after: the guard hands other faults to ours */
-        st = sp_init();
+        st = sp_lib_init();
     if (st != SP_OK) {
         sp_print_error(shown, st, "");
         return EXIT_FAILURE;
@@ -320,10 +343,12 @@ static int run(int argc, char **argv)
         stop_signals(&stop);
         return sp_cli_batch(&o, &stop, batch_stopped);
     }
-    if ((rc = check_output(&o.job)) != 0)
+    if ((rc = check_format(&o.job)) != 0 ||
+        (rc = check_output(&o.job)) != 0)
         return rc;
-    st = sp_job_run(&o.job, &report);
-    if (st == SP_OK && o.job.out != NULL && strcmp(o.job.out, "-") == 0 &&
+    st = sp_job_exec(&o.job, &report);
+    if (st == SP_OK && o.job.out.kind == SP_TARGET_PATH &&
+        strcmp(o.job.out.path, "-") == 0 &&
         fclose(stdout) != 0) {
         st = errno;
         report.failed_path = "-";

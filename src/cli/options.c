@@ -327,8 +327,8 @@ static int check_no_output(int n, char **files, struct options *o)
         sp_params_given(&o->params, "compression"))
         return usage_error("%s", "--quality, --subsample and --compression: "
                            "for an output, and --no-output writes none");
-    o->job.in = n > 0 ? files[0] : "-";
-    o->job.out = NULL;
+    o->job.in = sp_src_path(n > 0 ? files[0] : "-");
+    o->job.out = (struct sp_target){.kind = SP_TARGET_NONE};
     return -1;
 }
 
@@ -366,9 +366,9 @@ static int check_options(int n, char **files, struct options *o)
     if (n > 1 && files[1][0] == '\0')
         return usage_error("%s", "OUT is an empty name: name a file, or - "
                            "for standard output");
-    o->job.in = n > 0 ? files[0] : "-";
-    o->job.out = n > 1 ? files[1] : "-";
-    return sp_options_suit(o, o->job.out);
+    o->job.in = sp_src_path(n > 0 ? files[0] : "-");
+    o->job.out = sp_target_path(n > 1 ? files[1] : "-");
+    return sp_options_suit(o, o->job.out.path);
 }
 
 int sp_options_suit(const struct options *o, const char *out)
@@ -377,7 +377,7 @@ int sp_options_suit(const struct options *o, const char *out)
     char why[SP_PARAMS_WHY_MAX], *shown = NULL;
     int rc = -1;
 
-    if (strcmp(out, "-") != 0 && sp_outfmt_for(out, &fmt) != SP_OK)
+    if (strcmp(out, "-") != 0 && sp_outfmt_for(out, &fmt, NULL) != SP_OK)
         return -1;  /* not a format: that is its own error */
     if (strcmp(out, "-") != 0 && asprintf(&shown, "'%s'", out) < 0)
         shown = NULL;

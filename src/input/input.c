@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,10 @@ static const struct sp_input_path *const paths[] = {
 
 const char *sp_io_name(enum sp_io io)
 {
-    static const char *const names[] = {"read", "mmap", "pread", "auto"};
+    static const char *const names[] = {"read", "mmap", "pread", "auto",
+                                        "memory"};
 
-    return io >= SP_IO_READ && io <= SP_IO_AUTO ? names[io] : "read";
+    return io >= SP_IO_READ && io <= SP_IO_MEMORY ? names[io] : "read";
 }
 
 /* decode_plain: the plain raster of HDR, its text read by RD from its
@@ -67,8 +69,8 @@ static sp_status parse_file(struct sp_input *in, const struct sp_accept *acc,
                             struct sp_header *hdr, off_t *end,
                             const struct sp_codec **codec, char *why)
 {
-    struct sp_reader rd = {.fd = in->fd, .file = 1, .pos = in->pos,
-                           .end = in->stamp.size};
+    struct sp_reader rd = {.fd = in->fd, .file = 1, .mem = in->mem,
+                           .pos = in->pos, .end = in->stamp.size};
     sp_status st;
     FILE *f;
 
@@ -135,7 +137,7 @@ static sp_status next_file(struct sp_input *in,
     info->trailing_bytes = st == SP_OK ? size - (size_t)end : 0;
     info->trailing_image =
         info->trailing_bytes >= 2 &&
-        sp_sys.pread(in->fd, next, 2, end) == 2 && sp_input_is_magic(next, 2);
+        sp_input_read_at(in, next, 2, end) == 2 && sp_input_is_magic(next, 2);
     /* The bytes read (or mapped, before any is touched) must be those of
      * the file whose size was taken; a load that failed on a file that
      * changed says so, not what its new bytes look like. */
@@ -149,22 +151,76 @@ static sp_status next_file(struct sp_input *in,
     return SP_OK;
 }
 
-sp_status sp_input_open(struct sp_input *in, const char *path, int nowait,
-                        struct sp_reuse *reuse)
+struct sp_src sp_src_path(const char *path)
 {
-    int is_stdin = strcmp(path, "-") == 0;
+    return (struct sp_src){.kind = SP_SRC_PATH, .path = path, .fd = -1};
+}
+
+struct sp_src sp_src_fd(int fd)
+{
+    struct sp_src s = {.kind = SP_SRC_FD, .fd = fd};
+
+    snprintf(s.label, sizeof s.label, "fd %d", fd);
+    return s;
+}
+
+struct sp_src sp_src_memory(const void *data, size_t len)
+{
+    return (struct sp_src){.kind = SP_SRC_MEMORY, .fd = -1, .data = data,
+                           .len = len};
+}
+
+const char *sp_src_name(const struct sp_src *s)
+{
+    if (s->name != NULL)
+        return s->name;
+    switch (s->kind) {
+    case SP_SRC_PATH:
+        return s->path != NULL ? s->path : "-";
+    case SP_SRC_FD:
+        return s->label[0] != '\0' ? s->label : "descriptor";
+    case SP_SRC_MEMORY:
+        break;
+    }
+    return "memory";
+}
+
+/* open_memory: IN reading the LEN bytes at DATA in place: a regular file
+ * of that size that never changes. */
+static sp_status open_memory(struct sp_input *in, const unsigned char *data,
+                             size_t len)
+{
+    if (data == NULL || len == 0 || len > (size_t)INT64_MAX)
+        return EINVAL;
+    in->fd = -1;
+    in->file = 1;
+    in->mem = data;
+    in->stamp.size = (off_t)len;
+    return SP_OK;
+}
+
+sp_status sp_input_open(struct sp_input *in, const struct sp_src *src,
+                        int nowait, struct sp_reuse *reuse)
+{
+    int shared = src->kind == SP_SRC_FD ||
+                 (src->kind == SP_SRC_PATH && strcmp(src->path, "-") == 0);
     struct stat sb;
     sp_status st = SP_OK;
     int fl;
 
     memset(in, 0, sizeof *in);
     in->reuse = reuse;
-    in->fd = is_stdin ? STDIN_FILENO
-                      : sp_sys.open(path, O_RDONLY | O_CLOEXEC |
-                                              (nowait ? O_NONBLOCK : 0));
+    if (src->kind == SP_SRC_MEMORY)
+        return open_memory(in, src->data, src->len);
+    if (src->kind == SP_SRC_FD && src->fd < 0)
+        return EINVAL;
+    in->fd = src->kind == SP_SRC_FD ? src->fd
+             : shared ? STDIN_FILENO
+                      : sp_sys.open(src->path, O_RDONLY | O_CLOEXEC |
+                                                   (nowait ? O_NONBLOCK : 0));
     if (in->fd < 0)
         return errno;
-    in->own = !is_stdin;
+    in->own = !shared;
     /* O_NONBLOCK was for the open only (a FIFO's open waits for a writer
      * without it): reads wait for data, as they do on any stream. */
     if (in->own && nowait &&
@@ -179,8 +235,8 @@ sp_status sp_input_open(struct sp_input *in, const char *path, int nowait,
         /* The one size every check is made against. */
         in->file = 1;
         sp_stamp_of(&sb, &in->stamp);
-        /* Not 0 when stdin is a file read in part. */
-        in->pos = is_stdin ? sp_sys.lseek(in->fd, 0, SEEK_CUR) : 0;
+        /* Not 0 when a shared descriptor is a file read in part. */
+        in->pos = shared ? sp_sys.lseek(in->fd, 0, SEEK_CUR) : 0;
         if (in->pos < 0)
             st = errno;
     }
@@ -197,7 +253,7 @@ sp_status sp_input_open(struct sp_input *in, const char *path, int nowait,
 sp_status sp_input_restamp(struct sp_input *in, sp_status st,
                            struct sp_load_info *info)
 {
-    sp_status now = sp_stamp_check(in->fd, &in->stamp);
+    sp_status now = sp_input_stamp_check(in);
 
     if (st == SP_OK && now != SP_OK) {
         sp_input_release(in);
@@ -220,7 +276,9 @@ sp_status sp_input_next(struct sp_input *in, enum sp_io io,
     (void)sp_input_release(in);
     memset(info, 0, sizeof *info);
     info->io_used = io;
-    if (in->file)
+    if (in->mem != NULL)
+        st = next_file(in, &sp_input_memory, &acc, info);
+    else if (in->file)
         st = next_file(in, paths[io >= SP_IO_READ && io <= SP_IO_AUTO
                                      ? io
                                      : SP_IO_READ],
@@ -263,7 +321,7 @@ static sp_status file_more(struct sp_input *in, int *more)
         size_t want = size - in->pos < (off_t)sizeof buf
                           ? (size_t)(size - in->pos)
                           : sizeof buf;
-        ssize_t n = sp_sys_pread_some(in->fd, buf, want, in->pos);
+        ssize_t n = sp_input_read_at(in, buf, want, in->pos);
         size_t sp;
 
         if (n < 0)
@@ -285,7 +343,7 @@ static sp_status file_more(struct sp_input *in, int *more)
     }
     /* The end of the file as opened, if what was read after the image
      * says so: only if they are still that file's bytes. */
-    return in->skipped > 0 ? sp_stamp_check(in->fd, &in->stamp) : SP_OK;
+    return in->skipped > 0 ? sp_input_stamp_check(in) : SP_OK;
 }
 
 sp_status sp_input_more(struct sp_input *in, int *more)
@@ -302,7 +360,8 @@ void sp_input_close(struct sp_input *in)
     in->rest = (struct sp_inbuf){NULL, 0, 0, 0};
     if (in->own)
         sp_sys.close(in->fd);
-    else if (in->file)  /* a shared stdin: just past what was read */
+    else if (in->file && in->mem == NULL)  /* a shared descriptor: just
+                                              past what was read */
         (void)sp_sys.lseek(in->fd, in->pos, SEEK_SET);
     in->fd = -1;
     in->own = 0;
@@ -325,6 +384,7 @@ sp_status sp_load_checked(const char *path, enum sp_io io,
                           struct sp_image *img, struct sp_load_info *info)
 {
     struct sp_input *in = malloc(sizeof *in);
+    struct sp_src src;
     sp_status st;
 
     memset(img, 0, sizeof *img);
@@ -332,7 +392,8 @@ sp_status sp_load_checked(const char *path, enum sp_io io,
     info->io_used = io;
     if (in == NULL)
         return ENOMEM;
-    st = sp_input_open(in, path, 0, NULL);
+    src = sp_src_path(path);
+    st = sp_input_open(in, &src, 0, NULL);
     if (st != SP_OK) {
         free(in);
         return st;

@@ -50,6 +50,39 @@
 
 struct sp_input_path;
 
+/* A source: where an input's bytes are.
+ *   PATH    a file opened by name ("-": standard input, never closed);
+ *   FD      the caller's descriptor, never closed: a regular file is read
+ *           by offset from its current position, which the close leaves
+ *           just past what was read (as standard input's); anything else
+ *           is read as a stream from where it stands;
+ *   MEMORY  LEN bytes at DATA, the caller's, which must outlive the
+ *           input: read in place, as a regular file of that size that
+ *           never changes (the memory path).
+ * NAME, unless NULL, is what messages call it; else sp_src_name()'s
+ * default.  Made by sp_src_path(), sp_src_fd(), sp_src_memory(). */
+enum sp_src_kind { SP_SRC_PATH, SP_SRC_FD, SP_SRC_MEMORY };
+
+struct sp_src {
+    enum sp_src_kind kind;
+    const char *path;           /* PATH */
+    int fd;                     /* FD */
+    const unsigned char *data;  /* MEMORY: LEN bytes */
+    size_t len;
+    const char *name;           /* what messages call it; NULL: default */
+    char label[16];             /* FD's default name, "fd N" */
+};
+
+/* sp_src_path, sp_src_fd, sp_src_memory: a source of each kind, named by
+ * default (NAME NULL). */
+struct sp_src sp_src_path(const char *path);
+struct sp_src sp_src_fd(int fd);
+struct sp_src sp_src_memory(const void *data, size_t len);
+
+/* sp_src_name: what messages call S: its NAME if set, else its path, "fd
+ * N", or "memory".  Valid as long as S is. */
+const char *sp_src_name(const struct sp_src *s);
+
 /* An input.  The caller reads IMG (the image loaded), META, POS, IMAGES
  * and SKIPPED; the rest is the input's and its load path's. */
 struct sp_input {
@@ -58,6 +91,9 @@ struct sp_input {
     int file;               /* a regular file with a size: read by offset
                                (pread), never by the descriptor's position */
     int nowait;             /* opened without waiting for a FIFO's writer */
+    const unsigned char *mem;  /* a memory source's bytes (FILE set, the
+                                  size STAMP.SIZE), read in place; else
+                                  NULL */
     struct sp_stamp stamp;  /* FILE: taken once, by the fstat after open;
                                every image is checked against it */
     off_t pos;              /* where the next image starts: FILE, an offset
@@ -88,17 +124,20 @@ struct sp_input {
                                the next image's start */
 };
 
-/* sp_input_open: open PATH ("-" is standard input, used as it is and
- * never closed) once, for IN.  NOWAIT opens with O_NONBLOCK, then clears
- * it, so that a FIFO with no writer is not waited for: its first read
- * then finds the end (SP_E_EMPTY).  REUSE, unless NULL, is the caller's
- * buffer that a raster read into memory reuses (input_buffer.h): it must
- * outlive IN; NULL has each raster malloc'd and freed.  On success the
- * caller owns IN and gives it back with sp_input_close().  On failure
- * nothing is open.  Returns 0 or an errno value (EISDIR for a
- * directory). */
-sp_status sp_input_open(struct sp_input *in, const char *path, int nowait,
-                        struct sp_reuse *reuse);
+/* sp_input_open: open SRC once, for IN: a path is opened (standard
+ * input, "-", is used as it is), a descriptor used as it stands, bytes
+ * in memory read in place.  NOWAIT opens a path with O_NONBLOCK, then
+ * clears it, so that a FIFO with no writer is not waited for: its first
+ * read then finds the end (SP_E_EMPTY).  REUSE, unless NULL, is the
+ * caller's buffer that a raster read into memory reuses
+ * (input_buffer.h): it must outlive IN; NULL has each raster malloc'd and
+ * freed.  SRC is not kept (a memory source's bytes are, and must outlive
+ * IN).  On success the caller owns IN and
+ * gives it back with sp_input_close().  On failure nothing is open.
+ * Returns 0 or an errno value (EISDIR for a directory; EINVAL for an
+ * empty memory source or a descriptor below 0). */
+sp_status sp_input_open(struct sp_input *in, const struct sp_src *src,
+                        int nowait, struct sp_reuse *reuse);
 
 /* sp_input_next: load IN's next image (the first after sp_input_open(),
  * else the one sp_input_more() found) into IN->img, with IO as the load

@@ -89,7 +89,20 @@ sp_status sp_stamp_check(int fd, const struct sp_stamp *was)
 
 sp_status sp_input_stamp_check(const struct sp_input *in)
 {
-    return sp_stamp_check(in->fd, &in->stamp);
+    return in->mem != NULL ? SP_OK : sp_stamp_check(in->fd, &in->stamp);
+}
+
+ssize_t sp_input_read_at(const struct sp_input *in, void *buf, size_t len,
+                       off_t at)
+{
+    if (in->mem == NULL)
+        return sp_sys_pread_some(in->fd, buf, len, at);
+    if (at >= in->stamp.size)
+        return 0;
+    if ((off_t)len > in->stamp.size - at)
+        len = (size_t)(in->stamp.size - at);
+    memcpy(buf, in->mem + at, len);
+    return (ssize_t)len;
 }
 
 void sp_input_hold(struct sp_input *in, const struct sp_header *hdr, void *p,
@@ -171,6 +184,10 @@ static ssize_t pread_some(struct sp_reader *rd, void *buf, size_t len)
 
     if ((off_t)len > rd->end - rd->pos)
         len = (size_t)(rd->end - rd->pos);
+    if (rd->mem != NULL) {
+        memcpy(buf, rd->mem + rd->pos, len);
+        return (ssize_t)len;
+    }
     n = sp_sys_pread_some(rd->fd, buf, len, rd->pos);
     if (n < 0)
         rd->error = errno;

@@ -108,6 +108,24 @@ sp_status sp_input_decode(struct sp_input *in, const struct sp_codec *codec,
     return st;
 }
 
+/* decoded: what a decode that ended with ST tells of IN's image of
+ * HDR, which took USED bytes at IN->pos, into INFO; IN->pos past it. */
+static sp_status decoded(struct sp_input *in, sp_status st,
+                         const struct sp_header *hdr, size_t used,
+                         struct sp_load_info *info)
+{
+    /* the bytes decoded must be those of the file opened */
+    st = sp_input_restamp(in, st, info);
+    if (st != SP_OK)
+        return st;
+    info->magic = hdr->magic;
+    info->raster_offset = in->pos;  /* no raster in the file: its start */
+    in->pos += (off_t)used;
+    info->next = in->pos;
+    info->trailing_bytes = (size_t)(in->stamp.size - in->pos);
+    return SP_OK;
+}
+
 sp_status sp_input_decoded(struct sp_input *in,
                            const struct sp_input_path *path,
                            const struct sp_codec *codec,
@@ -125,6 +143,12 @@ sp_status sp_input_decoded(struct sp_input *in,
 
     info->input_bytes = size;
     info->codec = codec;
+    if (in->mem != NULL) {  /* decoded in place */
+        st = sp_input_decode(in, codec, in->mem + in->pos, len, 0, acc,
+                             &hdr, &used, info->why);
+        info->io_used = SP_IO_MEMORY;
+        return decoded(in, st, &hdr, used, info);
+    }
     if (mapped) {
         map = sp_sys.mmap(NULL, size, PROT_READ, MAP_PRIVATE, in->fd, 0);
         mapped = map != MAP_FAILED;
@@ -151,14 +175,5 @@ sp_status sp_input_decoded(struct sp_input *in,
     }
     free(buf);
     info->io_used = mapped ? SP_IO_MMAP : SP_IO_READ;
-    /* the bytes decoded must be those of the file opened */
-    st = sp_input_restamp(in, st, info);
-    if (st != SP_OK)
-        return st;
-    info->magic = hdr.magic;
-    info->raster_offset = in->pos;  /* no raster in the file: its start */
-    in->pos += (off_t)used;
-    info->next = in->pos;
-    info->trailing_bytes = size - (size_t)in->pos;
-    return SP_OK;
+    return decoded(in, st, &hdr, used, info);
 }

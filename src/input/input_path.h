@@ -71,7 +71,7 @@ struct sp_input_path {
 };
 
 extern const struct sp_input_path sp_input_read, sp_input_mmap,
-    sp_input_pread, sp_input_stream;
+    sp_input_pread, sp_input_stream, sp_input_memory;
 
 /* sp_input_decoded: the compressed image (JPEG, PNG: decode.h) of CODEC
  * at IN->pos of IN's regular file, its bytes held as PATH holds a raster
@@ -135,8 +135,15 @@ sp_status sp_input_free(struct sp_input *in);
 /* sp_stamp_of: the stamp of the file SB describes, into *STAMP. */
 void sp_stamp_of(const struct stat *sb, struct sp_stamp *stamp);
 
-/* sp_input_stamp_check: IN's file against the stamp taken at open. */
+/* sp_input_stamp_check: IN's file against the stamp taken at open (bytes
+ * in memory never change: 0). */
 sp_status sp_input_stamp_check(const struct sp_input *in);
+
+/* sp_input_read_at: up to LEN bytes of IN's regular file (or its bytes in
+ * memory) at AT into BUF, as sp_sys_pread_some() reads them: the count,
+ * 0 at the end, or -1 with errno set. */
+ssize_t sp_input_read_at(const struct sp_input *in, void *buf, size_t len,
+                       off_t at);
 
 /* sp_input_hold: IN->img viewing the raster at RASTER, laid out as HDR
  * says, held as P (LEN bytes); input.c then records the path that holds
@@ -145,12 +152,14 @@ void sp_input_hold(struct sp_input *in, const struct sp_header *hdr, void *p,
                    size_t len, unsigned char *raster);
 
 /* A reader of the input's bytes for the header parser and the plain
- * decoder.  FILE: pread FD from POS, never at or past END, the first block
- * read kept in BLOCK.  Otherwise: the HEAD_LEN bytes at HEAD (read
- * before), then read() from FD, until STOP is set. */
+ * decoder.  FILE: pread FD (or copy from MEM, unless NULL) from POS,
+ * never at or past END, the first block read kept in BLOCK.  Otherwise:
+ * the HEAD_LEN bytes at HEAD (read before), then read() from FD, until
+ * STOP is set. */
 struct sp_reader {
     int fd;
     int file;
+    const unsigned char *mem;
     off_t pos;                  /* the next byte's offset */
     off_t end;                  /* FILE: the size taken at open */
     const unsigned char *head;

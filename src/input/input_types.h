@@ -15,10 +15,12 @@
 
 /* The load paths: PREAD leaves the raster in the file, to be read as the
  * rows are wanted into small buffers; AUTO picks by the input (see
- * sp_input_next).  A stream always takes its own path, reported READ. */
-enum sp_io { SP_IO_READ, SP_IO_MMAP, SP_IO_PREAD, SP_IO_AUTO };
+ * sp_input_next).  A stream always takes its own path, reported READ;
+ * bytes in memory (a memory source) always theirs, reported MEMORY,
+ * which is never asked for. */
+enum sp_io { SP_IO_READ, SP_IO_MMAP, SP_IO_PREAD, SP_IO_AUTO, SP_IO_MEMORY };
 
-/* sp_io_name: "read", "mmap", "pread" or "auto". */
+/* sp_io_name: "read", "mmap", "pread", "auto" or "memory". */
 const char *sp_io_name(enum sp_io io);
 
 /* A codec an image may come in: a row of decode.h's registry. */

@@ -103,7 +103,8 @@ static int whole(const char *path)
 {
     enum sp_outfmt fmt;
 
-    return sp_outfmt_for(path, &fmt) == SP_OK && sp_output_whole(path, fmt);
+    return sp_outfmt_for(path, &fmt, NULL) == SP_OK &&
+           sp_output_whole(path, fmt);
 }
 
 /* skipped: file I, whose output was whole already, reported as skipped
@@ -161,13 +162,15 @@ static void *worker(void *arg)
             pthread_mutex_unlock(&r->lock);
             continue;
         }
-        job.in = b->in[i];
-        job.out = b->out[i];
+        job.in = sp_src_path(b->in[i]);
+        job.out = sp_target_path(b->out[i]);
+        /* the names were checked (outnames.h): each asks for a format */
+        (void)sp_outfmt_for(b->out[i], &job.fmt, &job.pnm_type);
         job.threads = share;
         job.reuse = b->buffers == SP_BUFFER_REUSE ? &reuse : NULL;
         job.cancel = r->cancel;
         job.open_nowait = 1;  /* no input may hold a worker in open() */
-        st = sp_job_run(&job, &rep);
+        st = sp_job_exec(&job, &rep);
         pthread_mutex_lock(&r->lock);
         done_file(r, ticket, i, start, st, &rep);
         pthread_mutex_unlock(&r->lock);

@@ -16,11 +16,12 @@
 
 #include "status.h"
 
-/* sp_init: install the SIGBUS handler (the one there before kept for the
- * faults that are not a mapped read's) and set up libnetpbm, once for the
- * process.  Idempotent and thread-safe (pthread_once): later calls return
+/* sp_lib_init: install the SIGBUS handler (the one there before kept for
+ * the faults that are not a mapped read's) and set up libnetpbm, once for
+ * the process: the public sp_init() (scaleppm.h), which returns its
+ * status negated.  Idempotent and thread-safe (pthread_once): later calls return
  * the first one's status.  Returns 0, or sigaction()'s errno value (then
  * libnetpbm is set up, and nothing is mapped). */
-sp_status sp_init(void);
+sp_status sp_lib_init(void);
 
 #endif

@@ -22,7 +22,7 @@ static sp_status fail(struct sp_report *r, const char *path, sp_status st)
  * metadata META to carry; the time and faults are the write phase's.
  * With no output (JOB->out NULL) nothing is opened and the write phase
  * stays empty. */
-static sp_status begin_output(const struct sp_job *job, enum sp_outfmt fmt,
+static sp_status begin_output(const struct sp_job *job,
                               const struct sp_image *layout,
                               const struct sp_meta *meta,
                               struct sp_output *out, int *opened,
@@ -31,12 +31,12 @@ static sp_status begin_output(const struct sp_job *job, enum sp_outfmt fmt,
     struct sp_meter m;
     sp_status st;
 
-    if (job->out == NULL)
+    if (job->out.kind == SP_TARGET_NONE)
         return SP_OK;
     sp_meter_start(&m);
     if (!*opened) {
-        st = sp_output_open(out, job->out, fmt, layout, job->open_nowait,
-                            r->why);
+        st = sp_output_open(out, &job->out, job->fmt, job->pnm_type, layout,
+                            job->open_nowait, r->why);
         *opened = st == SP_OK;
         out->quality = job->quality;
         out->compression = job->compression_set ? job->compression : -1;
@@ -55,8 +55,7 @@ static sp_status begin_output(const struct sp_job *job, enum sp_outfmt fmt,
  * then set; the next image's header after it) and released.  Every image of a regular file is checked against the
  * stamp IN took at open, so that an output never mixes two versions of
  * the file.  The phases add up over the images in R. */
-static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
-                           struct sp_input *input, struct sp_output *out,
+static sp_status run_image(const struct sp_job *job, struct sp_input *input, struct sp_output *out,
                            int *opened, struct sp_report *r)
 {
     struct sp_job image = *job;  /* with this image's geometry */
@@ -69,7 +68,7 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
         &image.geom};
 
     if (sp_cancelled(job->cancel))
-        return fail(r, job->in, EINTR);
+        return fail(r, r->input, EINTR);
     sp_meter_start(&m);
     st = sp_input_next(input, job->io, sp_policy_accept, &policy, &r->load);
     sp_meter_stop(&m, &r->phase[SP_LOAD]);
@@ -79,7 +78,7 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     else if (st != SP_OK)
         memcpy(r->why, r->load.why, sizeof r->why);
     if (st != SP_OK)
-        return fail(r, job->in, st);
+        return fail(r, r->input, st);
     r->images++;
     r->out_width = image.geom.out_width;
     r->out_height = image.geom.out_height;
@@ -96,11 +95,15 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     sp_plan_type(&image.geom, job->filter, &in.img, &layout);
     layout.width = r->out_width;
     layout.height = r->out_height;
-    st = begin_output(job, fmt, &layout, &input->meta, out, opened, r);
+    st = begin_output(job, &layout, &input->meta, out, opened, r);
     if (st != SP_OK)
-        r->failed_path = job->out;
+        r->failed_path = r->output;
     else
-        st = sp_work_run(&image, &in, job->out != NULL ? out : NULL, fmt, r);
+        st = sp_work_run(&image, &in,
+                         job->out.kind != SP_TARGET_NONE ? out : NULL,
+                         job->out.kind != SP_TARGET_NONE ? job->fmt
+                                                         : SP_OUT_PNM,
+                         r);
     /* The runner's SP_E_THREAD is a malloc of its bookkeeping that failed
      * (parallel.h): for the job, memory like any other allocation. */
     if (st == SP_E_THREAD)
@@ -119,18 +122,17 @@ static sp_status run_image(const struct sp_job *job, enum sp_outfmt fmt,
     return st;
 }
 
-sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
+sp_status sp_job_exec(const struct sp_job *job, struct sp_report *r)
 {
     struct sp_input input;
     struct sp_output out;
     int opened = 0, more = 0;
     struct sp_meter m;
-    enum sp_outfmt fmt = SP_OUT_PNM;  /* no output: the input's type */
-    sp_status st = SP_OK;
+    sp_status st;
 
     memset(r, 0, sizeof *r);
-    r->input = job->in;
-    r->output = job->out;
+    r->input = sp_src_name(&job->in);
+    r->output = sp_target_name(&job->out);
     r->factor = job->factor;
     /* A fit is an area average, whatever --filter says, and has no
      * factor (0). */
@@ -140,29 +142,23 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
     if (job->threads < 1 || job->threads > SP_THREADS_MAX ||
         (size_t)job->filter >= sp_nfilters ||
         !sp_filters[job->filter]->by_factor)
-        return fail(r, job->in, SP_E_USAGE);
-    if (job->out != NULL)
-        st = sp_outfmt_for(job->out, &fmt);
-    if (st == SP_E_OUTFORMAT)
-        sp_outfmt_known(r->why);
-    if (st != SP_OK)
-        return fail(r, job->out, st);
+        return fail(r, r->input, SP_E_USAGE);
 
     /* One descriptor for every image of the input, as pamscale reads them,
      * whatever names it. */
     sp_meter_start(&m);
-    st = sp_input_open(&input, job->in, job->open_nowait, job->reuse);
+    st = sp_input_open(&input, &job->in, job->open_nowait, job->reuse);
     sp_meter_stop(&m, &r->phase[SP_LOAD]);
     if (st != SP_OK)
-        return fail(r, job->in, st);
+        return fail(r, r->input, st);
     do {
-        st = run_image(job, fmt, &input, &out, &opened, r);
+        st = run_image(job, &input, &out, &opened, r);
         if (st == SP_OK) {
             sp_meter_start(&m);
             st = sp_input_more(&input, &more);
             sp_meter_stop(&m, &r->phase[SP_LOAD]);
             if (st != SP_OK)
-                r->failed_path = job->in;
+                r->failed_path = r->input;
         }
     } while (st == SP_OK && more);
     /* Only whitespace can follow the last image: what it was. */
@@ -175,12 +171,13 @@ sp_status sp_job_run(const struct sp_job *job, struct sp_report *r)
         sp_meter_start(&m);
         closed = sp_output_close(&out, st);
         sp_meter_stop(&m, &r->phase[SP_WRITE]);
-        if (st == SP_OK && closed != SP_OK) {
+        if (closed != st) {  /* it failed, or says what failed (target.h) */
             st = closed;
-            r->failed_path = job->out;
+            r->failed_path = r->output;
         }
     }
     if (st != SP_OK)
-        return fail(r, r->failed_path != NULL ? r->failed_path : job->in, st);
+        return fail(r, r->failed_path != NULL ? r->failed_path : r->input,
+                    st);
     return SP_OK;
 }

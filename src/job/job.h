@@ -18,15 +18,17 @@
 #include "report.h"
 #include "status.h"
 
-/* sp_job_run: load, scale, release and write as JOB says, measuring each
+/* sp_job_exec: load, scale, release and write as JOB says, measuring each
  * phase into REPORT, every image of the input in turn through the one
  * descriptor it opens (sp_input_open), as pamscale reads them: whitespace
  * between images is skipped, anything else after an image must be an
  * image (else SP_E_NOTPNM, REPORT->why naming the image and its offset).
  * REPORT->load is the last image's, its trailing_bytes the whitespace
- * after it.  The output format comes from JOB->out's extension; with
- * JOB->out NULL every item is scaled as for a PNM output and dropped:
- * nothing is opened or written, and the write phase is zero.
+ * after it.  JOB->in is read and JOB->out written as input.h and
+ * target.h say, in JOB->fmt (a PNM in JOB->pnm_type); with no target
+ * (SP_TARGET_NONE) every item is scaled as for a PNM output and dropped:
+ * nothing is opened or written, and the write phase is zero.  A memory
+ * target gets its bytes only when the job succeeds.
  * Returns 0, or the status of the first phase that failed, with
  * REPORT->failed_path and REPORT->why saying where and what; nothing is
  * left allocated, mapped or open, and no output file is created.  An input
@@ -36,6 +38,6 @@
  * Reentrant: jobs run side by side in one process, each with its own
  * JOB, REPORT and token (JOB->cancel); it prints nothing and never exits
  * (docs/design.md, "Running jobs side by side"). */
-sp_status sp_job_run(const struct sp_job *job, struct sp_report *report);
+sp_status sp_job_exec(const struct sp_job *job, struct sp_report *report);
 
 #endif

@@ -38,12 +38,19 @@ struct sp_geom {
 };
 
 struct sp_job {
-    const char *in;        /* input path, "-" for standard input */
-    const char *out;       /* output path, "-" for standard output;
-                              NULL: none (--no-output): every item is
-                              scaled into its chunk as for a PNM of the
-                              input's type, and nothing is opened or
-                              written */
+    struct sp_src in;      /* the input (input.h: sp_src_path, sp_src_fd,
+                              sp_src_memory) */
+    struct sp_target out;  /* the output (target.h: sp_target_path, _fd,
+                              _memory, _callback); NONE (zero): none
+                              (--no-output): every item is scaled into
+                              its chunk as for a PNM of the input's type,
+                              and nothing is opened or written */
+    enum sp_outfmt fmt;    /* the output's format (PNM: zero); only a
+                              front end takes it from a name
+                              (sp_outfmt_for) */
+    enum sp_want pnm_type; /* a PNM output's type (convert.h): KEEP
+                              (zero) the image's own, or PAM, PBM, PGM,
+                              PPM, as a name's .pam ... ask */
     enum sp_io io;
     int factor;            /* see scale.h */
     enum sp_filter filter;

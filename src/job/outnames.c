@@ -93,7 +93,7 @@ static int out_names(const struct sp_naming *n, const struct sp_names *in,
             rc = refuse(why, 1, "'%s': its output's file name would be "
                         "empty ('%s', from -o '%s'; see scaleppm --help)",
                         in->name[i], name, n->target);
-        if (rc == 0 && st == SP_OK && sp_outfmt_for(name, &fmt) != SP_OK) {
+        if (rc == 0 && st == SP_OK && sp_outfmt_for(name, &fmt, NULL) != SP_OK) {
             /* not worth starting: every file of its kind would fail */
             sp_outfmt_known(known);
             rc = failed(why, name, SP_E_OUTFORMAT, known, 1);

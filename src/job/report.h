@@ -35,8 +35,11 @@ struct sp_report {
     unsigned shrink;           /* the decoder's shrink-on-load; 1 or 0:
                                   none */
     unsigned channels, sample_size, maxval;
-    const char *input, *output;  /* the job's paths ("-": standard I/O;
-                                    output NULL: none, --no-output) */
+    const char *input, *output;  /* the job's source and target by name
+                                    (sp_src_name, sp_target_name: a path,
+                                    "-" standard I/O, "fd N", "memory",
+                                    "callback"; output NULL: none,
+                                    --no-output) */
     int factor;
     const char *filter;          /* sp_filter_name()'s */
     int skipped;               /* --skip-existing: the output was there,

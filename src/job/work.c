@@ -105,7 +105,7 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
     size_t y0, y1;
 
     if (sp_cancelled(w->job->cancel)) {
-        w->report->failed_path = w->job->in;
+        w->report->failed_path = w->report->input;
         return EINTR;
     }
     sp_plan_item(&w->plan, item, &y0, &y1);
@@ -126,7 +126,7 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
         st = sp_output_put_segment(w->out, l->seg, w->report->why);
         sp_meter_stop(&m, &w->write);
         if (st != SP_OK)
-            w->report->failed_path = w->job->out;
+            w->report->failed_path = w->report->output;
     } else if (w->whole.pixels == NULL) {
         struct iovec pages = {l->chunk.pixels, w->gift};
 
@@ -136,7 +136,7 @@ static sp_status write_item(void *arg, unsigned slot, size_t item)
                                     w->gift ? &pages : NULL, w->report->why);
         sp_meter_stop(&m, &w->write);
         if (st != SP_OK)
-            w->report->failed_path = w->job->out;
+            w->report->failed_path = w->report->output;
     }
     return st;
 }
@@ -228,14 +228,14 @@ sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
             gather(&w, r);
         for (unsigned i = 0; st != SP_OK && i < w.plan.slots; i++)
             if (w.slot[i].encode_failed && r->failed_path == NULL)
-                r->failed_path = job->out;
+                r->failed_path = r->output;
     }
     if (st == SP_OK && !chunked) {
         sp_meter_start(&m);
         st = sp_output_put(out, &w.whole, r->why);
         sp_meter_stop(&m, &r->phase[SP_WRITE]);
         if (st != SP_OK)
-            r->failed_path = job->out;
+            r->failed_path = r->output;
     }
     sp_buffers_unmap(&w.mem);
     for (unsigned i = 0; w.slot != NULL && i < w.plan.slots; i++) {

@@ -57,21 +57,19 @@ extern const size_t sp_noutfmts;
  * its format in *FMT; NULL when no format has it. */
 const struct sp_outext *sp_outfmt_ext(const char *ext, enum sp_outfmt *fmt);
 
-/* sp_outfmt_want: the type PATH's name asks for, written as FMT: its
- * extension's, where that is one of FMT's; else FMT's own extension's
- * (PNM: the image's own type). */
-enum sp_want sp_outfmt_want(const char *path, enum sp_outfmt fmt);
-
 /* sp_output_is_streamed: whether FMT takes the image's rows as they come
  * (PNM, PNG, JPEG), or the whole image in one put (BMP, TGA). */
 int sp_output_is_streamed(enum sp_outfmt fmt);
 
 /* sp_outfmt_for: the format PATH's extension asks for, case-insensitive:
  * .png, .jpg/.jpeg, .bmp, .tga; .pbm, .pgm, .ppm, .pam, .pnm, no extension
- * and "-" give PNM (the netpbm family: the name picks its type too, as
- * sp_output_open says).  Returns 0, or SP_E_OUTFORMAT for any other
- * extension. */
-sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt);
+ * and "-" give PNM (the netpbm family: the name picks its type too, into
+ * *WANT unless NULL: SP_WANT_PBM, PGM, PPM, PAM, or KEEP for .pnm, none,
+ * and every other format).  Only a front end that names its outputs (the
+ * command line, the batch) asks this: a job is given its format.
+ * Returns 0, or SP_E_OUTFORMAT for any other extension. */
+sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt,
+                        enum sp_want *want);
 
 /* sp_outfmt_known: into WHY (SP_WHY_MAX), the extensions sp_outfmt_for
  * knows (every row's), for a message that follows SP_E_OUTFORMAT's. */

@@ -292,14 +292,22 @@ static const char *extension(const char *path)
     return dot == NULL || dot == base ? NULL : dot + 1;
 }
 
-sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt)
+sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt,
+                        enum sp_want *want)
 {
     const char *ext = extension(path);
+    const struct sp_outext *e;
 
     *fmt = SP_OUT_PNM;  /* no extension, or a dot file, and "-" */
+    if (want != NULL)
+        *want = SP_WANT_KEEP;
     if (ext == NULL)
         return SP_OK;
-    return sp_outfmt_ext(ext, fmt) != NULL ? SP_OK : SP_E_OUTFORMAT;
+    if ((e = sp_outfmt_ext(ext, fmt)) == NULL)
+        return SP_E_OUTFORMAT;
+    if (want != NULL && *fmt == SP_OUT_PNM)
+        *want = e->want;
+    return SP_OK;
 }
 
 void sp_outfmt_known(char *why)
@@ -313,16 +321,6 @@ void sp_outfmt_known(char *why)
             n += (size_t)snprintf(why + n, SP_WHY_MAX - n, " .%s", e->ext);
     if (n < SP_WHY_MAX)
         snprintf(why + n, SP_WHY_MAX - n, " (none: PNM)");
-}
-
-enum sp_want sp_outfmt_want(const char *path, enum sp_outfmt fmt)
-{
-    const char *ext = extension(path);
-    enum sp_outfmt named;
-    const struct sp_outext *e =
-        ext != NULL ? sp_outfmt_ext(ext, &named) : NULL;
-
-    return e != NULL && named == fmt ? e->want : sp_outfmts[fmt].exts[0].want;
 }
 
 int sp_output_is_streamed(enum sp_outfmt fmt)

@@ -16,64 +16,32 @@
 #include "encode.h"
 #include "header.h"
 
-/* PIPE_BYTES: the pipe size asked for on a pipe output: the most an
- * unprivileged process may set by default (/proc/sys/fs/pipe-max-size).
- * A 64 KiB pipe wakes its reader and blocks its writer 16 times as often:
- * enlarging the 12000x10000 image by 2 into `| cat` took 1.8 s with it,
- * 0.45 s with 1 MiB (by hand, before vmsplice; results/threads has the
- * pipe as it is now). */
-#define PIPE_BYTES (1024 * 1024)
-
-/* widen_pipe: whether FD is a pipe; if so, made PIPE_BYTES large where it
- * is smaller and the kernel allows (a refusal keeps the pipe as it is). */
-static int widen_pipe(int fd)
+sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
+                         enum sp_outfmt fmt, enum sp_want want,
+                         const struct sp_image *layout, int nowait,
+                         char *why)
 {
-    struct stat st;
-    int size;
-
-    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
-        return 0;
-    size = fcntl(fd, F_GETPIPE_SZ);
-    if (size >= 0 && size < PIPE_BYTES)
-        (void)fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES);
-    return 1;
-}
-
-sp_status sp_output_open(struct sp_output *o, const char *path,
-                         enum sp_outfmt fmt, const struct sp_image *layout,
-                         int nowait, char *why)
-{
-    int to_stdout = strcmp(path, "-") == 0;
     sp_status st;
 
     why[0] = '\0';
     memset(o, 0, sizeof *o);
-    o->file = (struct sp_outfile){.fd = -1, .dir = -1};
-    o->fmt = to_stdout ? SP_OUT_PNM : fmt;
-    o->path = path;
+    sp_target_init(&o->to);
+    o->fmt = fmt;
+    o->want = fmt == SP_OUT_PNM ? want : SP_WANT_STB;
     o->compression = -1;
     o->stream = sp_outfmts[o->fmt].stream;
     /* Refused before the file exists, and before anything is scaled. */
-    st = sp_convert_type(layout, sp_outfmt_want(path, o->fmt), &o->type,
-                         why);
+    st = sp_convert_type(layout, o->want, &o->type, why);
     if (st == SP_OK)  /* the row's limits; PNM has none */
         st = sp_outfmt_fits(o->fmt, layout->width, layout->height,
                             o->type.channels, why);
     if (st != SP_OK)
         return st;
-    if (to_stdout) {
-        o->f = stdout;
-        o->splice = o->fmt == SP_OUT_PNM && widen_pipe(STDOUT_FILENO);
-    } else {
-        st = sp_outfile_open(&o->file, path, nowait, why);
-        if (st == SP_OK && (o->f = fdopen(o->file.fd, "wb")) == NULL) {
-            st = errno;
-            close(o->file.fd);
-        }
-    }
+    st = sp_target_open(&o->to, t, nowait, why);
+    o->splice = o->fmt == SP_OUT_PNM && o->to.pipe;
     if (st == SP_OK && o->fmt == SP_OUT_PNM) {
         errno = 0;
-        st = sp_header_write(o->f, &o->type, why);
+        st = sp_header_write(o->to.f, &o->type, why);
     }
     if (st != SP_OK)
         return sp_output_close(o, st);
@@ -92,12 +60,11 @@ sp_status sp_output_next(struct sp_output *o, const struct sp_image *layout,
                  "pamsplit)");
         return SP_E_ENCODE;
     }
-    st = sp_convert_type(layout, sp_outfmt_want(o->path, o->fmt), &o->type,
-                         why);
+    st = sp_convert_type(layout, o->want, &o->type, why);
     if (st != SP_OK)
         return st;
     errno = 0;
-    return sp_header_write(o->f, &o->type, why);
+    return sp_header_write(o->to.f, &o->type, why);
 }
 
 /* converted: IMG's rows in O's type into *VIEW: IMG itself, or its rows
@@ -157,7 +124,7 @@ static sp_status stream_rows(struct sp_output *o, const struct sp_image *view,
         return SP_E_ENCODE;
     errno = 0;
     if (o->enc == NULL)
-        st = o->stream->begin(o->f, &o->type, &opts, &o->enc, why);
+        st = o->stream->begin(o->to.f, &o->type, &opts, &o->enc, why);
     if (st == SP_OK && n > 0)
         st = o->stream->rows(o->enc, view, times, why);
     if (st == SP_OK && o->rows + n == o->type.height)
@@ -178,7 +145,7 @@ sp_status sp_output_put(struct sp_output *o, const struct sp_image *img,
     errno = 0;
     if (o->stream != NULL)
         return stream_rows(o, &view, 1, why);
-    return sp_outfmts[o->fmt].put(&view, o->f, o->fmt, why);
+    return sp_outfmts[o->fmt].put(&view, o->to.f, o->fmt, why);
 }
 
 sp_status sp_output_put_repeated(struct sp_output *o,
@@ -193,38 +160,24 @@ sp_status sp_output_put_repeated(struct sp_output *o,
     if (o->stream != NULL)
         return stream_rows(o, &view, times, why);
     if (o->splice && pages != NULL && view.pixels == img->pixels)
-        return sp_pnm_put_repeated(&view, times, o->f, pages);
+        return sp_pnm_put_repeated(&view, times, o->to.f, pages);
     if (times == 1)
-        return sp_pnm_put_rows(&view, o->f);
-    return sp_pnm_put_repeated(&view, times, o->f, NULL);
+        return sp_pnm_put_rows(&view, o->to.f);
+    return sp_pnm_put_repeated(&view, times, o->to.f, NULL);
 }
 
 sp_status sp_output_close(struct sp_output *o, sp_status st)
 {
-    if (o->stream != NULL && o->f != NULL && st == SP_OK &&
+    if (o->stream != NULL && o->to.f != NULL && st == SP_OK &&
         (o->broken || o->rows != o->type.height))
         st = SP_E_ENCODE;
     if (o->stream != NULL)
         o->stream->end(o->enc);
-    if (o->f != NULL) {
-        errno = 0;
-        if (fflush(o->f) != 0 && st == SP_OK)
-            st = errno ? errno : EIO;
-        if (ferror(o->f) && st == SP_OK)
-            st = EIO;
-    }
-    /* Standard output is the caller's to close. */
-    if (o->f != stdout) {
-        if (st == SP_OK && o->f != NULL)
-            st = sp_outfile_commit(&o->file);
-        if (o->f != NULL && fclose(o->f) != 0 && st == SP_OK)
-            st = errno;
-        sp_outfile_close(&o->file);
-    }
+    st = sp_target_close(&o->to, st);
     free(o->conv);
     sp_meta_free(&o->meta);
     memset(o, 0, sizeof *o);
-    o->file = (struct sp_outfile){.fd = -1, .dir = -1};
+    sp_target_init(&o->to);
     return st;
 }
 

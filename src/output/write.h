@@ -11,24 +11,24 @@
 
 #include <sys/uio.h>
 
+#include "convert.h"
 #include "header.h"
 #include "image.h"
 #include "meta.h"
-#include "outfile.h"
 #include "outfmt.h"
 #include "status.h"
+#include "target.h"
 
 /* An output being written, from sp_output_open() to sp_output_close().
  * A PNM's, a PNG's and a JPEG's rows go out as they come, so an image can
  * be streamed band by band; BMP and TGA (stb) take the whole image in one
  * sp_output_put(). */
 struct sp_output {
-    FILE *f;
-    struct sp_outfile file;  /* unused for standard output */
+    struct sp_target_file to;  /* TO.F: what the encoders write to */
     enum sp_outfmt fmt;
-    const char *path;        /* as opened */
+    enum sp_want want;       /* the type written (convert.h) */
     struct sp_image type;    /* what is written: the image's type, or the
-                                one the name asks for (convert.h) */
+                                one WANT asks for */
     unsigned char *conv;     /* rows converted to TYPE, CONV_LEN bytes */
     size_t conv_len;
     int quality;             /* JPEG's, 1..100; 0: SP_JPEG_QUALITY (90) */
@@ -54,26 +54,29 @@ struct sp_output {
 };
 
 /* sp_output_open: start writing an image laid out as LAYOUT (its width,
- * height and type; not its pixels) to PATH ("-" is standard output,
- * always PNM) as FMT, opened as sp_outfile_open() says.  The type written
- * is the one PATH's name asks for (.pnm or none: LAYOUT's own; .pam PAM,
- * .pbm, .pgm, .ppm those types) made from LAYOUT's (convert.h); the
- * rows put are converted as they go.
+ * height and type; not its pixels) to T (target.h: a path as
+ * sp_outfile_open() opens it), as FMT.  For PNM, WANT is the type written
+ * (SP_WANT_KEEP: LAYOUT's own; PAM, PBM, PGM, PPM those types: what a
+ * name's .pam, .pbm, .pgm, .ppm ask for), made from LAYOUT's (convert.h);
+ * the rows put are converted as they go; the other formats ignore it.
  * For PNM the header is written here, for PNG and JPEG with the first
  * rows put; for the other formats the type must pass sp_outfmt_fits()
  * first.  QUALITY, COMPRESSION and SUBSAMPLE may be set once it is open,
  * before the first put.  NOWAIT is sp_outfile_open()'s: no target that is
- * not a regular file.  WHY (SP_WHY_MAX) may get a detail.  Returns 0, or an
- * errno value (EACCES, EISDIR, ...), SP_E_REFUSED, SP_E_CONVERT,
- * SP_E_TOOBIG, SP_E_BADHEADER or sp_outfmt_fits()'s status; on failure
- * nothing is left open or created. */
-sp_status sp_output_open(struct sp_output *o, const char *path,
-                         enum sp_outfmt fmt, const struct sp_image *layout,
-                         int nowait, char *why);
+ * not a regular file.  T is copied (a memory target's DATA and LEN, a
+ * callback's ARG, must outlive O).  WHY (SP_WHY_MAX) may get a
+ * detail.  Returns 0, or an errno value (EACCES, EISDIR, EINVAL for a
+ * target with nothing to write to, ...), SP_E_REFUSED, SP_E_CONVERT,
+ * SP_E_TOOBIG, SP_E_BADHEADER, sp_outfmt_fits()'s status, or a callback's
+ * status; on failure nothing is left open or created. */
+sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
+                         enum sp_outfmt fmt, enum sp_want want,
+                         const struct sp_image *layout, int nowait,
+                         char *why);
 
 /* sp_output_next: for a PNM output, begin the next image of a
  * multi-image stream, laid out as LAYOUT: its header, in the type the
- * output's name asks for.  The other formats hold one image: SP_E_ENCODE,
+ * output was opened to write.  The other formats hold one image: SP_E_ENCODE,
  * WHY saying so.  Returns 0, SP_E_CONVERT, SP_E_BADHEADER, SP_E_TOOBIG
  * or an errno value. */
 sp_status sp_output_next(struct sp_output *o, const struct sp_image *layout,
@@ -140,12 +143,16 @@ void sp_segment_free(struct sp_segment *seg);
 void sp_deflater_free(struct sp_deflater *def);
 
 /* sp_output_close: finish the output.  With ST 0 it is flushed and put in
- * place (sp_outfile_commit; a PNG or JPEG not given all its rows, or whose
- * encoder failed, is SP_E_ENCODE instead); with any other ST, or when that
- * fails, nothing of it is left and the target is as it was (an output
- * written in place keeps what it got).  Returns ST if non-zero, else 0 or the errno
- * value of the failure. */
+ * place (a path: sp_outfile_commit; memory: the buffer handed to the
+ * caller; a PNG or JPEG not given all its rows, or whose encoder failed,
+ * is SP_E_ENCODE instead); with any other ST, or when that fails, nothing
+ * of it is left and the target is as it was (an output written in place,
+ * a descriptor or a callback keep what they got; memory gets nothing).
+ * Returns 0, or the status of the failure: a callback's once it failed
+ * (whatever ST says: what failed after it failed with it), else ST if
+ * non-zero, else the errno value of what failed here. */
 sp_status sp_output_close(struct sp_output *o, sp_status st);
+
 
 /* sp_output_whole: whether PATH holds a whole output of format FMT, as
  * scaleppm writes them, for --skip-existing: binary PNM images that end

@@ -341,7 +341,7 @@ static sp_status meta_chunks(struct sp_output *o)
             st = ENOMEM;
         parts[1] = (struct iovec){z, zlen};
         if (st == SP_OK)
-            st = chunk(o->f, "iCCP", parts, 2);
+            st = chunk(o->to.f, "iCCP", parts, 2);
     }
     if (st == SP_OK)
         st = sp_meta_exif_block(&o->meta, &exif, &len);
@@ -349,7 +349,7 @@ static sp_status meta_chunks(struct sp_output *o)
         struct iovec part = {exif + SP_META_EXIF_HEAD,
                              len - SP_META_EXIF_HEAD};
 
-        st = chunk(o->f, "eXIf", &part, 1);
+        st = chunk(o->to.f, "eXIf", &part, 1);
     }
     free(z);
     free(exif);
@@ -371,9 +371,9 @@ static sp_status start(struct sp_output *o)
     ihdr[8] = (unsigned char)(8 * sample_bytes(&o->type));
     ihdr[9] = types[o->type.channels - 1];
     errno = 0;
-    if (fwrite(sig, 1, sizeof sig, o->f) != sizeof sig)
+    if (fwrite(sig, 1, sizeof sig, o->to.f) != sizeof sig)
         return errno ? errno : EIO;
-    st = chunk(o->f, "IHDR", &part, 1);
+    st = chunk(o->to.f, "IHDR", &part, 1);
     return st == SP_OK ? meta_chunks(o) : st;
 }
 
@@ -412,9 +412,9 @@ sp_status sp_output_put_segment(struct sp_output *o,
         parts[2].iov_len = 4;
     }
     if (st == SP_OK)
-        st = chunk(o->f, "IDAT", parts, 3);
+        st = chunk(o->to.f, "IDAT", parts, 3);
     if (st == SP_OK && s->last)
-        st = chunk(o->f, "IEND", NULL, 0);
+        st = chunk(o->to.f, "IEND", NULL, 0);
     o->rows += s->rows;
     o->broken = st != SP_OK;
     return st;

@@ -42,10 +42,26 @@ static sp_status renew(const struct iovec *pages)
     return m == MAP_FAILED ? errno : SP_OK;
 }
 
+/* put_each: IMG's rows to F, each TIMES times, through stdio: for a F
+ * with no descriptor (a memory or callback target). */
+static sp_status put_each(const struct sp_image *img, unsigned times,
+                          FILE *f)
+{
+    size_t row = sp_image_row_bytes(img, img->width);
+
+    errno = 0;
+    for (size_t y = 0; y < img->height; y++)
+        for (unsigned t = 0; t < times; t++)
+            if (fwrite(img->pixels + y * img->stride, 1, row, f) != row)
+                return errno ? errno : EIO;
+    return SP_OK;
+}
+
 /* IMG's rows to F, each TIMES times, with writev() on F's
  * descriptor (after what stdio holds): the copies are the kernel's, made
  * as it writes, not the caller's.  With PAGES, vmsplice() instead: the
- * pipe takes the pages themselves, and PAGES gets new ones. */
+ * pipe takes the pages themselves, and PAGES gets new ones.  A F with no
+ * descriptor is written through stdio. */
 sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
                              FILE *f, const struct iovec *pages)
 {
@@ -55,6 +71,8 @@ sp_status sp_pnm_put_repeated(const struct sp_image *img, unsigned times,
     struct iovec iov[PUT_BATCH];
     sp_status st;
 
+    if (fileno(f) < 0)
+        return put_each(img, times, f);
     errno = 0;
     if (fflush(f) != 0)
         return errno ? errno : EIO;

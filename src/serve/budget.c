@@ -97,6 +97,16 @@ int sp_budget_take(struct sp_budget *b, uint64_t cost)
     return st;
 }
 
+uint64_t sp_budget_used(struct sp_budget *b)
+{
+    uint64_t used;
+
+    pthread_mutex_lock(&b->mu);
+    used = b->used;
+    pthread_mutex_unlock(&b->mu);
+    return used;
+}
+
 void sp_budget_give(struct sp_budget *b, uint64_t cost)
 {
     if (b->budget == 0)

@@ -50,4 +50,8 @@ int sp_budget_take(struct sp_budget *b, uint64_t cost);
 /* sp_budget_give: COST bytes, taken before, given back. */
 void sp_budget_give(struct sp_budget *b, uint64_t cost);
 
+/* sp_budget_used: the bytes taken and not given back (0 with no
+ * budget: nothing is counted). */
+uint64_t sp_budget_used(struct sp_budget *b);
+
 #endif

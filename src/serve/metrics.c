@@ -97,7 +97,8 @@ static void put_faults(struct text *t, struct sp_metrics *m)
 }
 
 size_t sp_metrics_render(struct sp_metrics *m, unsigned in_flight,
-                         unsigned busy, size_t queued, char *buf, size_t len)
+                         unsigned busy, size_t queued, uint64_t held,
+                         char *buf, size_t len)
 {
     struct text t = {buf, len, 0};
     unsigned long long total = 0;
@@ -136,7 +137,11 @@ size_t sp_metrics_render(struct sp_metrics *m, unsigned in_flight,
             "# HELP scaleppm_jobs_running Jobs on a worker.\n"
             "# TYPE scaleppm_jobs_running gauge\nscaleppm_jobs_running %u\n"
             "# HELP scaleppm_queue_length Requests waiting for a worker.\n"
-            "# TYPE scaleppm_queue_length gauge\nscaleppm_queue_length %zu\n",
-        in_flight, busy, queued);
+            "# TYPE scaleppm_queue_length gauge\nscaleppm_queue_length %zu\n"
+            "# HELP scaleppm_memory_held_bytes Bytes the admitted jobs and "
+            "the answers not yet sent hold (--max-memory's count).\n"
+            "# TYPE scaleppm_memory_held_bytes gauge\n"
+            "scaleppm_memory_held_bytes %llu\n",
+        in_flight, busy, queued, (unsigned long long)held);
     return t.at;
 }

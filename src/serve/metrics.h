@@ -38,12 +38,14 @@ void sp_metrics_record(struct sp_metrics *m, unsigned status, uint64_t bytes,
  * page faults over all its phases. */
 void sp_metrics_job(struct sp_metrics *m, int io, long minflt, long majflt);
 
-/* sp_metrics_render: M, and the gauges IN_FLIGHT, BUSY (jobs running)
- * and QUEUED, as Prometheus text into BUF (LEN bytes), NUL-terminated.
+/* sp_metrics_render: M, and the gauges IN_FLIGHT, BUSY (jobs running),
+ * QUEUED and HELD (the bytes --max-memory counts: the admitted jobs' and
+ * the answers not yet sent), as Prometheus text into BUF (LEN bytes),
+ * NUL-terminated.
  * Returns the length written, or LEN or more when it did not fit (as
  * snprintf). */
 size_t sp_metrics_render(struct sp_metrics *m, unsigned in_flight,
-                         unsigned busy, size_t queued, char *buf,
-                         size_t len);
+                         unsigned busy, size_t queued, uint64_t held,
+                         char *buf, size_t len);
 
 #endif

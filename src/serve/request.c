@@ -52,6 +52,13 @@ sp_status sp_serve_ask_check(struct sp_serve_ask *ask, const char **why)
     ask->compression = job->compression;
     ask->subsample = job->subsample;
     ask->io = job->io;
+    {
+        const struct sp_outext *e = sp_outfmt_ext(ask->ext, &ask->fmt);
+
+        if (e == NULL)
+            ask->fmt = SP_OUT_PNM;
+        ask->pnm_type = e != NULL ? e->want : SP_WANT_KEEP;
+    }
     return SP_OK;
 }
 

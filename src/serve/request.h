@@ -32,6 +32,8 @@ struct sp_serve_ask {
                               fit */
     int quality, compression, subsample;
     enum sp_io io;
+    enum sp_outfmt fmt;    /* the format EXT names, and a PNM's type */
+    enum sp_want pnm_type;
 };
 
 /* SP_SERVE_PAIRS_MAX: the pairs a query may hold (past it, 431): more

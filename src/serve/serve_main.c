@@ -434,13 +434,12 @@ static const char *signal_name(int sig, char *buf)
 
 int main(int argc, char **argv)
 {
-    const char *tmp = getenv("TMPDIR"), *log_path = "-";
+    const char *log_path = "-";
     char host[64] = "127.0.0.1", why[SP_WHY_MAX], name[16];
     struct sp_serve_config cfg = {
         .host = host, .port = 8080, .workers = cpus(), .threads = 1,
         .max_connections = 256, .idle_timeout = 30, .header_timeout = 10,
         .deadline = 60, .max_output = (uint64_t)256 << 20,
-        .tmp = tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp",
         .version = SP_VERSION "-" SP_COMMIT};
     struct sp_accesslog log;
     struct sp_server *srv;
@@ -471,7 +470,7 @@ int main(int argc, char **argv)
         return EXIT_FAILURE;
     }
     cfg.log = &log;
-    st = sp_init();  /* the SIGBUS guard, libnetpbm: the program's to ask */
+    st = sp_lib_init();  /* the SIGBUS guard, libnetpbm: the program's to ask */
     if (st == SP_OK)
         st = sp_server_start(&cfg, &srv, &port, why);
     if (st != SP_OK) {

@@ -3,7 +3,6 @@
 #include "server.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -47,10 +46,7 @@ struct sp_server {
     struct sp_pool pool;
     int root;                   /* O_PATH descriptor of the root */
     int listen_fd;
-    char tmp[PATH_MAX];         /* the private directory of the outputs */
-    int have_tmp;               /* TMP was made */
     int have_socket;            /* cfg.unix_path was made */
-    atomic_ullong serial;       /* names the outputs */
     atomic_int active;          /* requests begun and not completed */
     atomic_int draining;
     struct sp_metrics metrics;
@@ -84,12 +80,14 @@ struct req {
                                    libmicrohttpd's copy may be gone by
                                    completed() */
     struct sp_serve_ask ask;
-    int in_fd, out_fd;          /* -1 when not open */
+    int in_fd;                  /* -1 when not open */
     struct stat sb;             /* the input's, at open */
     int racy;                   /* SB changed too near the open to vouch
                                    for the bytes (sp_serve_racy): no
                                    validator, no 304 */
-    off_t out_len;
+    unsigned char *out;         /* the job's output (a memory target),
+                                   then the response's; NULL: none */
+    size_t out_len;
     char etag[SP_ETAG_MAX];
     char modified[32];
     char timing[160];           /* Server-Timing: the job's phases */
@@ -173,7 +171,8 @@ static enum MHD_Result answer_metrics(struct req *r)
             return MHD_NO;
         n = sp_metrics_render(&srv->metrics,
                               (unsigned)atomic_load(&srv->active), busy,
-                              queued, text, len);
+                              queued, sp_budget_used(&srv->budget), text,
+                              len);
         if (n < len)
             break;
         free(text);
@@ -289,10 +288,11 @@ static enum MHD_Result answer_job(struct req *r)
                  sp_strerror(r->st));
         return answer_text(r, MHD_HTTP_INTERNAL_SERVER_ERROR, line);
     }
-    resp = MHD_create_response_from_fd((size_t)r->out_len, r->out_fd);
+    resp = MHD_create_response_from_buffer_with_free_callback(r->out_len,
+                                                              r->out, free);
     if (resp == NULL)
         return MHD_NO;
-    r->out_fd = -1;  /* the response's now */
+    r->out = NULL;  /* the response's now */
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
                             sp_serve_media_type(r->ask.ext));
     if (r->timing[0] != '\0')
@@ -310,27 +310,6 @@ static int same_stamp(const struct stat *a, const struct stat *b)
            a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
            a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
            a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
-/* take_output: the job's output file OUT opened into R and its name
- * removed, so that nothing is left behind however the answer ends. */
-static sp_status take_output(struct req *r, const char *out)
-{
-    struct stat sb;
-    int fd = open(out, O_RDONLY | O_CLOEXEC);
-    sp_status st = fd < 0 ? errno : SP_OK;
-
-    (void)unlink(out);
-    if (st == SP_OK && fstat(fd, &sb) != 0)
-        st = errno;
-    if (st != SP_OK) {
-        if (fd >= 0)
-            close(fd);
-        return st;
-    }
-    r->out_fd = fd;
-    r->out_len = sb.st_size;
-    return SP_OK;
 }
 
 /* record_job: what REPORT measured of R's job: its page faults in the
@@ -376,13 +355,12 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
     struct sp_input input;
     struct sp_header hdr;
     struct sp_load_info info;
-    char in[32];
+    struct sp_src in = sp_src_fd(r->in_fd);
     enum sp_outfmt fmt;
     int held, stb;
     sp_status st;
 
-    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
-    if ((st = sp_input_open(&input, in, 1, NULL)) != SP_OK)
+    if ((st = sp_input_open(&input, &in, 1, NULL)) != SP_OK)
         return st;
     memset(&hdr, 0, sizeof hdr);
     memset(&info, 0, sizeof info);
@@ -468,23 +446,24 @@ static sp_status keep_body(struct req *r)
             r->cost = len;
     }
     if (st != SP_OK) {
-        close(r->out_fd);
-        r->out_fd = -1;
+        free(r->out);
+        r->out = NULL;
     }
     return st;
 }
 
-/* run_job: R's job, on a worker: the input the confinement opened, by
- * its descriptor (the kernel reopens that very file), into a new file in
- * the private directory whose extension picks the format. */
+/* run_job: R's job, on a worker: the input the confinement opened, read
+ * through its descriptor, into memory (R->out), in the format the query
+ * asks for. */
 static void run_job(struct req *r)
 {
     struct sp_server *srv = r->srv;
-    char in[32], out[PATH_MAX + 32];
     struct sp_report report;
     struct stat after;
     struct sp_job job = {
-        .in = in, .out = out, .io = r->ask.io, .factor = r->ask.factor,
+        .in = sp_src_fd(r->in_fd), .out = sp_target_memory(&r->out, &r->out_len),
+        .fmt = r->ask.fmt, .pnm_type = r->ask.pnm_type,
+        .io = r->ask.io, .factor = r->ask.factor,
         .filter = r->ask.filter, .fit = r->ask.fit,
         .threads = srv->cfg.threads, .max_pixels = srv->cfg.max_pixels,
         .quality = r->ask.quality, .subsample = r->ask.subsample,
@@ -502,11 +481,7 @@ static void run_job(struct req *r)
         job.cancel = &r->cancel;
         slot = sp_watch_enter(srv->watch, &r->cancel, r->deadline);
     }
-    snprintf(in, sizeof in, "/proc/self/fd/%d", r->in_fd);
-    snprintf(out, sizeof out, "%s/%llu.%s", srv->tmp,
-             (unsigned long long)atomic_fetch_add(&srv->serial, 1),
-             r->ask.ext);
-    r->st = sp_job_run(&job, &report);
+    r->st = sp_job_exec(&job, &report);
     if (slot >= 0)
         sp_watch_leave(srv->watch, slot);
     if (r->st == EINTR && sp_cancelled(&r->cancel))
@@ -520,11 +495,11 @@ static void run_job(struct req *r)
         (fstat(r->in_fd, &after) != 0 || !same_stamp(&after, &r->sb)))
         r->st = SP_E_CHANGED;
     if (r->st == SP_OK)
-        r->st = take_output(r, out);
-    else
-        (void)unlink(out);
-    if (r->st == SP_OK)
         r->st = keep_body(r);
+    if (r->st != SP_OK) {
+        free(r->out);
+        r->out = NULL;
+    }
     close(r->in_fd);
     r->in_fd = -1;
 }
@@ -795,7 +770,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
         r->conn = conn;
         r->keyed = identify(conn, &r->client);
         sp_show_name(method, r->method, sizeof r->method);
-        r->in_fd = r->out_fd = -1;
+        r->in_fd = -1;
         atomic_init(&r->state, REQ_NEW);
         sp_show_name(url, r->shown, sizeof r->shown);
         atomic_fetch_add(&srv->active, 1);
@@ -843,8 +818,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                               : " (cut)");
     if (r->in_fd >= 0)
         close(r->in_fd);
-    if (r->out_fd >= 0)
-        close(r->out_fd);
+    free(r->out);
     uncharge(r);
     if (r->entered)
         sp_clients_leave(&srv->clients, &r->client);
@@ -954,23 +928,7 @@ static sp_status listen_unix(const char *path, int *fd, char *why)
     return SP_OK;
 }
 
-/* remove_tmp: the private directory, and anything a failed answer left
- * in it. */
-static void remove_tmp(const char *tmp)
-{
-    DIR *d = opendir(tmp);
-    struct dirent *e;
-
-    if (d != NULL) {
-        while ((e = readdir(d)) != NULL)
-            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-                (void)unlinkat(dirfd(d), e->d_name, 0);
-        closedir(d);
-    }
-    (void)rmdir(tmp);
-}
-
-/* prepare: SRV's root, private directory and socket. */
+/* prepare: SRV's root and socket. */
 static sp_status prepare(struct sp_server *srv, unsigned *port, char *why)
 {
     sp_status st;
@@ -981,15 +939,6 @@ static sp_status prepare(struct sp_server *srv, unsigned *port, char *why)
         snprintf(why, SP_WHY_MAX, "--root '%.200s'", srv->cfg.root);
         return st;
     }
-    snprintf(srv->tmp, sizeof srv->tmp, "%s/scaleppm-serve.XXXXXX",
-             srv->cfg.tmp);
-    if (mkdtemp(srv->tmp) == NULL) {
-        st = errno;
-        snprintf(why, SP_WHY_MAX, "cannot make a directory in '%.200s'",
-                 srv->cfg.tmp);
-        return st;
-    }
-    srv->have_tmp = 1;
     *port = srv->cfg.port;
     if (srv->cfg.unix_path != NULL) {
         st = listen_unix(srv->cfg.unix_path, &srv->listen_fd, why);
@@ -1008,8 +957,6 @@ static void teardown(struct sp_server *srv)
         close(srv->listen_fd);
     if (srv->have_socket)
         (void)unlink(srv->cfg.unix_path);
-    if (srv->have_tmp)
-        remove_tmp(srv->tmp);
     if (srv->root >= 0)
         close(srv->root);
     sp_budget_destroy(&srv->budget);

@@ -38,7 +38,6 @@ struct sp_serve_config {
     double deadline;         /* seconds a request may take from its
                                 headers to its job's end, queue included,
                                 else 503; 0: no limit */
-    const char *tmp;         /* where the private directory is made */
     const char *version;     /* in every ETag */
     struct sp_accesslog *log;  /* the access log: a line a request;
                                   NULL: none */
@@ -56,8 +55,7 @@ sp_status sp_server_start(const struct sp_serve_config *cfg,
 
 /* sp_server_stop: stop accepting connections, let the requests in
  * flight finish for up to DRAIN seconds (their jobs always finish), then
- * close every connection, end the threads, remove the private directory
- * and free SRV. */
+ * close every connection, end the threads, and free SRV. */
 void sp_server_stop(struct sp_server *srv, unsigned drain);
 
 #endif

@@ -21,11 +21,11 @@
  * (libFuzzer reserves other values). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* sp_fuzz_init: sp_init(), as every program of the library calls it; each
- * harness's first call (idempotent, and cheap after the first input). */
+/* sp_fuzz_init: sp_lib_init() (the public sp_init()), as every program
+ * of the library calls it; each harness's first call (idempotent, and cheap after the first input). */
 static inline void sp_fuzz_init(void)
 {
-    if (sp_init() != SP_OK)
+    if (sp_lib_init() != SP_OK)
         abort();
 }
 

@@ -11,7 +11,7 @@
  * second string is the bytes rotated.
  *
  * The file is a memfd, loaded through /proc/self/fd/N, with its mtime set
- * back a day so that any write changes it.  sp_job_run scales it by read,
+ * back a day so that any write changes it.  sp_job_exec scales it by read,
  * mmap and pread into PNM, with the change made through the sys seam at
  * the scheduled call.  Whatever happens, the run must end with a status:
  * success only with the bytes a run on the unchanged file gives (nothing
@@ -36,6 +36,7 @@
 #include "fuzz.h"
 #include "job.h"
 #include "sys.h"
+#include "../write_whole.h"
 
 enum call { C_FSTAT, C_READ, C_PREAD, C_PREADV2, C_LSEEK, C_MMAP,
             C_MADVISE, C_WRITEV, C_KINDS };
@@ -249,8 +250,8 @@ static sp_status run_job(const char *in, const char *out, enum sp_io io,
                          unsigned char **bytes, size_t *len)
 {
     struct sp_job job = {
-        .in = in,
-        .out = out,
+        .in = sp_src_path(in),
+        .out = sp_target_path(out),
         .io = io,
         .factor = plan.factor,
         .filter = SP_FILTER_BOX,
@@ -259,7 +260,7 @@ static sp_status run_job(const char *in, const char *out, enum sp_io io,
         .chunk_bytes = 4096,  /* several items, so writev runs mid-scale */
     };
     struct sp_report r;
-    sp_status st = sp_job_run(&job, &r);
+    sp_status st = fx_job_run(&job, &r);
 
     SP_FUZZ_CHECK(strnlen(r.why, sizeof r.why) < sizeof r.why);
     *bytes = NULL;

@@ -342,12 +342,12 @@ static int check_fits(const struct pick *p, const char *path)
         snprintf(head, sizeof head, "%zux%zu is too large for %s (", p->w,
                  p->h, names[p->fmt]);
         SP_FUZZ_CHECK(strncmp(why, head, strlen(head)) == 0);
-        SP_FUZZ_CHECK(sp_output_open(&o, path, p->fmt, &layout, 0, why) ==
+        SP_FUZZ_CHECK(sp_open_named(&o, path, p->fmt, &layout, 0, why) ==
                       SP_E_TOOBIG);
         SP_FUZZ_CHECK(outdir_empty());
         return 0;
     }
-    SP_FUZZ_CHECK(sp_output_open(&o, path, p->fmt, &layout, 0, why) == SP_OK);
+    SP_FUZZ_CHECK(sp_open_named(&o, path, p->fmt, &layout, 0, why) == SP_OK);
     SP_FUZZ_CHECK(sp_output_close(&o, SP_E_ENCODE) == SP_E_ENCODE);
     SP_FUZZ_CHECK(outdir_empty());
     return 1;

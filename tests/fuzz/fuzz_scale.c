@@ -1,4 +1,4 @@
-/* fuzz_scale: load + scale + write, as scaleppm runs them (sp_job_run).
+/* fuzz_scale: load + scale + write, as scaleppm runs them (sp_job_exec).
  *
  * The input is a file's bytes, put in a memfd and loaded through
  * /proc/self/fd/N, so every load path sees a regular file.
@@ -39,6 +39,7 @@
 #include "job.h"
 #include "input.h"
 #include "../shared.h"
+#include "../write_whole.h"
 
 /* Inputs whose output would have more pixels than this are skipped. */
 #define OUT_PIXELS_MAX ((size_t)1 << 20)
@@ -273,12 +274,12 @@ static void check_images(const uint8_t *data, size_t size,
     keep = stream_path(how, data, size, path, sizeof path);
     if (keep < 0)
         return;
-    sst = sp_input_open(&sin, path, 1, NULL);
+    sst = fx_input_open(&sin, path, 1, NULL);
     /* the stream's only writer gone: the reader gets the bytes, then the
      * end */
     close(keep);
     SP_FUZZ_CHECK(sst == SP_OK);
-    SP_FUZZ_CHECK(sp_input_open(&fin, in_path, 0, NULL) == SP_OK);
+    SP_FUZZ_CHECK(fx_input_open(&fin, in_path, 0, NULL) == SP_OK);
     for (unsigned n = 0; more_f && n < 64; n++) {
         struct sp_load_info fi, si;
 
@@ -310,14 +311,14 @@ static sp_status run_job(const char *in, const char *out, enum sp_io io,
                          struct sp_report *r)
 {
     struct sp_job job = {
-        .in = in,
-        .out = out,
+        .in = sp_src_path(in),
+        .out = sp_target_path(out),
         .io = io,
         .factor = p->factor,
         .filter = p->filter,
         .threads = threads,
     };
-    sp_status st = sp_job_run(&job, r);
+    sp_status st = fx_job_run(&job, r);
 
     SP_FUZZ_CHECK(strnlen(r->why, sizeof r->why) < sizeof r->why);
     SP_FUZZ_CHECK(strnlen(r->load.why, sizeof r->load.why) <
