@@ -217,7 +217,11 @@ for ext in png jpg; do
     result "$ext past a file size limit: one line, no output" "$why"
 done
 
-# Peak memory of a 5120x2880 output: within 2x of PPM's.
+# Peak memory of a 5120x2880 output (a 43 MiB raster): PPM's and 4 MiB
+# at most, an encoder's state and its rows, never the image.  Not a ratio
+# of PPM's: that is a few MiB and moves from run to run (1.4 to 2.0 MiB
+# seen), and a PNG's 2816 KiB against PPM's 1404 once failed "within 2x"
+# under load.
 ppmforge -width 1280 -height 720 -seed 3 >p720.ppm 2>/dev/null
 /usr/bin/time -f %M -o rss.ppm "$SP" -s 4 p720.ppm big.ppm
 for ext in png jpg; do
@@ -226,8 +230,8 @@ for ext in png jpg; do
     /usr/bin/time -f %M -o "rss.$ext" "$SP" -s 4 "${level[@]}" p720.ppm \
         "big.$ext"
     rss=$(tail -n 1 "rss.$ext") ppm=$(tail -n 1 rss.ppm)
-    result "$ext 5120x2880: peak RSS ${rss} KiB within 2x of PPM's ${ppm}" \
-        "$( ((rss <= 2 * ppm)) || echo "over 2x")"
+    result "$ext 5120x2880: peak RSS ${rss} KiB within PPM's ${ppm} + 4 MiB" \
+        "$( ((rss <= ppm + 4096)) || echo "over")"
 done
 
 # --skip-existing: a whole PNG or JPEG is kept, a cut one made again.
