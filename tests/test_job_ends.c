@@ -306,6 +306,13 @@ START_TEST(test_names)
     job = job_of(sp_src_fd(-1), sp_target_path(fx_path("o")), SP_OUT_PNM,
                  SP_IO_READ);
     ck_assert_int_eq(sp_job_exec(&job, &r), EINVAL);
+    /* a format, or a PNM type, that is none */
+    job = job_of(sp_src_memory(bytes, in_len), sp_target_path(fx_path("o")),
+                 (enum sp_outfmt)99, SP_IO_READ);
+    ck_assert_int_eq(sp_job_exec(&job, &r), SP_E_OUTFORMAT);
+    job.fmt = SP_OUT_PNM;
+    job.pnm_type = SP_WANT_STB;
+    ck_assert_int_eq(sp_job_exec(&job, &r), SP_E_OUTFORMAT);
     ck_assert(!fx_file_exists(fx_path("o")));
     free(bytes);
 }

@@ -20,7 +20,7 @@ static sp_status fail(struct sp_report *r, const char *path, sp_status st)
 /* begin_output: OUT opened for JOB's first image (*OPENED then set), or
  * its next image begun, laid out as LAYOUT, with a copy of the image's
  * metadata META to carry; the time and faults are the write phase's.
- * With no output (JOB->out NULL) nothing is opened and the write phase
+ * With no output (JOB->out NONE) nothing is opened and the write phase
  * stays empty. */
 static sp_status begin_output(const struct sp_job *job,
                               const struct sp_image *layout,
@@ -55,8 +55,9 @@ static sp_status begin_output(const struct sp_job *job,
  * then set; the next image's header after it) and released.  Every image of a regular file is checked against the
  * stamp IN took at open, so that an output never mixes two versions of
  * the file.  The phases add up over the images in R. */
-static sp_status run_image(const struct sp_job *job, struct sp_input *input, struct sp_output *out,
-                           int *opened, struct sp_report *r)
+static sp_status run_image(const struct sp_job *job, struct sp_input *input,
+                           struct sp_output *out, int *opened,
+                           struct sp_report *r)
 {
     struct sp_job image = *job;  /* with this image's geometry */
     struct sp_image layout;

@@ -26,6 +26,10 @@ sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
     why[0] = '\0';
     memset(o, 0, sizeof *o);
     sp_target_init(&o->to);
+    if ((unsigned)fmt > SP_OUT_TGA || (unsigned)want >= SP_WANT_STB) {
+        sp_outfmt_known(why);
+        return SP_E_OUTFORMAT;
+    }
     o->fmt = fmt;
     o->want = fmt == SP_OUT_PNM ? want : SP_WANT_STB;
     o->compression = -1;

@@ -66,7 +66,8 @@ struct sp_output {
  * not a regular file.  T is copied (a memory target's DATA and LEN, a
  * callback's ARG, must outlive O).  WHY (SP_WHY_MAX) may get a
  * detail.  Returns 0, or an errno value (EACCES, EISDIR, EINVAL for a
- * target with nothing to write to, ...), SP_E_REFUSED, SP_E_CONVERT,
+ * target with nothing to write to, ...), SP_E_OUTFORMAT (FMT or WANT is
+ * none of these), SP_E_REFUSED, SP_E_CONVERT,
  * SP_E_TOOBIG, SP_E_BADHEADER, sp_outfmt_fits()'s status, or a callback's
  * status; on failure nothing is left open or created. */
 sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
