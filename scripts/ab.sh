@@ -19,7 +19,8 @@
 #           requests (curl, one connection each, one at a time) are
 #           answered: the system calls a request costs, and whether any
 #           file is created, linked or unlinked per request.
-# Rows: OUT/ab-cli.csv, OUT/ab-server.csv, OUT/ab-strace.csv; the report,
+# Rows: OUT/ab-cli.csv, OUT/ab-server.csv, OUT/ab-strace.csv, the
+# machine and both builds in OUT/env.txt; the report,
 # OUT/ab.md, is `spreport ab OUT`.  --quick: 2 runs, 2-second cells, the
 # small image alone, 100 requests traced (a smoke test, not a
 # measurement).
@@ -200,5 +201,11 @@ for b in "$old" "$new"; do
         $1 ~ /^[0-9.]+$/ && NF >= 5 { printf "%s,%d,%s,%s\n", b, n, $NF, $4 }
     ' "$trace" >>"$out/ab-strace.csv"
 done
+sp_write_env "$out/env.txt" "" "$new" "scripts/ab.sh: runs=$runs secs=$secs \
+requests=$requests quick=$quick; new: $new; old: $old"
+{
+    printf 'the old build:\n'
+    sp_build_lines "$old"
+} >>"$out/env.txt"
 printf 'ab.sh: rows in %s\n' "$out" >&2
 spreport ab "$out"

@@ -55,6 +55,7 @@ RAW = {
     "compressed": ("compressed.csv", "env.txt"),
     "server": ("server.csv", "server-latency.csv", "server-bodies.csv",
                "server-timing.csv", "env.txt"),
+    "ab": ("ab-cli.csv", "ab-server.csv", "ab-strace.csv", "env.txt"),
 }
 # The folders of the runs the cost model is compared with, beside it
 # (reference.sh's SP_MODEL_FOLDERS, in the same order).
@@ -83,6 +84,8 @@ def kind_of(folder):
                  "compressed", "server"):
         if os.path.exists(os.path.join(data, kind + ".csv")):
             return kind, None
+    if os.path.exists(os.path.join(data, "ab-cli.csv")):
+        return "ab", None
     csvs = glob.glob(os.path.join(data, "*.csv"))
     if len(csvs) == 1:
         return "iobench", os.path.basename(csvs[0])[:-len(".csv")]
@@ -178,7 +181,7 @@ def suite_report(kind, suite, d, env):
     elif kind in ("paths", "compressed"):
         spreport([kind, os.path.join(d, kind + ".csv"),
                   os.path.join(d, kind + ".md")])
-    elif kind in ("photos", "server"):
+    elif kind in ("photos", "server", "ab"):
         spreport([kind, d])
     elif kind == "durable":
         spreport(["durable", "--filesystem", filesystem(env), d])
