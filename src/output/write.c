@@ -26,7 +26,7 @@ sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
     why[0] = '\0';
     memset(o, 0, sizeof *o);
     sp_target_init(&o->to);
-    if ((unsigned)fmt > SP_OUT_TGA || (unsigned)want >= SP_WANT_STB) {
+    if ((size_t)fmt >= sp_noutfmts || (unsigned)want >= SP_WANT_STB) {
         sp_outfmt_known(why);
         return SP_E_OUTFORMAT;
     }

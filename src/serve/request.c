@@ -57,7 +57,9 @@ sp_status sp_serve_ask_check(struct sp_serve_ask *ask, const char **why)
 
         if (e == NULL)
             ask->fmt = SP_OUT_PNM;
-        ask->pnm_type = e != NULL ? e->want : SP_WANT_KEEP;
+        /* a PNM's type as its extension names it; the others' none */
+        ask->pnm_type = e != NULL && ask->fmt == SP_OUT_PNM ? e->want
+                                                            : SP_WANT_KEEP;
     }
     return SP_OK;
 }
