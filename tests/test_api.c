@@ -3,7 +3,9 @@
  * of output (path, descriptor, memory, callback) gives the same bytes;
  * the format is the job's field, not a path's extension; statuses are 0
  * or negative, an errno negated, and a failed run leaves a message
- * naming the file and no memory output; a handle runs again. */
+ * naming the file and no memory output; a handle runs again; the steps
+ * (decode, scale, encode) taken one at a time through an image give the
+ * bytes of a run, and one decode is scaled to several sizes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -300,6 +302,168 @@ START_TEST(test_dash_is_a_file)
 }
 END_TEST
 
+/* ---- the steps ---- */
+
+/* bytes_of: a copy of JOB's memory output, *LEN its length. */
+static unsigned char *bytes_of(const sp_job *job, size_t *len)
+{
+    const void *mem;
+    unsigned char *copy;
+
+    ck_assert_int_eq(sp_job_output(job, &mem, len), 0);
+    copy = malloc(*len);
+    memcpy(copy, mem, *len);
+    return copy;
+}
+
+/* run_into: run JOB into memory as FORMAT; its bytes, *LEN long. */
+static unsigned char *run_into(sp_job *job, const char *format, size_t *len)
+{
+    ck_assert_int_eq(sp_job_set_format(job, format), 0);
+    ck_assert_int_eq(sp_job_set_output_memory(job), 0);
+    run_ok(job);
+    return bytes_of(job, len);
+}
+
+/* same: A (ALEN bytes) and B (BLEN) are the same bytes; both freed. */
+static void same(unsigned char *a, size_t alen, unsigned char *b,
+                 size_t blen, const char *what)
+{
+    ck_assert_msg(alen == blen && memcmp(a, b, alen) == 0,
+                  "%s: %zu bytes against %zu", what, alen, blen);
+    free(a);
+    free(b);
+}
+
+/* A JPEG of 256 x 192, in memory, *LEN bytes. */
+static unsigned char *make_jpeg(size_t *len)
+{
+    struct sp_image img;
+    unsigned char *ppm, *jpeg;
+    size_t ppm_len;
+    sp_job *job;
+
+    fx_make_image(&img, 256, 192, 3, 1, 255, 11);
+    fx_write_image(fx_path("big.ppm"), &img);
+    sp_image_release(&img);
+    ppm = fx_read_file(fx_path("big.ppm"), &ppm_len);
+    ck_assert_int_eq(sp_job_new(&job), 0);
+    ck_assert_int_eq(sp_job_set_input_memory(job, ppm, ppm_len), 0);
+    jpeg = run_into(job, "jpeg", len);
+    sp_job_free(job);
+    free(ppm);
+    return jpeg;
+}
+
+/* One decode (every pixel) scaled to three sizes, each through an image
+ * and encoded: the bytes of a run from a PPM of the decoded pixels; the
+ * decode encoded alone is the run of the JPEG at factor 1; the scale
+ * step into an image, then encoded, is the run of both at once. */
+START_TEST(test_one_decode_several_sizes)
+{
+    static const size_t sides[] = {64, 32, 17};
+    size_t jpeg_len, ppm_len, w, h, len, ref_len;
+    unsigned char *jpeg = make_jpeg(&jpeg_len), *ppm, *got, *ref;
+    unsigned channels, maxval;
+    sp_image *img, *scaled, *none;
+    sp_job *job, *from_ppm;
+    int bits;
+
+    ck_assert_int_eq(sp_job_new(&job), 0);
+    ck_assert_int_eq(sp_job_set_input_memory(job, jpeg, jpeg_len), 0);
+    ck_assert_int_eq(sp_job_decode(job, &img), 0);
+    sp_image_layout(img, &w, &h, &channels, &maxval, &bits);
+    ck_assert_uint_eq(w, 256);
+    ck_assert_uint_eq(h, 192);
+    ck_assert_uint_eq(channels, 3);
+    ck_assert_uint_eq(maxval, 255);
+    ck_assert_int_eq(bits, 0);
+    ck_assert_ptr_nonnull(sp_image_row(img, 191));
+    ck_assert_ptr_null(sp_image_row(img, 192));
+
+    /* encode alone: the decoded pixels as a PPM, which is the run's */
+    ck_assert_int_eq(sp_job_set_input_image(job, img), 0);
+    ppm = run_into(job, "ppm", &ppm_len);
+    ck_assert_int_eq(sp_job_set_input_memory(job, jpeg, jpeg_len), 0);
+    ref = run_into(job, "ppm", &ref_len);
+    ck_assert_int_eq(memcmp(ref, "P6\n256 192\n255\n", 15), 0);
+    same(ppm, ppm_len, ref, ref_len, "decode, encode");
+    ppm = run_into(job, "ppm", &ppm_len);
+
+    ck_assert_int_eq(sp_job_new(&from_ppm), 0);
+    ck_assert_int_eq(sp_job_set_input_memory(from_ppm, ppm, ppm_len), 0);
+    ck_assert_int_eq(sp_job_set_input_image(job, img), 0);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(sp_job_set_size(job, sides[i], sides[i], 0), 0);
+        ck_assert_int_eq(sp_job_set_threads(job, 1 + i), 0);
+        got = run_into(job, "png", &len);
+        ck_assert_int_eq(sp_job_set_size(from_ppm, sides[i], sides[i], 0),
+                         0);
+        ref = run_into(from_ppm, "png", &ref_len);
+        same(got, len, ref, ref_len, "a size from the image");
+    }
+
+    /* scale alone, into an image, then encoded */
+    ck_assert_int_eq(sp_job_set_factor(job, -3), 0);
+    ck_assert_int_eq(sp_job_set_output_image(job), 0);
+    run_ok(job);
+    ck_assert_int_eq(sp_job_output_image(job, &scaled), 0);
+    ck_assert_int_eq(sp_job_output_image(job, &none), SP_E_USAGE);
+    ck_assert_ptr_null(none);
+    sp_image_layout(scaled, &w, &h, NULL, NULL, NULL);
+    ck_assert_uint_eq(w, 86);  /* a partial block at the edge counts */
+    ck_assert_uint_eq(h, 64);
+    ck_assert_int_eq(sp_job_set_input_image(job, scaled), 0);
+    ck_assert_int_eq(sp_job_set_factor(job, 1), 0);
+    got = run_into(job, "png", &len);
+    ck_assert_int_eq(sp_job_set_factor(from_ppm, -3), 0);
+    ref = run_into(from_ppm, "png", &ref_len);
+    same(got, len, ref, ref_len, "scaled into an image, then encoded");
+
+    sp_image_free(scaled);
+    sp_image_free(img);
+    sp_job_free(from_ppm);
+    sp_job_free(job);
+    free(ppm);
+    free(jpeg);
+}
+END_TEST
+
+/* A decode hinted by a size is shrunk on load, and the size from it is
+ * the run's from the JPEG; a failed decode gives no image and says
+ * why. */
+START_TEST(test_decode_hint)
+{
+    size_t jpeg_len, w, h, len, ref_len;
+    unsigned char *jpeg = make_jpeg(&jpeg_len), *got, *ref;
+    sp_image *img;
+    sp_job *job;
+
+    ck_assert_int_eq(sp_job_new(&job), 0);
+    ck_assert_int_eq(sp_job_set_input_memory(job, jpeg, jpeg_len), 0);
+    ck_assert_int_eq(sp_job_set_size(job, 40, 40, 0), 0);
+    ck_assert_int_eq(sp_job_decode(job, &img), 0);
+    /* twice the box at least: 1/2 of 256 x 192 */
+    sp_image_layout(img, &w, &h, NULL, NULL, NULL);
+    ck_assert_uint_eq(w, 128);
+    ck_assert_uint_eq(h, 96);
+    ref = run_into(job, "png", &ref_len);
+    ck_assert_int_eq(sp_job_set_input_image(job, img), 0);
+    got = run_into(job, "png", &len);
+    same(got, len, ref, ref_len, "the hinted size from the image");
+    sp_image_free(img);
+
+    ck_assert_int_eq(sp_job_set_input_memory(job, jpeg, jpeg_len / 3), 0);
+    ck_assert_int_lt(sp_job_decode(job, &img), 0);
+    ck_assert_ptr_null(img);
+    ck_assert_msg(strncmp(sp_job_message(job), "memory: ", 8) == 0, "%s",
+                  sp_job_message(job));
+    ck_assert_int_eq(sp_job_set_input_image(job, NULL), SP_E_USAGE);
+    sp_job_free(job);
+    free(jpeg);
+}
+END_TEST
+
 START_TEST(test_version_and_init)
 {
     char want[32];
@@ -323,6 +487,8 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_broken_pipe);
     tcase_add_test(tc, test_setters);
     tcase_add_test(tc, test_dash_is_a_file);
+    tcase_add_test(tc, test_one_decode_several_sizes);
+    tcase_add_test(tc, test_decode_hint);
     tcase_add_test(tc, test_version_and_init);
     suite_add_tcase(s, tc);
     return s;

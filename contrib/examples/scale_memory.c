@@ -3,8 +3,10 @@
  *
  *   scale_memory IN FACTOR JOBS OUT
  *
- * reads the image IN into memory, scales those bytes by FACTOR into a PNG
- * in memory JOBS times at once, one job a thread, checks that every job
+ * reads the image IN into memory, decodes it once into an image, then
+ * scales by FACTOR into a PNG in memory JOBS times at once, one job a
+ * thread, half of them from IN's bytes (each its own decode) and half
+ * from the one decoded image, which they share; checks that every job
  * gave the same bytes, and writes them to OUT.  Build it with
  *
  *   cc -o scale_memory scale_memory.c $(pkg-config --cflags --libs scaleppm)
@@ -19,8 +21,9 @@
 #include <scaleppm.h>
 
 struct task {
-    const void *in;     /* the input's bytes, shared by every task */
+    const void *in;     /* the input's bytes, shared by every task, */
     size_t in_len;
+    const sp_image *image;  /* or, unless NULL, its image, decoded once */
     int factor;
     void *png;          /* the task's output, malloc'd */
     size_t png_len;
@@ -28,7 +31,8 @@ struct task {
     int status;
 };
 
-/* scale: one job, T->IN scaled by T->FACTOR into a PNG in memory, copied
+/* scale: one job, T->IN (or T->IMAGE) scaled by T->FACTOR into a PNG in
+ * memory, copied
  * into T->PNG before the job (which owns its output) is freed. */
 static void *scale(void *arg)
 {
@@ -39,7 +43,9 @@ static void *scale(void *arg)
     int st = sp_job_new(&job);
 
     if (st == 0)
-        st = sp_job_set_input_memory(job, t->in, t->in_len);
+        st = t->image != NULL ? sp_job_set_input_image(job, t->image)
+                              : sp_job_set_input_memory(job, t->in,
+                                                        t->in_len);
     if (st == 0)
         st = sp_job_set_output_memory(job);
     if (st == 0)
@@ -99,10 +105,34 @@ static int slurp(const char *path, void **data, size_t *len)
     return 0;
 }
 
+/* decode: IN_LEN bytes at IN decoded into *IMAGE, with FACTOR as the
+ * hint of what it will be scaled by; 0, or a status said on stderr. */
+static int decode(const void *in, size_t in_len, int factor,
+                  sp_image **image)
+{
+    sp_job *job;
+    int st = sp_job_new(&job);
+
+    *image = NULL;
+    if (st == 0)
+        st = sp_job_set_input_memory(job, in, in_len);
+    if (st == 0)
+        st = sp_job_set_factor(job, factor);
+    if (st == 0)
+        st = sp_job_decode(job, image);
+    if (st != 0)
+        fprintf(stderr, "scale_memory: %s\n",
+                job != NULL && sp_job_message(job)[0] != '\0'
+                    ? sp_job_message(job) : sp_strerror(st));
+    sp_job_free(job);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     struct task *tasks;
     pthread_t *threads;
+    sp_image *image;
     void *in;
     size_t in_len;
     int jobs, rc = 0, st;
@@ -120,6 +150,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "scale_memory: %s: %s\n", argv[1], strerror(errno));
         return 1;
     }
+    if (decode(in, in_len, atoi(argv[2]), &image) != 0)
+        return 1;
     tasks = calloc((size_t)jobs, sizeof *tasks);
     threads = calloc((size_t)jobs, sizeof *threads);
     if (tasks == NULL || threads == NULL) {
@@ -128,6 +160,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < jobs; i++) {
         tasks[i] = (struct task){.in = in, .in_len = in_len,
+                                 .image = i % 2 ? image : NULL,
                                  .factor = atoi(argv[2])};
         if (pthread_create(&threads[i], NULL, scale, &tasks[i]) != 0) {
             fprintf(stderr, "scale_memory: cannot start a thread\n");
@@ -166,6 +199,7 @@ int main(int argc, char **argv)
         free(tasks[i].png);
     free(tasks);
     free(threads);
+    sp_image_free(image);
     free(in);
     return rc;
 }

@@ -1,7 +1,9 @@
 /* The public API (scaleppm.h) on the job (job.h): a handle holds a
  * struct sp_job and what its source and target point to (the paths'
- * copies, the memory output), and the last run's report, so that the
- * caller keeps nothing alive but its own input bytes. */
+ * copies, the memory output, the image output), and the last run's
+ * report, so that the caller keeps nothing alive but its own input bytes
+ * and images.  The public sp_image (struct scaleppm_image) is the
+ * library's struct sp_image (image.h) with its metadata. */
 #include "scaleppm.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 
 #include "init.h"
 #include "job.h"
+#include "meta.h"
 #include "msg.h"
 #include "outfmt.h"
 #include "parallel.h"
@@ -20,12 +23,20 @@
  * detail. */
 #define MESSAGE_MAX (2 * SP_WHY_MAX + 64)
 
+/* An image: its raster, malloc'd (SP_BACKING_MALLOC), and metadata. */
+struct scaleppm_image {
+    struct sp_image img;
+    struct sp_meta meta;
+};
+
 /* A handle: the job that sp_job_exec runs, and what it points to. */
 struct scaleppm_job {
     struct sp_job job;
     char *in_path, *out_path;  /* copies, the source's and target's */
     unsigned char *mem;        /* a memory output's bytes, the last run's */
     size_t mem_len;
+    sp_image *made;            /* an image output, the last run's, until
+                                  it is taken */
     int ran;                   /* the last run succeeded */
     struct sp_report report;   /* the last run's */
     char message[4 * MESSAGE_MAX];  /* the last run's failure, one line
@@ -70,6 +81,7 @@ void sp_job_free(sp_job *job)
     free(job->in_path);
     free(job->out_path);
     free(job->mem);
+    sp_image_free(job->made);
     free(job);
 }
 
@@ -143,6 +155,60 @@ int sp_job_set_output_callback(sp_job *job, sp_write_fn *fn, void *arg)
         return SP_E_USAGE;
     job->job.out = sp_target_callback(fn, arg);
     return SP_OK;
+}
+
+int sp_job_set_output_image(sp_job *job)
+{
+    /* the image it goes to is made for each run (exec) */
+    job->job.out = sp_target_image(NULL, NULL);
+    return SP_OK;
+}
+
+int sp_job_set_input_image(sp_job *job, const sp_image *image)
+{
+    if (image == NULL)
+        return SP_E_USAGE;
+    job->job.in = sp_src_image(&image->img, &image->meta);
+    return SP_OK;
+}
+
+int sp_job_output_image(sp_job *job, sp_image **image)
+{
+    *image = job->made;
+    job->made = NULL;
+    return *image != NULL ? SP_OK : SP_E_USAGE;
+}
+
+void sp_image_layout(const sp_image *image, size_t *width, size_t *height,
+                     unsigned *channels, unsigned *maxval, int *bits)
+{
+    const struct sp_image *i = &image->img;
+
+    if (width != NULL)
+        *width = i->width;
+    if (height != NULL)
+        *height = i->height;
+    if (channels != NULL)
+        *channels = i->channels;
+    if (maxval != NULL)
+        *maxval = i->maxval;
+    if (bits != NULL)
+        *bits = i->packed;
+}
+
+const void *sp_image_row(const sp_image *image, size_t y)
+{
+    return y < image->img.height ? image->img.pixels + y * image->img.stride
+                                 : NULL;
+}
+
+void sp_image_free(sp_image *image)
+{
+    if (image == NULL)
+        return;
+    sp_image_release(&image->img);
+    sp_meta_free(&image->meta);
+    free(image);
 }
 
 int sp_job_output(const sp_job *job, const void **data, size_t *size)
@@ -255,7 +321,10 @@ static void failed(sp_job *job, sp_status status)
     sp_show_name(line, job->message, sizeof job->message);
 }
 
-int sp_job_run(sp_job *job)
+/* exec: run J, JOB's job or a step of it, with JOB's message, report and
+ * outputs: the last run's freed first; an image target's image made
+ * here, JOB's once it succeeds. */
+static int exec(sp_job *job, struct sp_job *j)
 {
     sp_status st;
 
@@ -264,21 +333,55 @@ int sp_job_run(sp_job *job)
     free(job->mem);
     job->mem = NULL;
     job->mem_len = 0;
+    sp_image_free(job->made);
+    job->made = NULL;
     memset(&job->report, 0, sizeof job->report);
-    if (job->job.in.kind == SP_SRC_PATH && job->job.in.path == NULL) {
+    if (j->in.kind == SP_SRC_PATH && j->in.path == NULL) {
         snprintf(job->message, sizeof job->message, "scaleppm: no input");
         return SP_E_USAGE;
     }
-    if (job->job.filter == SP_FILTER_BOX && job->job.factor > 1) {
+    if (j->filter == SP_FILTER_BOX && j->factor > 1 && !j->decode_only) {
         snprintf(job->message, sizeof job->message, "scaleppm: the box "
                  "filter is for reduces only");
         return SP_E_USAGE;
     }
-    st = sp_job_exec(&job->job, &job->report);
-    if (st != SP_OK)
+    if (j->out.kind == SP_TARGET_IMAGE) {
+        sp_image *made = calloc(1, sizeof *made);
+
+        if (made == NULL)
+            return -ENOMEM;
+        j->out = sp_target_image(&made->img, &made->meta);
+        job->made = made;
+    }
+    st = sp_job_exec(j, &job->report);
+    if (st != SP_OK) {
         failed(job, st);
+        sp_image_free(job->made);
+        job->made = NULL;
+    }
     job->ran = st == SP_OK;
     return api(st);
+}
+
+int sp_job_run(sp_job *job)
+{
+    struct sp_job j = job->job;
+
+    return exec(job, &j);
+}
+
+int sp_job_decode(sp_job *job, sp_image **image)
+{
+    struct sp_job j = job->job;
+    int st;
+
+    j.decode_only = 1;
+    j.out = sp_target_image(NULL, NULL);
+    st = exec(job, &j);
+    job->ran = 0;  /* the job's own output was not written */
+    *image = job->made;
+    job->made = NULL;
+    return st;
 }
 
 const char *sp_job_message(const sp_job *job)

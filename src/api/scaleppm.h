@@ -53,7 +53,7 @@ extern "C" {
 
 /* The version this header came with: sp_version() gives the library's. */
 #define SP_VERSION_MAJOR 0
-#define SP_VERSION_MINOR 1
+#define SP_VERSION_MINOR 2
 #define SP_VERSION_PATCH 0
 
 /* The band of scaleppm's own statuses: SP_E_BASE - 1 down to SP_E_LAST. */
@@ -217,6 +217,86 @@ SP_API int sp_job_run(sp_job *job);
  * after a run that succeeded or before the first.  The string is the
  * job's, valid until its next run or sp_job_free(). */
 SP_API const char *sp_job_message(const sp_job *job);
+
+/* Steps.  sp_job_run() decodes, scales and encodes item by item, so that
+ * its memory stays a few chunks a thread; the same steps can be taken
+ * one at a time through an image held whole in memory (sp_image), so
+ * that one decode is scaled to several sizes, or a scaled image is read
+ * before it is encoded, or encoded twice:
+ *
+ *     sp_image *img;
+ *     st = sp_job_set_size(job, 800, 800, 0);   (the largest size wanted)
+ *     if (st == 0) st = sp_job_decode(job, &img);
+ *     for (i = 0; st == 0 && i < 3; i++) {
+ *         st = sp_job_set_input_image(job, img);
+ *         if (st == 0) st = sp_job_set_size(job, side[i], side[i], 0);
+ *         if (st == 0) st = sp_job_set_output_path(job, name[i]);
+ *         if (st == 0) st = sp_job_run(job);
+ *     }
+ *     sp_image_free(img);
+ *
+ * Decode: sp_job_decode().  Scale: a job from an image
+ * (sp_job_set_input_image) into an image (sp_job_set_output_image).
+ * Encode: a job from an image at factor 1 into any other output.  Each
+ * gives the bytes sp_job_run() gives for the same steps. */
+
+/* An image in memory, decoded or scaled, with the metadata its decoder
+ * read (the ICC profile, the EXIF orientation), which an encoder that
+ * can hold it writes; opaque. */
+typedef struct scaleppm_image sp_image;
+
+/* sp_job_decode: the first image of JOB's input (its load path,
+ * sp_job_set_io, and its limit, sp_job_set_max_pixels, as a run's),
+ * decoded into a new image in *IMAGE, the caller's to free with
+ * sp_image_free(); JOB's output is not written (the last run's memory
+ * or image output is freed, as a run frees it).  JOB's factor or size is
+ * the hint of shrink-on-load: a JPEG is decoded at the smallest DCT
+ * scale from which sp_job_run() would scale to it (at least twice a
+ * size's box, as vipsthumbnail decodes), so the image may be smaller
+ * than the file's (sp_image_layout says its size); factor 1 decodes
+ * every pixel.  A scale from the image to the hinted size gives the
+ * bytes sp_job_run() gives from the file.  Returns 0, or what
+ * sp_job_run() returns, sp_job_message() then saying why (*IMAGE
+ * NULL). */
+SP_API int sp_job_decode(sp_job *job, sp_image **image);
+
+/* sp_job_set_input_image: JOB's input is IMAGE, scaled without a decode;
+ * IMAGE stays the caller's, unchanged, and must not be freed before the
+ * runs that read it return.  Any number of jobs may read one image at
+ * once.  Returns 0 or SP_E_USAGE (a NULL IMAGE). */
+SP_API int sp_job_set_input_image(sp_job *job, const sp_image *image);
+
+/* sp_job_set_output_image: JOB's output is the scaled image itself, not
+ * encoded (the format is not used), of the input's first image; after a
+ * run that succeeded, sp_job_output_image() hands it over.  Returns 0. */
+SP_API int sp_job_set_output_image(sp_job *job);
+
+/* sp_job_output_image: the image the last run made
+ * (sp_job_set_output_image), in *IMAGE, the caller's from now on to
+ * free with sp_image_free(); what is not taken, the next run or
+ * sp_job_free() frees.  Returns 0, or SP_E_USAGE when there is none (the
+ * output is not an image, the run failed, or it was taken; *IMAGE
+ * NULL). */
+SP_API int sp_job_output_image(sp_job *job, sp_image **image);
+
+/* sp_image_layout: IMAGE's size and samples, into those of WIDTH,
+ * HEIGHT, CHANNELS, MAXVAL and BITS not NULL: WIDTH x HEIGHT pixels of
+ * CHANNELS samples (1 gray, 2 gray and alpha, 3 RGB, 4 RGB and alpha; a
+ * PAM's depth), each 0 to MAXVAL, a byte when MAXVAL is at most 255,
+ * else two, big-endian, as a PNM raster holds them; with *BITS set (a
+ * bilevel image, as a PBM's) a row is of bits instead, eight pixels a
+ * byte from its high bit, 1 black. */
+SP_API void sp_image_layout(const sp_image *image, size_t *width,
+                            size_t *height, unsigned *channels,
+                            unsigned *maxval, int *bits);
+
+/* sp_image_row: the samples of IMAGE's row Y (its top row is 0), laid
+ * out as sp_image_layout() says; NULL when Y is past the last row.
+ * Valid until sp_image_free(IMAGE). */
+SP_API const void *sp_image_row(const sp_image *image, size_t y);
+
+/* sp_image_free: free IMAGE (NULL is safe). */
+SP_API void sp_image_free(sp_image *image);
 
 #ifdef __cplusplus
 }

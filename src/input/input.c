@@ -151,6 +151,35 @@ static sp_status next_file(struct sp_input *in,
     return SP_OK;
 }
 
+/* next_given: IN's given image (an image source's), its header made
+ * from its type and asked about (ACC: it cannot be shrunk on load), its
+ * rows read in place and its metadata copied: the memory path's. */
+static sp_status next_given(struct sp_input *in, const struct sp_accept *acc,
+                            struct sp_load_info *info)
+{
+    const struct sp_image *g = in->given;
+    struct sp_header hdr = {
+        .magic = g->magic, .width = g->width, .height = g->height,
+        .channels = g->channels, .sample_size = g->sample_size,
+        .maxval = g->maxval, .packed = g->packed, .alpha = g->alpha};
+    sp_status st;
+
+    memcpy(hdr.tuple_type, g->tuple_type, sizeof hdr.tuple_type);
+    hdr.raster_bytes = g->stride * g->height;
+    st = sp_input_ask(acc, &hdr, info->why);
+    if (st == SP_OK && in->given_meta != NULL)
+        st = sp_meta_copy(&in->meta, in->given_meta);
+    if (st != SP_OK)
+        return st;
+    sp_input_hold(in, &hdr, NULL, 0, g->pixels);
+    in->img.stride = g->stride;
+    in->path = &sp_input_memory;
+    info->io_used = SP_IO_MEMORY;
+    info->magic = g->magic;
+    info->input_bytes = hdr.raster_bytes;
+    return SP_OK;
+}
+
 struct sp_src sp_src_path(const char *path)
 {
     return (struct sp_src){.kind = SP_SRC_PATH, .path = path, .fd = -1};
@@ -170,6 +199,13 @@ struct sp_src sp_src_memory(const void *data, size_t len)
                            .len = len};
 }
 
+struct sp_src sp_src_image(const struct sp_image *image,
+                           const struct sp_meta *meta)
+{
+    return (struct sp_src){.kind = SP_SRC_IMAGE, .fd = -1, .image = image,
+                           .meta = meta};
+}
+
 const char *sp_src_name(const struct sp_src *s)
 {
     if (s->name != NULL)
@@ -180,9 +216,11 @@ const char *sp_src_name(const struct sp_src *s)
     case SP_SRC_FD:
         return s->label[0] != '\0' ? s->label : "descriptor";
     case SP_SRC_MEMORY:
+        return "memory";
+    case SP_SRC_IMAGE:
         break;
     }
-    return "memory";
+    return "image";
 }
 
 /* open_memory: IN reading the LEN bytes at DATA in place: a regular file
@@ -212,6 +250,15 @@ sp_status sp_input_open(struct sp_input *in, const struct sp_src *src,
     in->reuse = reuse;
     if (src->kind == SP_SRC_MEMORY)
         return open_memory(in, src->data, src->len);
+    if (src->kind == SP_SRC_IMAGE) {
+        in->fd = -1;
+        in->given = src->image;
+        in->given_meta = src->meta;
+        return src->image != NULL && src->image->pixels != NULL &&
+                       src->image->width > 0 && src->image->height > 0
+                   ? SP_OK
+                   : EINVAL;
+    }
     if (src->kind == SP_SRC_FD && src->fd < 0)
         return EINVAL;
     in->fd = src->kind == SP_SRC_FD ? src->fd
@@ -276,7 +323,9 @@ sp_status sp_input_next(struct sp_input *in, enum sp_io io,
     (void)sp_input_release(in);
     memset(info, 0, sizeof *info);
     info->io_used = io;
-    if (in->mem != NULL)
+    if (in->given != NULL)
+        st = in->images == 0 ? next_given(in, &acc, info) : SP_E_EMPTY;
+    else if (in->mem != NULL)
         st = next_file(in, &sp_input_memory, &acc, info);
     else if (in->file)
         st = next_file(in, paths[io >= SP_IO_READ && io <= SP_IO_AUTO
@@ -350,6 +399,8 @@ sp_status sp_input_more(struct sp_input *in, int *more)
 {
     *more = 0;
     in->skipped = 0;
+    if (in->given != NULL)  /* one image */
+        return SP_OK;
     return in->file ? file_more(in, more) : sp_input_stream.more(in, more);
 }
 

@@ -58,10 +58,14 @@ struct sp_input_path;
  *           is read as a stream from where it stands;
  *   MEMORY  LEN bytes at DATA, the caller's, which must outlive the
  *           input: read in place, as a regular file of that size that
- *           never changes (the memory path).
+ *           never changes (the memory path);
+ *   IMAGE   an image already decoded, IMAGE with its metadata META (NULL:
+ *           none), the caller's, which must outlive the input: its one
+ *           image, its rows read in place (the memory path), no decode.
  * NAME, unless NULL, is what messages call it; else sp_src_name()'s
- * default.  Made by sp_src_path(), sp_src_fd(), sp_src_memory(). */
-enum sp_src_kind { SP_SRC_PATH, SP_SRC_FD, SP_SRC_MEMORY };
+ * default.  Made by sp_src_path(), sp_src_fd(), sp_src_memory(),
+ * sp_src_image(). */
+enum sp_src_kind { SP_SRC_PATH, SP_SRC_FD, SP_SRC_MEMORY, SP_SRC_IMAGE };
 
 struct sp_src {
     enum sp_src_kind kind;
@@ -69,18 +73,22 @@ struct sp_src {
     int fd;                     /* FD */
     const unsigned char *data;  /* MEMORY: LEN bytes */
     size_t len;
+    const struct sp_image *image;  /* IMAGE, with META */
+    const struct sp_meta *meta;
     const char *name;           /* what messages call it; NULL: default */
     char label[16];             /* FD's default name, "fd N" */
 };
 
-/* sp_src_path, sp_src_fd, sp_src_memory: a source of each kind, named by
- * default (NAME NULL). */
+/* sp_src_path, sp_src_fd, sp_src_memory, sp_src_image: a source of
+ * each kind, named by default (NAME NULL). */
 struct sp_src sp_src_path(const char *path);
 struct sp_src sp_src_fd(int fd);
 struct sp_src sp_src_memory(const void *data, size_t len);
+struct sp_src sp_src_image(const struct sp_image *image,
+                           const struct sp_meta *meta);
 
 /* sp_src_name: what messages call S: its NAME if set, else its path, "fd
- * N", or "memory".  Valid as long as S is. */
+ * N", "memory" or "image".  Valid as long as S is. */
 const char *sp_src_name(const struct sp_src *s);
 
 /* An input.  The caller reads IMG (the image loaded), META, POS, IMAGES
@@ -94,6 +102,9 @@ struct sp_input {
     const unsigned char *mem;  /* a memory source's bytes (FILE set, the
                                   size STAMP.SIZE), read in place; else
                                   NULL */
+    const struct sp_image *given;      /* an image source's image and */
+    const struct sp_meta *given_meta;  /* metadata (the caller's), its one
+                                          image; else NULL */
     struct sp_stamp stamp;  /* FILE: taken once, by the fstat after open;
                                every image is checked against it */
     off_t pos;              /* where the next image starts: FILE, an offset
@@ -126,16 +137,17 @@ struct sp_input {
 
 /* sp_input_open: open SRC once, for IN: a path is opened (standard
  * input, "-", is used as it is), a descriptor used as it stands, bytes
- * in memory read in place.  NOWAIT opens a path with O_NONBLOCK, then
+ * in memory read in place, an image source's image used as it is.
+ * NOWAIT opens a path with O_NONBLOCK, then
  * clears it, so that a FIFO with no writer is not waited for: its first
  * read then finds the end (SP_E_EMPTY).  REUSE, unless NULL, is the
  * caller's buffer that a raster read into memory reuses
  * (input_buffer.h): it must outlive IN; NULL has each raster malloc'd and
- * freed.  SRC is not kept (a memory source's bytes are, and must outlive
- * IN).  On success the caller owns IN and
+ * freed.  SRC is not kept (a memory source's bytes are, as an image
+ * source's image and metadata, and must outlive IN).  On success the caller owns IN and
  * gives it back with sp_input_close().  On failure nothing is open.
  * Returns 0 or an errno value (EISDIR for a directory; EINVAL for an
- * empty memory source or a descriptor below 0). */
+ * empty memory source or image, or a descriptor below 0). */
 sp_status sp_input_open(struct sp_input *in, const struct sp_src *src,
                         int nowait, struct sp_reuse *reuse);
 

@@ -31,7 +31,7 @@ static sp_status begin_output(const struct sp_job *job,
     struct sp_meter m;
     sp_status st;
 
-    if (job->out.kind == SP_TARGET_NONE)
+    if (job->out.kind == SP_TARGET_NONE || job->out.kind == SP_TARGET_IMAGE)
         return SP_OK;
     sp_meter_start(&m);
     if (!*opened) {
@@ -52,7 +52,8 @@ static sp_status begin_output(const struct sp_job *job,
 
 /* run_image: the next image of IN, loaded (its geometry decided from its
  * header: policy.h), scaled into OUT (opened for the first image, *OPENED
- * then set; the next image's header after it) and released.  Every image of a regular file is checked against the
+ * then set; the next image's header after it), or into an image target's
+ * image, and released.  Every image of a regular file is checked against the
  * stamp IN took at open, so that an output never mixes two versions of
  * the file.  The phases add up over the images in R. */
 static sp_status run_image(const struct sp_job *job, struct sp_input *input,
@@ -60,7 +61,8 @@ static sp_status run_image(const struct sp_job *job, struct sp_input *input,
                            struct sp_report *r)
 {
     struct sp_job image = *job;  /* with this image's geometry */
-    struct sp_image layout;
+    struct sp_image layout, kept = {0};
+    int keep = job->out.kind == SP_TARGET_IMAGE;
     struct sp_source in;
     struct sp_meter m;
     sp_status st, rel;
@@ -80,6 +82,12 @@ static sp_status run_image(const struct sp_job *job, struct sp_input *input,
         memcpy(r->why, r->load.why, sizeof r->why);
     if (st != SP_OK)
         return fail(r, r->input, st);
+    if (job->decode_only) {  /* the shrink-on-load alone */
+        image.geom.factor = 1;
+        image.geom.resample = 0;
+        image.geom.out_width = image.geom.in_width;
+        image.geom.out_height = image.geom.in_height;
+    }
     r->images++;
     r->out_width = image.geom.out_width;
     r->out_height = image.geom.out_height;
@@ -99,12 +107,14 @@ static sp_status run_image(const struct sp_job *job, struct sp_input *input,
     st = begin_output(job, &layout, &input->meta, out, opened, r);
     if (st != SP_OK)
         r->failed_path = r->output;
+    else if (keep)
+        st = sp_work_run(&image, &in, NULL, SP_OUT_PNM, &kept, r);
     else
         st = sp_work_run(&image, &in,
                          job->out.kind != SP_TARGET_NONE ? out : NULL,
                          job->out.kind != SP_TARGET_NONE ? job->fmt
                                                          : SP_OUT_PNM,
-                         r);
+                         NULL, r);
     /* The runner's SP_E_THREAD is a malloc of its bookkeeping that failed
      * (parallel.h): for the job, memory like any other allocation. */
     if (st == SP_E_THREAD)
@@ -115,11 +125,19 @@ static sp_status run_image(const struct sp_job *job, struct sp_input *input,
     if (st == SP_OK)
         st = sp_source_check(&in);
 
+    /* An image target's image and metadata, whole, on success alone. */
+    if (st == SP_OK && keep)
+        st = sp_meta_copy(job->out.meta, &input->meta);
+
     sp_meter_start(&m);
     rel = sp_source_release(&in);
     sp_meter_stop(&m, &r->phase[SP_RELEASE]);
     if (st == SP_OK && rel != SP_OK)
         st = rel;
+    if (st == SP_OK && keep)
+        *job->out.image = kept;
+    else
+        sp_image_release(&kept);
     return st;
 }
 
@@ -154,7 +172,9 @@ sp_status sp_job_exec(const struct sp_job *job, struct sp_report *r)
         return fail(r, r->input, st);
     do {
         st = run_image(job, &input, &out, &opened, r);
-        if (st == SP_OK) {
+        /* An image target takes the first image: what follows is not
+         * read. */
+        if (st == SP_OK && job->out.kind != SP_TARGET_IMAGE) {
             sp_meter_start(&m);
             st = sp_input_more(&input, &more);
             sp_meter_stop(&m, &r->phase[SP_LOAD]);

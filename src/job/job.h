@@ -28,7 +28,14 @@
  * target.h say, in JOB->fmt (a PNM in JOB->pnm_type); with no target
  * (SP_TARGET_NONE) every item is scaled as for a PNM output and dropped:
  * nothing is opened or written, and the write phase is zero.  A memory
- * target gets its bytes only when the job succeeds.
+ * target gets its bytes only when the job succeeds; an image target
+ * (SP_TARGET_IMAGE) the first image, scaled (or with JOB->decode_only
+ * decoded alone), whole in memory, and its metadata, only then, and
+ * nothing after that image is read.  So the steps a run composes can be
+ * taken one at a time: decode (decode_only, an image target), scale (an
+ * image source, sp_src_image, into an image target), encode (an image
+ * source at factor 1 into any other target); sp_job_exec() interleaves
+ * them item by item, so that a run's memory stays two chunks a thread.
  * Returns 0, or the status of the first phase that failed, with
  * REPORT->failed_path and REPORT->why saying where and what; nothing is
  * left allocated, mapped or open, and no output file is created.  An input

@@ -41,7 +41,9 @@ struct sp_job {
     struct sp_src in;      /* the input (input.h: sp_src_path, sp_src_fd,
                               sp_src_memory) */
     struct sp_target out;  /* the output (target.h: sp_target_path, _fd,
-                              _memory, _callback); NONE (zero): none
+                              _memory, _callback, _image: the image
+                              itself, the input's first alone, not
+                              encoded); NONE (zero): none
                               (--no-output): every item is scaled into
                               its chunk as for a PNM of the input's type,
                               and nothing is opened or written */
@@ -57,6 +59,10 @@ struct sp_job {
     struct sp_fit fit;     /* a thumbnail's box; 0 x 0: FACTOR scales */
     int no_shrink;         /* never decode a JPEG shrunk (header.h's
                               shrink-on-load): every pixel decoded */
+    int decode_only;       /* the decode step alone: FACTOR and FIT are
+                              only shrink-on-load's hint (policy.h), the
+                              image decoded at the shrink they allow and
+                              copied, not scaled further */
     struct sp_geom geom;   /* the image's, set by the job for each image
                               (the caller's is not read) */
     unsigned threads;      /* 1..SP_THREADS_MAX, clamped to the items */

@@ -204,10 +204,10 @@ static sp_status prepare(struct work *w, int chunked)
 
 sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
                       struct sp_output *out, enum sp_outfmt fmt,
-                      struct sp_report *r)
+                      struct sp_image *keep, struct sp_report *r)
 {
     struct work w = {.job = job, .src = src, .out = out, .report = r};
-    int chunked = sp_output_is_streamed(fmt);
+    int chunked = keep == NULL && sp_output_is_streamed(fmt);
     struct sp_meter m;
     sp_status st;
 
@@ -230,7 +230,10 @@ sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
             if (w.slot[i].encode_failed && r->failed_path == NULL)
                 r->failed_path = r->output;
     }
-    if (st == SP_OK && !chunked) {
+    if (st == SP_OK && keep != NULL) {
+        *keep = w.whole;
+        w.whole = (struct sp_image){0};
+    } else if (st == SP_OK && !chunked) {
         sp_meter_start(&m);
         st = sp_output_put(out, &w.whole, r->why);
         sp_meter_stop(&m, &r->phase[SP_WRITE]);

@@ -15,11 +15,13 @@
 /* sp_work_run: JOB's output, scaled from SRC, into OUT (opened for FMT):
  * item by item for a PNM output, into one whole image written at the end
  * for the stb formats; with OUT NULL (no output: FMT PNM), each item
- * into its chunk, and nothing written.  Sets R's threads_used and
- * phases; on a write
- * error R->failed_path is JOB->out.  Returns 0 or the first error. */
+ * into its chunk, and nothing written; with OUT NULL and KEEP not NULL,
+ * into one whole image that *KEEP gets on success (a fresh malloc'd
+ * raster, the caller's to release).  Sets R's threads_used and phases;
+ * on a write error R->failed_path is JOB->out.  Returns 0 or the first
+ * error. */
 sp_status sp_work_run(const struct sp_job *job, struct sp_source *src,
                       struct sp_output *out, enum sp_outfmt fmt,
-                      struct sp_report *r);
+                      struct sp_image *keep, struct sp_report *r);
 
 #endif

@@ -42,6 +42,13 @@ struct sp_target sp_target_callback(sp_write_fn *write, void *arg)
                               .write = write, .arg = arg};
 }
 
+struct sp_target sp_target_image(struct sp_image *image,
+                                 struct sp_meta *meta)
+{
+    return (struct sp_target){.kind = SP_TARGET_IMAGE, .fd = -1,
+                              .image = image, .meta = meta};
+}
+
 const char *sp_target_name(const struct sp_target *t)
 {
     if (t->name != NULL)
@@ -56,9 +63,11 @@ const char *sp_target_name(const struct sp_target *t)
     case SP_TARGET_MEMORY:
         return "memory";
     case SP_TARGET_CALLBACK:
+        return "callback";
+    case SP_TARGET_IMAGE:
         break;
     }
-    return "callback";
+    return "image";
 }
 
 /* What a memory or callback target's cookie keeps: the buffer grown so
@@ -207,6 +216,7 @@ sp_status sp_target_open(struct sp_target_file *tf, const struct sp_target *t,
     case SP_TARGET_CALLBACK:
         return open_sink(tf, t);
     case SP_TARGET_NONE:
+    case SP_TARGET_IMAGE:  /* the job's to fill, no bytes */
         break;
     }
     return EINVAL;

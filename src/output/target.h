@@ -9,7 +9,12 @@
  *             caller's to free(); a failure leaves both untouched;
  *   CALLBACK  WRITE(ARG, P, N) for each run of bytes, in order; it takes
  *             all N bytes and returns 0, or fails with a status, which
- *             fails the output with it (nothing more is written).
+ *             fails the output with it (nothing more is written);
+ *   IMAGE     no bytes: the scaled image itself, whole, in *IMAGE (and
+ *             its metadata in *META), on success and only then, the
+ *             caller's to release (sp_image_release, sp_meta_free); a
+ *             failure leaves both untouched.  The job fills it (job.h);
+ *             an output (write.h) is never opened on it.
  * NONE (the zero target) writes nothing.  NAME, unless NULL, is what
  * messages call it; else sp_target_name()'s default.  Made by the
  * sp_target_*() calls below. */
@@ -27,8 +32,12 @@ enum sp_target_kind {
     SP_TARGET_PATH,
     SP_TARGET_FD,
     SP_TARGET_MEMORY,
-    SP_TARGET_CALLBACK
+    SP_TARGET_CALLBACK,
+    SP_TARGET_IMAGE
 };
+
+struct sp_image;
+struct sp_meta;
 
 /* A target's callback: the N bytes at P written; 0, or the status that
  * fails the output. */
@@ -42,6 +51,8 @@ struct sp_target {
     size_t *len;            /* and its length */
     sp_write_fn *write;     /* CALLBACK, with ARG */
     void *arg;
+    struct sp_image *image; /* IMAGE: where the image goes, */
+    struct sp_meta *meta;   /* and its metadata */
     const char *name;       /* what messages call it; NULL: default */
     char label[16];         /* FD's default name, "fd N" */
 };
@@ -52,9 +63,11 @@ struct sp_target sp_target_path(const char *path);
 struct sp_target sp_target_fd(int fd);
 struct sp_target sp_target_memory(unsigned char **data, size_t *len);
 struct sp_target sp_target_callback(sp_write_fn *write, void *arg);
+struct sp_target sp_target_image(struct sp_image *image,
+                                 struct sp_meta *meta);
 
 /* sp_target_name: what messages call T: its NAME if set, else its path,
- * "fd N", "memory" or "callback"; NULL for NONE.  Valid as long as T
+ * "fd N", "memory", "callback" or "image"; NULL for NONE.  Valid as long as T
  * is. */
 const char *sp_target_name(const struct sp_target *t);
 
