@@ -78,7 +78,8 @@ batch_variants() {
         {
             head -c "$off" -- "$base"
             tail -c "+$((off + k + 1))" -- "$base"
-            tail -c "+$((off + 1))" -- "$base" | head -c "$k"
+            # tail reads all that head writes: no SIGPIPE under pipefail
+            head -c "$((off + k))" -- "$base" | tail -c "$k"
         } >"$f"
     done
 }
