@@ -14,6 +14,8 @@
 #     without any;
 #   PNM, BMP and TGA outputs carry nothing: byte for byte the outputs of
 #     the input without metadata.
+# Every run keeps the stored order (--orient none), the channel's case:
+# the default turns the pixels upright instead (orient_test.sh).
 #
 # usage: bash tests/meta_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
 set -euo pipefail
@@ -93,9 +95,9 @@ for in in rgb.jpg rgb.png gray.jpg gray.png; do
     for out in jpg png; do
         for args in "-s 2" "--fit 40x40" "-s -3 --filter box"; do
             # shellcheck disable=SC2086  # ARGS are words
-            "$SP" --io read -t 1 $args "meta-$in" "m.$out"
+            "$SP" --orient none --io read -t 1 $args "meta-$in" "m.$out"
             # shellcheck disable=SC2086
-            "$SP" --io read -t 1 $args "plain-$in" "p.$out"
+            "$SP" --orient none --io read -t 1 $args "plain-$in" "p.$out"
             why=$(carried "$in" "m.$out")
             if [[ -z $why ]] && ! cmp -s <(pixels "m.$out") <(pixels "p.$out"); then
                 why="the pixels differ from the plain input's"
@@ -107,9 +109,9 @@ for in in rgb.jpg rgb.png gray.jpg gray.png; do
                 for t in 1 3; do
                     # shellcheck disable=SC2086
                     if [[ $io == pipe ]]; then
-                        "$SP" -t "$t" $args - "o.$out" <"meta-$in"
+                        "$SP" --orient none -t "$t" $args - "o.$out" <"meta-$in"
                     else
-                        "$SP" --io "$io" -t "$t" $args "meta-$in" "o.$out"
+                        "$SP" --orient none --io "$io" -t "$t" $args "meta-$in" "o.$out"
                     fi
                     if [[ -z $why ]] && ! cmp -s "o.$out" "m.$out"; then
                         why="$io, -t $t: not the bytes of read, -t 1"
@@ -125,8 +127,8 @@ done
 for in in rgb.jpg rgb.png gray.jpg gray.png; do
     why=
     for out in ppm pam bmp tga; do
-        "$SP" -s -2 "meta-$in" "m.$out"
-        "$SP" -s -2 "plain-$in" "p.$out"
+        "$SP" --orient none -s -2 "meta-$in" "m.$out"
+        "$SP" --orient none -s -2 "plain-$in" "p.$out"
         cmp -s "m.$out" "p.$out" || why="$out differs"
     done
     result "$in to PNM, PAM, BMP, TGA: nothing carried" "$why"

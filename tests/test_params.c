@@ -182,7 +182,7 @@ START_TEST(test_fronts)
     ck_assert_str_eq(why, "given twice");
     ck_assert_int_eq(sp_params_set(&p, &job, "io", "mmap", why), EINVAL);
     ck_assert_str_eq(why, "an unknown key (scale, fit, width, height, "
-                          "enlarge, filter, format, quality, subsample, "
+                          "enlarge, filter, orient, format, quality, subsample, "
                           "compression)");
     ck_assert_int_eq(sp_params_set(&p, &job, "no-shrink-on-load", NULL,
                                    why),
@@ -286,7 +286,7 @@ START_TEST(test_canonical)
 
     canon(3, one, 0, a);
     ck_assert_str_eq(a, "scale=-2&fit=0x0&width=0&height=0&enlarge=0&"
-                        "filter=sample&no-shrink-on-load=0&format=png&"
+                        "filter=sample&no-shrink-on-load=0&orient=auto&format=png&"
                         "quality=90&subsample=420&compression=3&io=auto");
     canon(3, two, SP_PARAMS_ANY, b);
     ck_assert_str_eq(a, b);

@@ -91,3 +91,63 @@ sp_status sp_image_release(struct sp_image *img)
     memset(img, 0, sizeof *img);
     return st;
 }
+
+/* copy_run: N pixels of PX bytes, from S stepping STEP bytes a pixel, to
+ * D packed; the sizes a pixel can have spelled out, so that each copy is
+ * a move of its size. */
+static void copy_run(unsigned char *d, const unsigned char *s,
+                     ptrdiff_t step, size_t n, size_t px)
+{
+#define RUN(P)                                                               \
+    for (size_t i = 0; i < n; i++, d += (P), s += step)                      \
+        memcpy(d, s, (P));                                                   \
+    return
+    switch (px) {
+    case 1: RUN(1);
+    case 2: RUN(2);
+    case 3: RUN(3);
+    case 4: RUN(4);
+    case 6: RUN(6);
+    case 8: RUN(8);
+    default: RUN(px);
+    }
+#undef RUN
+}
+
+sp_status sp_image_orient(struct sp_image *dst, const struct sp_image *src,
+                          unsigned orientation)
+{
+    const size_t ws = src->width, hs = src->height;
+    const size_t px = sp_image_pixel_size(src);
+    const ptrdiff_t row = (ptrdiff_t)src->stride, pix = (ptrdiff_t)px;
+    const int swap = orientation >= 5 && orientation <= 8;
+    sp_status st;
+
+    memset(dst, 0, sizeof *dst);
+    if (src->packed || orientation < 1 || orientation > 8)
+        return SP_E_USAGE;
+    st = sp_image_alloc_like(dst, swap ? hs : ws, swap ? ws : hs, src);
+    if (st != SP_OK)
+        return st;
+    /* Row Y of DST walks SRC from the pixel at (SX, SY) by STEP bytes: a
+     * row of SRC forwards or backwards (1 to 4), or a column (5 to 8). */
+    for (size_t y = 0; y < dst->height; y++) {
+        size_t sx = 0, sy = 0;
+        ptrdiff_t step = pix;
+
+        switch (orientation) {
+        case 1: sx = 0, sy = y, step = pix; break;
+        case 2: sx = ws - 1, sy = y, step = -pix; break;
+        case 3: sx = ws - 1, sy = hs - 1 - y, step = -pix; break;
+        case 4: sx = 0, sy = hs - 1 - y, step = pix; break;
+        case 5: sx = y, sy = 0, step = row; break;
+        case 6: sx = y, sy = hs - 1, step = -row; break;
+        case 7: sx = ws - 1 - y, sy = hs - 1, step = -row; break;
+        case 8: sx = ws - 1 - y, sy = 0, step = row; break;
+        }
+        copy_run(dst->pixels + y * dst->stride,
+                 src->pixels + sy * src->stride + sx * px, step, dst->width,
+                 px);
+    }
+    return SP_OK;
+}

@@ -89,6 +89,18 @@ sp_status sp_image_alloc(struct sp_image *img, size_t width, size_t height,
 sp_status sp_image_raster_size(size_t width, size_t height,
                                const struct sp_image *layout, size_t *size);
 
+/* sp_image_orient: DST (empty) a fresh malloc'd image of SRC's pixels as
+ * EXIF ORIENTATION (1 to 8) says a viewer shows them, upright: 2 mirrored
+ * left to right, 3 turned 180 degrees, 4 mirrored top to bottom, 5
+ * transposed (mirrored about the top-left to bottom-right diagonal), 6
+ * turned 90 degrees clockwise, 7 transversed (mirrored about the other
+ * diagonal), 8 turned 90 degrees counter-clockwise; 5 to 8 swap the
+ * width and the height.  SRC's type, unpacked (not a PBM's bits), is
+ * DST's.  Returns 0, ENOMEM, SP_E_TOOBIG, or SP_E_USAGE (a PBM's bits,
+ * an ORIENTATION out of range); on failure DST is empty. */
+sp_status sp_image_orient(struct sp_image *dst, const struct sp_image *src,
+                          unsigned orientation);
+
 /* sp_image_kind: a few words for IMG's type in messages: "PBM", "gray",
  * "color", "PAM RGB_ALPHA". */
 const char *sp_image_kind(const struct sp_image *img);

@@ -59,6 +59,11 @@ static void usage(FILE *f)
 "      --no-shrink-on-load\n"
 "                      decode every pixel of a JPEG (else a box reduce\n"
 "                      or a fit decodes it at 1/2, 1/4 or 1/8 first)\n"
+"      --orient auto|none, --no-auto-orient\n"
+"                      a JPEG or PNG is turned upright as its EXIF\n"
+"                      orientation says (auto, the default), the output\n"
+"                      carrying none; or kept as stored (none), the\n"
+"                      orientation then carried into a JPEG or PNG\n"
 "      --io METHOD     load with read() into a buffer, with mmap(), or\n"
 "                      pread() the rows each part of the output needs as\n"
 "                      it is scaled; auto (the default) preads a regular\n"
@@ -159,7 +164,7 @@ static int parse_int(const char *s, long lo, long hi, int *out)
  * OPT_KEY + I for the table's row I. */
 enum { OPT_TIMINGS = 256, OPT_MAX_PIXELS, OPT_FILES_FROM, OPT_FAIL_FAST,
        OPT_SKIP_EXISTING, OPT_READ_BUFFER, OPT_RELATIVE_TO, OPT_NO_OUTPUT,
-       OPT_KEY = 512 };
+       OPT_NO_AUTO_ORIENT, OPT_KEY = 512 };
 
 /* parse_key: the job's key KEY (params.h), spelled SPELLED ("-s",
  * "--scale"), with the argument ARG (NULL: none) into O: 0, or the exit
@@ -429,6 +434,7 @@ int sp_parse_options(int argc, char **argv, struct options *o)
         {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
         {"read-buffer", required_argument, NULL, OPT_READ_BUFFER},
         {"no-output", no_argument, NULL, OPT_NO_OUTPUT},
+        {"no-auto-orient", no_argument, NULL, OPT_NO_AUTO_ORIENT},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -454,6 +460,12 @@ int sp_parse_options(int argc, char **argv, struct options *o)
                                     : sp_params_row((size_t)(c - OPT_KEY))->name,
                            spelled, optarg, o);
             if (rc != 0)
+                return rc;
+            continue;
+        }
+        /* the key orient=none, as vipsthumbnail's --no-rotate */
+        if (c == OPT_NO_AUTO_ORIENT) {
+            if ((rc = parse_key("orient", "--no-auto-orient", "none", o)))
                 return rc;
             continue;
         }

@@ -188,6 +188,7 @@ sp_status sp_decode_header(struct sp_decoder *dec, struct sp_header *hdr,
     memset(hdr, 0, sizeof *hdr);
     why[0] = '\0';
     st = dec->ops->header(dec->state, hdr, &dec->meta, why);
+    hdr->orientation = dec->meta.orientation;
     dec->width = hdr->width;
     dec->height = hdr->height;
     return st == SP_E_BADHEADER ? dec->ops->bad : st;

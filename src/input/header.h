@@ -41,6 +41,15 @@ struct sp_header {
      * size. */
     unsigned shrink_max;
     unsigned shrink;
+    /* Orientation: the EXIF Orientation a decoder read with the header
+     * (meta.h; 0: none, 1 to 8); the accept hook may set ORIENT to it,
+     * and the raster is then turned upright as it is decoded
+     * (sp_image_orient): the image loaded is WIDTH x HEIGHT as the header
+     * says, swapped for 5 to 8, and its metadata's orientation is 0 (1
+     * too clears it: upright already).  ORIENT 0: the raster as stored,
+     * the orientation carried. */
+    unsigned orientation;
+    unsigned orient;
 };
 
 /* sp_header_init: give libnetpbm scaleppm's program name and its error and

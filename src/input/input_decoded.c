@@ -59,6 +59,29 @@ static sp_status run(int mapped, sp_status (*fn)(void *), struct step *s)
     return mapped ? sp_guard_run(fn, s) : fn(s);
 }
 
+/* upright: the raster at *RASTER, decoded as HDR says, turned as
+ * HDR->orient says (header.h) into a fresh buffer that replaces it (the
+ * old one given back to IN's reuse); HDR then says the size turned.
+ * Returns 0 or sp_image_orient()'s status (the raster then kept as it
+ * was, for the caller to free). */
+static sp_status upright(struct sp_input *in, struct sp_header *hdr,
+                         unsigned char **raster)
+{
+    struct sp_image stored = {0}, turned;
+    sp_status st;
+
+    sp_image_type_of(&stored, hdr);
+    stored.pixels = *raster;
+    st = sp_image_orient(&turned, &stored, hdr->orient);
+    if (st != SP_OK)
+        return st;
+    sp_reuse_give(in->reuse, *raster, hdr->raster_bytes);
+    *raster = turned.pixels;
+    hdr->width = turned.width;
+    hdr->height = turned.height;
+    return SP_OK;
+}
+
 sp_status sp_input_decode_header(const struct sp_codec *codec,
                                  const unsigned char *p,
                                  size_t len, struct sp_header *hdr, char *why)
@@ -78,14 +101,17 @@ sp_status sp_input_decode(struct sp_input *in, const struct sp_codec *codec,
                         size_t *used, char *why)
 {
     struct step s = {NULL, hdr, NULL, len, why};
-    /* a stream's header was asked about already: its shrink stands */
+    /* a stream's header was asked about already: its shrink and
+     * orientation stand */
     unsigned asked = acc->fn == NULL ? hdr->shrink : 0;
+    unsigned orient = acc->fn == NULL ? hdr->orient : 0;
     sp_status st;
 
     st = sp_decode_begin(codec, p, len, &s.dec);
     if (st == SP_OK)
         st = run(mapped, header_step, &s);
     hdr->shrink = asked;
+    hdr->orient = orient;
     if (st == SP_OK)
         st = sp_input_ask(acc, hdr, why);
     if (st == SP_OK)  /* a bomb refused before its raster is allocated */
@@ -100,6 +126,10 @@ sp_status sp_input_decode(struct sp_input *in, const struct sp_codec *codec,
     if (st == SP_OK)
         sp_decode_meta(s.dec, &in->meta);
     sp_decode_end(s.dec);
+    if (st == SP_OK && hdr->orient > 1)
+        st = upright(in, hdr, &s.raster);
+    if (st == SP_OK && hdr->orient >= 1)  /* upright now: nothing to tell */
+        in->meta.orientation = 0;
     if (st == SP_OK) {
         sp_input_hold(in, hdr, s.raster, hdr->raster_bytes, s.raster);
         in->path = &sp_input_read;

@@ -59,6 +59,11 @@ struct sp_job {
     struct sp_fit fit;     /* a thumbnail's box; 0 x 0: FACTOR scales */
     int no_shrink;         /* never decode a JPEG shrunk (header.h's
                               shrink-on-load): every pixel decoded */
+    int no_orient;         /* keep the stored order: a JPEG's or PNG's
+                              EXIF orientation is not applied (header.h),
+                              and outputs that can hold it carry it; else
+                              the image is turned upright as it is
+                              decoded, and outputs carry none */
     int decode_only;       /* the decode step alone: FACTOR and FIT are
                               only shrink-on-load's hint (policy.h), the
                               image decoded at the shrink they allow and

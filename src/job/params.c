@@ -20,6 +20,8 @@ static const int filter_values[] = {SP_FILTER_SAMPLE, SP_FILTER_BOX};
 static const char *const ios[] = {"auto", "read", "mmap", "pread", NULL};
 static const int io_values[] = {SP_IO_AUTO, SP_IO_READ, SP_IO_MMAP,
                                 SP_IO_PREAD};
+static const char *const orients[] = {"auto", "none", NULL};
+static const int orient_values[] = {0, 1};
 static const char *const subsamples[] = {"444", "422", "420", NULL};
 static const int subsample_values[] = {444, 422, 420};
 /* The outputs' extensions, as an output's name spells them (write.c). */
@@ -53,6 +55,10 @@ static const struct sp_param table[] = {
     {.name = "no-shrink-on-load", .type = SP_PARAM_FLAG,
      .field = FIELD(no_shrink), .needs = SP_PARAMS_DECODE,
      .help = "decode every pixel of a JPEG, not 1/2 to 1/8"},
+    {.name = "orient", .type = SP_PARAM_CHOICE, .names = orients,
+     .values = orient_values, .field = FIELD(no_orient), .def = "auto",
+     .help = "turn a photo upright by its EXIF orientation, or keep it "
+             "as stored (none)"},
     {.name = "format", .type = SP_PARAM_NAME, .names = formats,
      .values = format_values, .field = SP_PARAM_FORMAT, .def = "pnm",
      .help = "the output's format, as an extension"},

@@ -65,23 +65,33 @@ static unsigned shrink_for(unsigned most, size_t w, size_t h, size_t ow,
     return 1;
 }
 
+/* upright_size: the size of HDR's image as it is loaded, *W x *H: turned
+ * upright when the accept sets HDR->orient (5 to 8 swap the sides). */
+static void upright_size(const struct sp_header *hdr, size_t *w, size_t *h)
+{
+    int swap = hdr->orient >= 5 && hdr->orient <= 8;
+
+    *w = swap ? hdr->height : hdr->width;
+    *h = swap ? hdr->width : hdr->height;
+}
+
 /* fit: G for a fit of P's job: the box's size, or the image's own when
  * it lies inside the box and is not to be enlarged. */
 static sp_status fit(const struct sp_policy *p, struct sp_header *hdr,
                      struct sp_geom *g, char *why)
 {
     const struct sp_fit *f = &p->job->fit;
-    size_t ow, oh;
+    size_t w, h, ow, oh;
 
-    if (hdr->width > SP_RESAMPLE_MAX || hdr->height > SP_RESAMPLE_MAX) {
-        snprintf(why, SP_WHY_MAX, "%zux%zu is too large to resample",
-                 hdr->width, hdr->height);
+    upright_size(hdr, &w, &h);
+    if (w > SP_RESAMPLE_MAX || h > SP_RESAMPLE_MAX) {
+        snprintf(why, SP_WHY_MAX, "%zux%zu is too large to resample", w, h);
         return SP_E_TOOBIG;
     }
-    sp_fit_size(f, hdr->width, hdr->height, &ow, &oh);
-    if (!f->enlarge && ow >= hdr->width && oh >= hdr->height) {
-        ow = hdr->width;
-        oh = hdr->height;
+    sp_fit_size(f, w, h, &ow, &oh);
+    if (!f->enlarge && ow >= w && oh >= h) {
+        ow = w;
+        oh = h;
     }
     if (ow > SP_RESAMPLE_MAX || oh > SP_RESAMPLE_MAX) {
         snprintf(why, SP_WHY_MAX, "fitted it would be %zux%zu, too large "
@@ -94,11 +104,10 @@ static sp_status fit(const struct sp_policy *p, struct sp_header *hdr,
      * a fit from the full decode, at worst, for a decode one step
      * smaller). */
     if (!p->job->no_shrink && hdr->shrink_max > 1)
-        hdr->shrink = shrink_for(hdr->shrink_max, hdr->width, hdr->height,
-                                 2 * ow, 2 * oh, 0);
+        hdr->shrink = shrink_for(hdr->shrink_max, w, h, 2 * ow, 2 * oh, 0);
     g->shrink = hdr->shrink > 1 ? hdr->shrink : 1;
-    g->in_width = decoded(hdr->width, g->shrink);
-    g->in_height = decoded(hdr->height, g->shrink);
+    g->in_width = decoded(w, g->shrink);
+    g->in_height = decoded(h, g->shrink);
     g->out_width = ow;
     g->out_height = oh;
     g->factor = 1;
@@ -113,6 +122,7 @@ static sp_status factor(const struct sp_policy *p, struct sp_header *hdr,
                         struct sp_geom *g, char *why)
 {
     const int n = p->job->factor;
+    size_t w, h;
     sp_status st;
 
     if (n < -1 && n >= -SP_SCALE_MAX &&
@@ -123,8 +133,9 @@ static sp_status factor(const struct sp_policy *p, struct sp_header *hdr,
     g->shrink = hdr->shrink > 1 ? hdr->shrink : 1;
     g->factor = g->shrink > 1 ? n / (int)g->shrink : n;
     g->resample = 0;
-    g->in_width = decoded(hdr->width, g->shrink);
-    g->in_height = decoded(hdr->height, g->shrink);
+    upright_size(hdr, &w, &h);
+    g->in_width = decoded(w, g->shrink);
+    g->in_height = decoded(h, g->shrink);
     st = sp_scale_size(g->in_width, g->in_height, g->factor, &g->out_width,
                        &g->out_height);
     if (st == SP_E_TOOBIG)
@@ -140,6 +151,12 @@ sp_status sp_policy_accept(struct sp_header *hdr, void *arg, char *why)
     sp_status st;
 
     hdr->shrink = 1;
+    /* Upright, as a viewer shows it, unless the job keeps the stored
+     * order (meta.h then carries the tag into the output). */
+    hdr->orient = !p->job->no_orient && hdr->orientation >= 1 &&
+                          hdr->orientation <= 8
+                      ? hdr->orientation
+                      : 0;
     st = f->width != 0 || f->height != 0 ? fit(p, hdr, p->geom, why)
                                          : factor(p, hdr, p->geom, why);
     if (st == SP_OK &&

@@ -465,6 +465,7 @@ static void run_job(struct req *r)
         .fmt = r->ask.fmt, .pnm_type = r->ask.pnm_type,
         .io = r->ask.io, .factor = r->ask.factor,
         .filter = r->ask.filter, .fit = r->ask.fit,
+        .no_orient = r->ask.job.no_orient,
         .threads = srv->cfg.threads, .max_pixels = srv->cfg.max_pixels,
         .quality = r->ask.quality, .subsample = r->ask.subsample,
         .compression_set = r->ask.compression >= 0,
