@@ -23,10 +23,11 @@ static void values(const struct sp_param *r, const char **a, const char **b)
         *b = hi;
         return;
     case SP_PARAM_CHOICE:
+    case SP_PARAM_FILTER:
     case SP_PARAM_NAME:
         /* two names that set different values (jpg and jpeg set one) */
-        *a = r->names[0];
-        *b = r->names[r->type == SP_PARAM_NAME ? 5 : 1];
+        *a = sp_param_choice(r, 0);
+        *b = sp_param_choice(r, r->type == SP_PARAM_NAME ? 5 : 1);
         return;
     case SP_PARAM_SIDE:
         *a = "1";

@@ -6,27 +6,24 @@
 #include <string.h>
 
 const struct sp_filter_row *const sp_filters[] = {
-    [SP_FILTER_SAMPLE] = &sp_filter_sample,
-    [SP_FILTER_BOX] = &sp_filter_box,
-    [SP_FILTER_AREA] = &sp_filter_area,
+    &sp_filter_sample,
+    &sp_filter_box,
+    &sp_filter_area,
 };
 const size_t sp_nfilters = sizeof sp_filters / sizeof *sp_filters;
 
-const char *sp_filter_name(enum sp_filter filter)
+const struct sp_filter_row *sp_filter_of(const struct sp_filter_row *f)
 {
-    return (size_t)filter < sp_nfilters ? sp_filters[filter]->name
-                                        : "sample";
+    return f != NULL ? f : sp_filters[0];
 }
 
-int sp_filter_named(const char *name, enum sp_filter *filter)
+const struct sp_filter_row *sp_filter_named(const char *name)
 {
     for (size_t i = 0; i < sp_nfilters; i++)
         if (sp_filters[i]->by_factor &&
-            strcmp(name, sp_filters[i]->name) == 0) {
-            *filter = (enum sp_filter)i;
-            return 0;
-        }
-    return -1;
+            strcmp(name, sp_filters[i]->name) == 0)
+            return sp_filters[i];
+    return NULL;
 }
 
 void sp_filter_names(char *buf, size_t len)

@@ -47,6 +47,10 @@ struct sp_outfmt_row {
     /* whole: whether F, SIZE bytes that start with HEAD (6 bytes), is a
      * whole file of it, as scaleppm writes them (sp_output_whole). */
     int (*whole)(FILE *f, off_t size, const unsigned char *head);
+    /* keys: the job's keys (params.h) its encoder reads, NULL-ended
+     * (JPEG's quality and subsample, PNG's compression): given for a
+     * format that lists none of them, refused; NULL: none. */
+    const char *const *keys;
 };
 
 /* The rows, by enum sp_outfmt. */
