@@ -259,7 +259,8 @@ static const char *const png_keys[] = {"compression", NULL};
 static const char *const jpeg_keys[] = {"quality", "subsample", NULL};
 
 const struct sp_outfmt_row sp_outfmts[] = {
-    [SP_OUT_PNM] = {"PNM", pnm_exts, 1, NULL, pnm_put, NULL, pnm_whole},
+    [SP_OUT_PNM] = {"PNM", pnm_exts, 1, NULL, pnm_put, NULL, pnm_whole,
+                    .netpbm = 1},
     [SP_OUT_PNG] = {"PNG", png_exts, 1, &sp_stream_png, NULL, png_fits,
                     png_whole, png_keys},
     [SP_OUT_JPEG] = {"JPEG", jpeg_exts, 1, &sp_stream_jpeg, NULL, jpeg_fits,
@@ -308,7 +309,7 @@ sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt,
         return SP_OK;
     if ((e = sp_outfmt_ext(ext, fmt)) == NULL)
         return SP_E_OUTFORMAT;
-    if (want != NULL && *fmt == SP_OUT_PNM)
+    if (want != NULL && sp_outfmts[*fmt].netpbm)
         *want = e->want;
     return SP_OK;
 }

@@ -49,8 +49,9 @@ sp_status sp_serve_ask_check(struct sp_serve_ask *ask, const char **why)
     if (e == NULL)
         job->fmt = SP_OUT_PNM;
     /* a PNM's type as its extension names it; the others' none */
-    job->pnm_type = e != NULL && job->fmt == SP_OUT_PNM ? e->want
-                                                        : SP_WANT_KEEP;
+    job->pnm_type = e != NULL && sp_outfmts[job->fmt].netpbm
+                        ? e->want
+                        : SP_WANT_KEEP;
     return SP_OK;
 }
 
