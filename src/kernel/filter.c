@@ -12,11 +12,6 @@ const struct sp_filter_row *const sp_filters[] = {
 };
 const size_t sp_nfilters = sizeof sp_filters / sizeof *sp_filters;
 
-const struct sp_filter_row *sp_filter_of(const struct sp_filter_row *f)
-{
-    return f != NULL ? f : sp_filters[0];
-}
-
 const struct sp_filter_row *sp_filter_named(const char *name)
 {
     for (size_t i = 0; i < sp_nfilters; i++)

@@ -71,8 +71,13 @@ extern const struct sp_filter_row sp_filter_sample, sp_filter_box,
     sp_filter_area;
 
 /* sp_filter_of: the filter a job whose field holds F scales by: F, or
- * for NULL (a job's zero) the table's first row, sample. */
-const struct sp_filter_row *sp_filter_of(const struct sp_filter_row *f);
+ * for NULL (a job's zero) the table's first row, sample.  Inline: the
+ * items ask it row by row, as cheaply as the index they read before. */
+static inline const struct sp_filter_row *
+sp_filter_of(const struct sp_filter_row *f)
+{
+    return f != NULL ? f : sp_filters[0];
+}
 
 /* sp_filter_named: the row --filter NAME asks for (one by_factor), or
  * NULL when none is. */
