@@ -268,8 +268,9 @@ int sp_job_run(sp_job *job)
         return SP_E_USAGE;
     }
     if (!sp_filter_of(job->job.filter)->enlarges && job->job.factor > 1) {
-        snprintf(job->message, sizeof job->message, "scaleppm: the box "
-                 "filter is for reduces only");
+        snprintf(job->message, sizeof job->message, "scaleppm: the %s "
+                 "filter is for reduces only",
+                 sp_filter_of(job->job.filter)->name);
         return SP_E_USAGE;
     }
     st = sp_job_exec(&job->job, &job->report);
