@@ -2,7 +2,6 @@
  * its own file. */
 #include "filter.h"
 
-#include <stdio.h>
 #include <string.h>
 
 const struct sp_filter_row *const sp_filters[] = {
@@ -19,22 +18,4 @@ const struct sp_filter_row *sp_filter_named(const char *name)
             strcmp(name, sp_filters[i]->name) == 0)
             return sp_filters[i];
     return NULL;
-}
-
-void sp_filter_names(char *buf, size_t len)
-{
-    size_t n = 0, named = 0, all = 0;
-
-    for (size_t i = 0; i < sp_nfilters; i++)
-        all += sp_filters[i]->by_factor != 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < sp_nfilters && n < len; i++)
-        if (sp_filters[i]->by_factor) {
-            named++;
-            n += (size_t)snprintf(buf + n, len - n, "%s%s",
-                                  named == 1     ? ""
-                                  : named < all ? ", "
-                                                : " or ",
-                                  sp_filters[i]->name);
-        }
 }

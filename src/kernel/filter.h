@@ -83,8 +83,4 @@ sp_filter_of(const struct sp_filter_row *f)
  * NULL when none is. */
 const struct sp_filter_row *sp_filter_named(const char *name);
 
-/* sp_filter_names: into BUF (LEN bytes) the names --filter takes, as
- * "sample or box", for a usage message. */
-void sp_filter_names(char *buf, size_t len);
-
 #endif
