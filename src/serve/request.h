@@ -12,7 +12,6 @@
 #include "input_types.h"
 #include "job_types.h"
 #include "params.h"
-#include "scale.h"
 #include "status.h"
 
 /* What the query asks for: a job's keys (params.h), the command line's
