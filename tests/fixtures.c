@@ -342,7 +342,7 @@ void fx_in_memory(struct sp_image *img)
 /* fx_ref_scale: dst(x, y) = src(x / N, y / N) to enlarge; src(x * N, y * N)
  * or the rounded mean of the block's existing pixels to reduce. */
 void fx_ref_scale(const struct sp_image *src, int factor,
-                  enum sp_filter filter, struct sp_image *dst)
+                  enum sp_reduce filter, struct sp_image *dst)
 {
     size_t n = (size_t)(factor < 0 ? -factor : factor);
     size_t ow = factor > 0 ? src->width * n : (src->width + n - 1) / n;
@@ -358,7 +358,7 @@ void fx_ref_scale(const struct sp_image *src, int factor,
                 if (factor > 0) {
                     sum = fx_sample(src, x / n, y / n, c);
                     count = 1;
-                } else if (filter == SP_FILTER_SAMPLE) {
+                } else if (filter == SP_REDUCE_SAMPLE) {
                     sum = fx_sample(src, x * n, y * n, c);
                     count = 1;
                 } else {

@@ -134,6 +134,6 @@ void fx_in_memory(struct sp_image *img);
  * src(x * N, y * N); box the rounded mean of the block's existing pixels,
  * (sum + count / 2) / count.  Independent of src/scale.c on purpose. */
 void fx_ref_scale(const struct sp_image *src, int factor,
-                  enum sp_filter filter, struct sp_image *dst);
+                  enum sp_reduce filter, struct sp_image *dst);
 
 #endif

@@ -39,7 +39,7 @@ ssize_t counting_preadv2(int fd, const struct iovec *iov, int k, off_t off,
 }
 
 sp_status run(const char *in, const char *out, enum sp_io io,
-              int factor, enum sp_filter filter, unsigned threads,
+              int factor, const struct sp_filter_row *filter, unsigned threads,
               struct sp_report *r)
 {
     struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out), .io = io, .factor = factor,

@@ -34,7 +34,7 @@ ssize_t counting_preadv2(int fd, const struct iovec *iov, int k, off_t off,
                          int flags);
 
 sp_status run(const char *in, const char *out, enum sp_io io,
-              int factor, enum sp_filter filter, unsigned threads,
+              int factor, const struct sp_filter_row *filter, unsigned threads,
               struct sp_report *r);
 
 #endif

@@ -4,7 +4,7 @@
 
 /* scale_all: sp_scale_size + sp_image_alloc + sp_scale_rows over all rows. */
 void scale_all(const struct sp_image *src, int factor,
-               enum sp_filter filter, struct sp_image *dst)
+               enum sp_reduce filter, struct sp_image *dst)
 {
     size_t ow, oh;
 

@@ -10,10 +10,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "filter.h"
 #include "fixtures.h"
 #include "scale.h"
 
 void scale_all(const struct sp_image *src, int factor,
-               enum sp_filter filter, struct sp_image *dst);
+               enum sp_reduce reduce, struct sp_image *dst);
 
 #endif

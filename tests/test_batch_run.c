@@ -17,7 +17,7 @@ START_TEST(test_no_thread)
 {
     static const unsigned char px[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
     char *in[2], *out[2];
-    struct sp_batch b = {.job = {.io = SP_IO_AUTO, .filter = SP_FILTER_SAMPLE,
+    struct sp_batch b = {.job = {.io = SP_IO_AUTO, .filter = &sp_filter_sample,
                                  .factor = 2, .threads = 4},
                          .in = in, .out = out, .n = 2,
                          .buffers = SP_BUFFER_REUSE};
@@ -67,7 +67,7 @@ static ssize_t noting_read(int fd, void *buf, size_t len)
 static long reads_batch(char **in, char **out, size_t n,
                         enum sp_buffer_policy policy)
 {
-    struct sp_batch b = {.job = {.io = SP_IO_READ, .filter = SP_FILTER_SAMPLE,
+    struct sp_batch b = {.job = {.io = SP_IO_READ, .filter = &sp_filter_sample,
                                  .factor = -8, .threads = 1},
                          .in = in, .out = out, .n = n, .buffers = policy};
     struct sp_tally t;
@@ -220,7 +220,7 @@ static void three_files(struct sp_batch *b, char **in, char **out)
     fx_write_pnm(in[2], "P6\n2 2\n255\n", px, sizeof px);
     fx_write_pnm(out[2], "P6\n1 1\n255\n", px, 3);
     *b = (struct sp_batch){.job = {.io = SP_IO_AUTO,
-                                   .filter = SP_FILTER_SAMPLE, .factor = 2,
+                                   .filter = &sp_filter_sample, .factor = 2,
                                    .threads = 2},
                            .in = in, .out = out, .n = 3,
                            .buffers = SP_BUFFER_REUSE, .skip_existing = 1};

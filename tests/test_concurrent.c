@@ -41,29 +41,29 @@ struct kase {
     enum input in;
     enum sp_io io;
     int factor;
-    enum sp_filter filter;
+    const struct sp_filter_row *filter;
     const char *ext;       /* the output's, which names its format */
     size_t chunk_bytes;    /* 0: SP_CHUNK; small: many items */
     int cancel;            /* the job's token is set once it has loaded */
 };
 
 static const struct kase kases[NJOBS] = {
-    {PPM, SP_IO_READ, 2, SP_FILTER_SAMPLE, "pnm", 4096, 0},
-    {PPM, SP_IO_MMAP, -2, SP_FILTER_BOX, "pnm", 0, 0},
-    {PPM, SP_IO_PREAD, 3, SP_FILTER_SAMPLE, "png", 0, 0},
-    {PPM, SP_IO_AUTO, -3, SP_FILTER_BOX, "pam", 2048, 0},
-    {PGM16, SP_IO_READ, 2, SP_FILTER_SAMPLE, "pnm", 0, 0},
-    {PGM16, SP_IO_MMAP, -2, SP_FILTER_BOX, "pnm", 4096, 0},
-    {PGM16, SP_IO_PREAD, 2, SP_FILTER_BOX, "pnm", 4096, 0},
-    {PBM, SP_IO_READ, 2, SP_FILTER_SAMPLE, "pnm", 0, 0},
-    {PBM, SP_IO_MMAP, -2, SP_FILTER_BOX, "pnm", 1024, 0},
-    {PBM, SP_IO_PREAD, 3, SP_FILTER_SAMPLE, "pnm", 1024, 0},
-    {PAM, SP_IO_MMAP, 2, SP_FILTER_SAMPLE, "pam", 4096, 0},
-    {PAM, SP_IO_PREAD, -2, SP_FILTER_BOX, "png", 0, 0},
-    {P3, SP_IO_AUTO, 2, SP_FILTER_SAMPLE, "pnm", 0, 0},
-    {STREAM, SP_IO_AUTO, 2, SP_FILTER_SAMPLE, "pnm", 4096, 0},
-    {CUT, SP_IO_MMAP, 2, SP_FILTER_SAMPLE, "pnm", 0, 0},
-    {PPM, SP_IO_PREAD, 2, SP_FILTER_SAMPLE, "pnm", 4096, 1},
+    {PPM, SP_IO_READ, 2, &sp_filter_sample, "pnm", 4096, 0},
+    {PPM, SP_IO_MMAP, -2, &sp_filter_box, "pnm", 0, 0},
+    {PPM, SP_IO_PREAD, 3, &sp_filter_sample, "png", 0, 0},
+    {PPM, SP_IO_AUTO, -3, &sp_filter_box, "pam", 2048, 0},
+    {PGM16, SP_IO_READ, 2, &sp_filter_sample, "pnm", 0, 0},
+    {PGM16, SP_IO_MMAP, -2, &sp_filter_box, "pnm", 4096, 0},
+    {PGM16, SP_IO_PREAD, 2, &sp_filter_box, "pnm", 4096, 0},
+    {PBM, SP_IO_READ, 2, &sp_filter_sample, "pnm", 0, 0},
+    {PBM, SP_IO_MMAP, -2, &sp_filter_box, "pnm", 1024, 0},
+    {PBM, SP_IO_PREAD, 3, &sp_filter_sample, "pnm", 1024, 0},
+    {PAM, SP_IO_MMAP, 2, &sp_filter_sample, "pam", 4096, 0},
+    {PAM, SP_IO_PREAD, -2, &sp_filter_box, "png", 0, 0},
+    {P3, SP_IO_AUTO, 2, &sp_filter_sample, "pnm", 0, 0},
+    {STREAM, SP_IO_AUTO, 2, &sp_filter_sample, "pnm", 4096, 0},
+    {CUT, SP_IO_MMAP, 2, &sp_filter_sample, "pnm", 0, 0},
+    {PPM, SP_IO_PREAD, 2, &sp_filter_sample, "pnm", 4096, 1},
 };
 
 static struct data input[NINPUTS];

@@ -17,8 +17,8 @@ START_TEST(test_sigbus_guard)
         enum sp_io io = (enum sp_io)(i % 3);  /* read, mmap, pread */
         struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out), .io = io,
                              .factor = i % 4 < 2 ? -2 : 3,
-                             .filter = i % 8 < 4 ? SP_FILTER_BOX
-                                                 : SP_FILTER_SAMPLE,
+                             .filter = i % 8 < 4 ? &sp_filter_box
+                                                 : &sp_filter_sample,
                              .threads = 1 + (unsigned)i % 5,
                              .after_load = truncate_input,
                              .after_load_arg = (void *)in};
@@ -91,7 +91,7 @@ START_TEST(test_input_changed)
     fx_make_image(&b, 64, 48, 3, 1, 255, 2);
     a_file = fx_pnm_bytes(&a, &len);
     b_file = fx_pnm_bytes(&b, &len);
-    fx_ref_scale(&a, -2, SP_FILTER_BOX, &want);
+    fx_ref_scale(&a, -2, SP_REDUCE_BOX, &want);
     expect = fx_pnm_bytes(&want, &expect_len);
     for (int i = 0; i < 4 * 2 * 2 * 2; i++) {
         enum sp_io io = (enum sp_io)(i % 4);  /* read, mmap, pread, auto */
@@ -99,7 +99,7 @@ START_TEST(test_input_changed)
         int as_stdin = (i / 8) % 2;
         const char *out = fx_path(outs[i / 16]);
         struct sp_job job = {.in = sp_src_path(as_stdin ? "-" : in), .out = sp_target_path(out),
-                             .io = io, .factor = -2, .filter = SP_FILTER_BOX,
+                             .io = io, .factor = -2, .filter = &sp_filter_box,
                              .threads = 3, .chunk_bytes = 1024,
                              .after_load = change_input, .after_load_arg = &c};
         struct sp_report r;

@@ -85,12 +85,12 @@ START_TEST(test_chunks)
         fx_make_image(&src, 29, 31, 1, 2, 65535, 2);
     fx_write_image(in, &src);
     for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++) {
-        for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
+        for (int f = SP_REDUCE_SAMPLE; f <= SP_REDUCE_BOX; f++) {
             struct sp_image want;
             unsigned char *expect_bytes;
             size_t expect_len;
 
-            fx_ref_scale(&src, factors[fi], (enum sp_filter)f, &want);
+            fx_ref_scale(&src, factors[fi], (enum sp_reduce)f, &want);
             expect_bytes = fx_pnm_bytes(&want, &expect_len);
             for (size_t pi = 0; pi < FX_NIO; pi++) {
                 enum sp_io io = fx_io[pi];
@@ -102,13 +102,13 @@ START_TEST(test_chunks)
                         struct sp_job job = {
                             .in = sp_src_path(in), .out = sp_target_path(out), .io = io,
                             .factor = factors[fi],
-                            .filter = (enum sp_filter)f,
+                            .filter = sp_filters[f],
                             .threads = threads[t]};
                         char what[128];
 
                         snprintf(what, sizeof what, "by %d %s, %s, %u "
                                  "threads, chunk %zu", factors[fi],
-                                 sp_filter_name((enum sp_filter)f),
+                                 sp_filters[f]->name,
                                  sp_io_name(io), threads[t],
                                  chunks[w]);
                         run_chunks(&job, chunks[w], expect_bytes, expect_len,
@@ -139,13 +139,15 @@ START_TEST(test_chunks_large)
     fx_make_image(&src, 301, 203, 3, 1, 255, 5);
     fx_write_image(in, &src);
     for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++) {
-        enum sp_filter filter = factors[fi] < 0 ? SP_FILTER_BOX
-                                                : SP_FILTER_SAMPLE;
+        const struct sp_filter_row *filter = factors[fi] < 0
+                                                 ? &sp_filter_box
+                                                 : &sp_filter_sample;
         struct sp_image want;
         unsigned char *expect_bytes;
         size_t expect_len;
 
-        fx_ref_scale(&src, factors[fi], filter, &want);
+        fx_ref_scale(&src, factors[fi],
+                     factors[fi] < 0 ? SP_REDUCE_BOX : SP_REDUCE_SAMPLE, &want);
         expect_bytes = fx_pnm_bytes(&want, &expect_len);
         for (size_t pi = 0; pi < FX_NIO; pi++) {
             enum sp_io io = fx_io[pi];
@@ -250,7 +252,7 @@ START_TEST(test_chunks_stb)
 
     fx_make_image(&src, 37, 23, 3, 1, 255, 6);
     fx_write_image(in, &src);
-    fx_ref_scale(&src, 3, SP_FILTER_SAMPLE, &want);
+    fx_ref_scale(&src, 3, SP_REDUCE_SAMPLE, &want);
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
         enum sp_outfmt fmt;
         unsigned char *expect_bytes;
@@ -388,12 +390,12 @@ START_TEST(test_drop_rows_job)
     fx_make_image(&src, 300, 200, 3, 1, 255, 9);  /* 180 KB: 44 pages */
     fx_write_image(in, &src);
     for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++) {
-        for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
+        for (int f = SP_REDUCE_SAMPLE; f <= SP_REDUCE_BOX; f++) {
             struct sp_image want;
             unsigned char *expect_bytes;
             size_t expect_len;
 
-            fx_ref_scale(&src, factors[fi], (enum sp_filter)f, &want);
+            fx_ref_scale(&src, factors[fi], (enum sp_reduce)f, &want);
             expect_bytes = fx_pnm_bytes(&want, &expect_len);
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
                 for (size_t w = 0; w < sizeof chunks / sizeof chunks[0];
@@ -403,12 +405,12 @@ START_TEST(test_drop_rows_job)
                         struct sp_job job = {
                             .in = sp_src_path(in), .out = sp_target_path(out), .io = io,
                             .factor = factors[fi],
-                            .filter = (enum sp_filter)f,
+                            .filter = sp_filters[f],
                             .threads = threads[t]};
 
                         snprintf(where, sizeof where, "by %d %s, %s, %u "
                                  "threads, chunk %zu", factors[fi],
-                                 sp_filter_name((enum sp_filter)f),
+                                 sp_filters[f]->name,
                                  sp_io_name(io), threads[t],
                                  chunks[w]);
                         job.drop_grain = (size_t)sysconf(_SC_PAGESIZE);

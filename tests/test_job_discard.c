@@ -83,8 +83,8 @@ START_TEST(test_discard_same_work)
     for (int i = 0; i < 4 * 4 * 4; i++) {
         struct sp_job job = {.in = sp_src_path(in), .out = sp_target_path(out), .io = (enum sp_io)(i % 4),
                              .factor = factors[i / 4 % 4],
-                             .filter = i / 4 % 4 == 1 ? SP_FILTER_BOX
-                                                      : SP_FILTER_SAMPLE,
+                             .filter = i / 4 % 4 == 1 ? &sp_filter_box
+                                                      : &sp_filter_sample,
                              .threads = threads[i / 16],
                              .chunk_bytes = 4096, .drop_grain = 4096};
         struct seen wrote, none;

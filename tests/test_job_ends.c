@@ -36,7 +36,7 @@ static struct sp_job job_of(struct sp_src in, struct sp_target out,
                             enum sp_outfmt fmt, enum sp_io io)
 {
     return (struct sp_job){.in = in, .out = out, .fmt = fmt, .io = io,
-                           .factor = -2, .filter = SP_FILTER_SAMPLE,
+                           .factor = -2, .filter = &sp_filter_sample,
                            .threads = 2};
 }
 

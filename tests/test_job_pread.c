@@ -60,11 +60,11 @@ START_TEST(test_pread_reads_only_its_rows)
 {
     static const struct {
         int factor;
-        enum sp_filter filter;
+        const struct sp_filter_row *filter;
         size_t rows;              /* source rows read, of the 203 */
-    } cases[] = {{-2, SP_FILTER_SAMPLE, 102}, {-4, SP_FILTER_SAMPLE, 51},
-                 {-7, SP_FILTER_SAMPLE, 29},  {-4, SP_FILTER_BOX, 203},
-                 {-7, SP_FILTER_BOX, 203}};
+    } cases[] = {{-2, &sp_filter_sample, 102}, {-4, &sp_filter_sample, 51},
+                 {-7, &sp_filter_sample, 29},  {-4, &sp_filter_box, 203},
+                 {-7, &sp_filter_box, 203}};
     const char *in = fx_path("in.ppm"), *out = fx_path("out.ppm");
     size_t stride = 301 * 3;
     struct sp_image src;
@@ -85,7 +85,7 @@ START_TEST(test_pread_reads_only_its_rows)
                                  cases[k].filter, t, &r), SP_OK);
             ck_assert_msg(pread_bytes == cases[k].rows * stride,
                           "by %d %s, %u threads%s: %zu bytes, not %zu rows",
-                          cases[k].factor, sp_filter_name(cases[k].filter),
+                          cases[k].factor, sp_filter_of(cases[k].filter)->name,
                           t, k == i ? "" : ", uncached", pread_bytes,
                           cases[k].rows);
         }
@@ -113,7 +113,7 @@ START_TEST(test_pread_readahead)
             for (int box = 0; box <= 1; box++) {
                 refusals = advices = advices_wrong = 0;
                 ck_assert_int_eq(run(in, out, SP_IO_PREAD, -4,
-                                     box ? SP_FILTER_BOX : SP_FILTER_SAMPLE,
+                                     box ? &sp_filter_box : &sp_filter_sample,
                                      t, &r), SP_OK);
                 ck_assert_msg(cached || refusals > 0, "no read refused");
                 ck_assert_msg(advices == refusals,
@@ -146,37 +146,37 @@ START_TEST(test_errors_leave_no_output)
     for (size_t pi = 0; pi < FX_NIO; pi++) {
         enum sp_io io = fx_io[pi];
 
-        ck_assert_int_eq(run(bad, out, io, 2, SP_FILTER_SAMPLE, 4,
+        ck_assert_int_eq(run(bad, out, io, 2, &sp_filter_sample, 4,
                              &r), SP_E_TRUNCATED);
         ck_assert_ptr_eq(r.failed_path, bad);
         ck_assert_msg(r.why[0] != '\0', "no detail");
         ck_assert(!fx_file_exists(out));
 
         ck_assert_int_eq(run(fx_path("none.ppm"), out, io, 2,
-                             SP_FILTER_SAMPLE, 4, &r), ENOENT);
+                             &sp_filter_sample, 4, &r), ENOENT);
         ck_assert_str_eq(r.failed_path, fx_path("none.ppm"));
         ck_assert(!fx_file_exists(out));
 
         ck_assert_int_eq(run(in, fx_path("out.gif"), io, 2,
-                             SP_FILTER_SAMPLE, 4, &r), SP_E_OUTFORMAT);
+                             &sp_filter_sample, 4, &r), SP_E_OUTFORMAT);
         ck_assert_str_eq(r.failed_path, fx_path("out.gif"));
         ck_assert(!fx_file_exists(fx_path("out.gif")));
 
         ck_assert_int_eq(run(in, fx_path("no/out.ppm"), io, 2,
-                             SP_FILTER_SAMPLE, 4, &r), ENOENT);
+                             &sp_filter_sample, 4, &r), ENOENT);
         ck_assert_str_eq(r.failed_path, fx_path("no/out.ppm"));
 
-        ck_assert_int_eq(run(in, out, io, 0, SP_FILTER_SAMPLE, 4,
+        ck_assert_int_eq(run(in, out, io, 0, &sp_filter_sample, 4,
                              &r), SP_E_USAGE);
         ck_assert(!fx_file_exists(out));
-        ck_assert_int_eq(run(in, out, io, 2, SP_FILTER_SAMPLE, 0,
+        ck_assert_int_eq(run(in, out, io, 2, &sp_filter_sample, 0,
                              &r), SP_E_USAGE);
         ck_assert(!fx_file_exists(out));
-        ck_assert_int_eq(run(in, out, io, 2, SP_FILTER_SAMPLE,
+        ck_assert_int_eq(run(in, out, io, 2, &sp_filter_sample,
                              SP_THREADS_MAX + 1, &r), SP_E_USAGE);
         ck_assert(!fx_file_exists(out));
 
-        ck_assert_int_eq(run(fx_dir, out, io, 2, SP_FILTER_SAMPLE,
+        ck_assert_int_eq(run(fx_dir, out, io, 2, &sp_filter_sample,
                              4, &r), EISDIR);
         ck_assert(!fx_file_exists(out));
     }

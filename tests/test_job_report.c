@@ -15,7 +15,7 @@ START_TEST(test_stdin_stdout)
     fx_make_image(&src, 37, 23, 1, 1, 255, 8);
     fx_write_image(in, &src);
     data = fx_read_file(in, &len);
-    fx_ref_scale(&src, -3, SP_FILTER_BOX, &want);
+    fx_ref_scale(&src, -3, SP_REDUCE_BOX, &want);
     expect = fx_pnm_bytes(&want, &expect_len);
 
     ck_assert_int_eq(pipe(fds), 0);
@@ -38,7 +38,7 @@ START_TEST(test_stdin_stdout)
         close(fd);
     }
 
-    ck_assert_int_eq(run("-", "-", SP_IO_MMAP, -3, SP_FILTER_BOX, 10, &r),
+    ck_assert_int_eq(run("-", "-", SP_IO_MMAP, -3, &sp_filter_box, 10, &r),
                      SP_OK);
     fflush(stdout);
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -159,7 +159,7 @@ START_TEST(test_report_print)
     fx_make_image(&src, 37, 23, 3, 1, 255, 1);
     fx_write_image(in, &src);
     ck_assert_int_eq(run(in, fx_path("out.ppm"), SP_IO_MMAP, 2,
-                         SP_FILTER_SAMPLE, 3, &r), SP_OK);
+                         &sp_filter_sample, 3, &r), SP_OK);
 
     line = print_report(&r, 0);
     ck_assert_ptr_nonnull(strstr(line, "io=mmap "));
@@ -201,7 +201,7 @@ START_TEST(test_report_print)
 
     /* A failed run's report prints too. */
     ck_assert_int_ne(run(fx_path("none"), fx_path("o.ppm"), SP_IO_READ, 2,
-                         SP_FILTER_SAMPLE, 3, &r), SP_OK);
+                         &sp_filter_sample, 3, &r), SP_OK);
     free(print_report(&r, 0));
     line = print_report(&r, 1);
     json_check(line, json_keys, sizeof json_keys / sizeof json_keys[0]);
@@ -249,7 +249,7 @@ START_TEST(test_report_timings)
     fx_make_image(&src, 300, 200, 3, 1, 255, 1);
     fx_write_image(in, &src);
     ck_assert_int_eq(run(in, fx_path("out.ppm"), SP_IO_READ, 3,
-                         SP_FILTER_SAMPLE, 2, &r), SP_OK);
+                         &sp_filter_sample, 2, &r), SP_OK);
     ck_assert_uint_gt(r.phase[SP_LOAD].ns, 0);
     ck_assert_uint_gt(r.phase[SP_SCALE].ns, 0);
     ck_assert_uint_gt(r.phase[SP_WRITE].ns, 0);

@@ -18,12 +18,12 @@ START_TEST(test_equivalence)
     for (int factor = -8; factor <= 8; factor++) {
         if (factor == 0)
             continue;
-        for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
+        for (int f = SP_REDUCE_SAMPLE; f <= SP_REDUCE_BOX; f++) {
             struct sp_image want;
             unsigned char *expect;
             size_t expect_len;
 
-            fx_ref_scale(&src, factor, (enum sp_filter)f, &want);
+            fx_ref_scale(&src, factor, (enum sp_reduce)f, &want);
             expect = fx_pnm_bytes(&want, &expect_len);
             for (size_t pi = 0; pi < FX_NIO; pi++) {
                 enum sp_io io = fx_io[pi];
@@ -33,7 +33,7 @@ START_TEST(test_equivalence)
                     unsigned char *got;
                     size_t len;
                     sp_status st = run(in, out, io, factor,
-                                       (enum sp_filter)f, threads[t], &r);
+                                       sp_filters[f], threads[t], &r);
 
                     ck_assert_msg(st == SP_OK, "%s", sp_strerror(st));
                     got = fx_read_file(out, &len);
@@ -41,7 +41,7 @@ START_TEST(test_equivalence)
                                   memcmp(got, expect, len) == 0,
                                   "factor %d %s by %s with %u threads: "
                                   "output differs", factor,
-                                  sp_filter_name((enum sp_filter)f),
+                                  sp_filters[f]->name,
                                   sp_io_name(io), threads[t]);
                     free(got);
                     ck_assert_int_eq(r.load.io_used, io);
@@ -76,9 +76,9 @@ START_TEST(test_out_is_in)
 
             fx_make_image(&src, 37, 23, 3, 1, 255, 3);
             fx_write_image(path, &src);
-            fx_ref_scale(&src, factors[i], SP_FILTER_BOX, &want);
+            fx_ref_scale(&src, factors[i], SP_REDUCE_BOX, &want);
             ck_assert_int_eq(run(path, path, io, factors[i],
-                                 SP_FILTER_BOX, 4, &r), SP_OK);
+                                 &sp_filter_box, 4, &r), SP_OK);
             ck_assert_int_eq(r.load.io_used, io);
             got = fx_read_file(path, &len);
             expect = fx_pnm_bytes(&want, &expect_len);
@@ -112,7 +112,7 @@ START_TEST(test_report_fields)
     memcpy(data + len, "\n \r\n", 4);
     fx_write_file(in, data, len + 4);
 
-    ck_assert_int_eq(run(in, out, SP_IO_MMAP, -4, SP_FILTER_SAMPLE, 100, &r),
+    ck_assert_int_eq(run(in, out, SP_IO_MMAP, -4, &sp_filter_sample, 100, &r),
                      SP_OK);
     ck_assert_int_eq(r.load.io_used, SP_IO_MMAP);
     ck_assert_int_eq(r.load.magic, '6');
@@ -130,7 +130,7 @@ START_TEST(test_report_fields)
     ck_assert_ptr_null(r.failed_path);
     ck_assert(fx_file_exists(out));
 
-    ck_assert_int_eq(run(in, out, SP_IO_READ, 3, SP_FILTER_SAMPLE, 10, &r),
+    ck_assert_int_eq(run(in, out, SP_IO_READ, 3, &sp_filter_sample, 10, &r),
                      SP_OK);
     ck_assert_int_eq(r.load.io_used, SP_IO_READ);
     ck_assert_uint_eq(r.out_width, 111);
@@ -142,10 +142,10 @@ START_TEST(test_report_fields)
     /* A plain input is read even when mmap or pread is asked for. */
     fx_write_text(fx_path("p.pgm"), "P2\n3 2\n9\n1 2 3\n4 5 6\n");
     ck_assert_int_eq(run(fx_path("p.pgm"), out, SP_IO_PREAD, 2,
-                         SP_FILTER_SAMPLE, 10, &r), SP_OK);
+                         &sp_filter_sample, 10, &r), SP_OK);
     ck_assert_int_eq(r.load.io_used, SP_IO_READ);
     ck_assert_int_eq(run(fx_path("p.pgm"), out, SP_IO_MMAP, 2,
-                         SP_FILTER_SAMPLE, 10, &r), SP_OK);
+                         &sp_filter_sample, 10, &r), SP_OK);
     ck_assert_int_eq(r.load.io_used, SP_IO_READ);
     ck_assert_int_eq(r.load.magic, '2');
     ck_assert_uint_eq(r.threads_used, 2);
@@ -154,7 +154,7 @@ START_TEST(test_report_fields)
     /* A PNG's items are its deflate's segments, sized by the image alone
      * (plan.h): so small a one is one item, on one thread. */
     ck_assert_int_eq(run(in, fx_path("out.png"), SP_IO_READ, 3,
-                         SP_FILTER_SAMPLE, 10, &r), SP_OK);
+                         &sp_filter_sample, 10, &r), SP_OK);
     ck_assert_uint_eq(r.threads_used, 1);
     free(data);
     sp_image_release(&src);
@@ -174,15 +174,15 @@ START_TEST(test_io_auto)
     fx_make_image(&src, 37, 23, 3, 1, 255, 1);
     fx_write_image(in, &src);
     for (size_t i = 0; i < sizeof factors / sizeof factors[0]; i++)
-        for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
+        for (int f = SP_REDUCE_SAMPLE; f <= SP_REDUCE_BOX; f++) {
             ck_assert_int_eq(run(in, out, SP_IO_AUTO, factors[i],
-                                 (enum sp_filter)f, 2, &r), SP_OK);
+                                 sp_filters[f], 2, &r), SP_OK);
             ck_assert_msg(r.load.io_used == SP_IO_PREAD, "by %d: %s",
                           factors[i], sp_io_name(r.load.io_used));
         }
     fx_write_text(fx_path("p.pgm"), "P2\n3 2\n9\n1 2 3\n4 5 6\n");
     ck_assert_int_eq(run(fx_path("p.pgm"), out, SP_IO_AUTO, 2,
-                         SP_FILTER_SAMPLE, 2, &r), SP_OK);
+                         &sp_filter_sample, 2, &r), SP_OK);
     ck_assert_int_eq(r.load.io_used, SP_IO_READ);
     sp_image_release(&src);
 }

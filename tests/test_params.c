@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "filter.h"
 #include "fixtures.h"
 #include "params.h"
 
@@ -23,10 +24,11 @@ static void values(const struct sp_param *r, const char **a, const char **b)
         *b = hi;
         return;
     case SP_PARAM_CHOICE:
+    case SP_PARAM_FILTER:
     case SP_PARAM_NAME:
         /* two names that set different values (jpg and jpeg set one) */
-        *a = r->names[0];
-        *b = r->names[r->type == SP_PARAM_NAME ? 5 : 1];
+        *a = sp_param_choice(r, 0);
+        *b = sp_param_choice(r, r->type == SP_PARAM_NAME ? 5 : 1);
         return;
     case SP_PARAM_SIDE:
         *a = "1";
@@ -272,6 +274,43 @@ START_TEST(test_suit)
 }
 END_TEST
 
+/* filter= and format= take the names the tables hold, and no list of
+ * their own: each filter that reduces by a factor by its row's name, each
+ * format by each of its row's extensions. */
+START_TEST(test_names_from_tables)
+{
+    struct sp_params p;
+    struct sp_job job;
+    char why[SP_PARAMS_WHY_MAX], canon[SP_PARAMS_CANON_MAX], want[64];
+
+    for (size_t i = 0; i < sp_nfilters; i++) {
+        const struct sp_filter_row *f = sp_filters[i];
+
+        sp_params_init(&p, &job, 0);
+        ck_assert_int_eq(sp_params_set(&p, &job, "filter", f->name, why),
+                         f->by_factor ? SP_OK : EINVAL);
+        if (!f->by_factor)
+            continue;
+        ck_assert_ptr_eq(job.filter, f);
+        sp_params_canonical(&p, &job, canon, sizeof canon);
+        snprintf(want, sizeof want, "&filter=%s&", f->name);
+        ck_assert_msg(strstr(canon, want) != NULL, "%s", canon);
+    }
+    for (size_t i = 0; i < sp_noutfmts; i++)
+        for (const struct sp_outext *e = sp_outfmts[i].exts; e->ext != NULL;
+             e++) {
+            sp_params_init(&p, &job, 0);
+            ck_assert_int_eq(sp_params_set(&p, &job, "format", e->ext, why),
+                             SP_OK);
+            ck_assert_int_eq(sp_params_format(&p), (int)i);
+            ck_assert_str_eq(p.format, e->ext);
+        }
+    ck_assert_int_eq(sp_params_set(&p, &job, "filter", "nonesuch", why),
+                     EINVAL);
+    ck_assert_str_eq(why, "expected sample or box");
+}
+END_TEST
+
 /* The canonical form: every key, each at its effective value; the same
  * whatever the order and the spelling; a default given equals it
  * absent. */
@@ -352,6 +391,7 @@ static Suite *params_suite(void)
     tcase_add_test(tc, test_fronts);
     tcase_add_test(tc, test_check);
     tcase_add_test(tc, test_suit);
+    tcase_add_test(tc, test_names_from_tables);
     tcase_add_test(tc, test_canonical);
     tcase_add_test(tc, test_canonical_longest);
     tcase_add_test(tc, test_canonical_every_key);

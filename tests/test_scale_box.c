@@ -45,7 +45,7 @@ static void one_box(const struct sp_image *img, const char *what)
         for (size_t x = 0; x < img->width; x++)
             sum += fx_sample(img, x, y, 0);
     want = (sum + d / 2) / d;
-    sp_scale_rows(img, -(int)n, SP_FILTER_BOX, 0, 1, out);
+    sp_scale_rows(img, -(int)n, SP_REDUCE_BOX, 0, 1, out);
     got = img->sample_size == 2 ? (unsigned)out[0] << 8 | out[1] : out[0];
     ck_assert_msg(got == want, "%zux%zu maxval %u (D %llu, sum %llu) %s: "
                   "%u, want %llu", img->width, img->height, img->maxval,
@@ -109,8 +109,8 @@ START_TEST(test_box_divisor_blocks)
                 src.pixels[i + 1] = (unsigned char)(0xff - (rng >> 16) % 4);
             }
             for (int n = 256; n <= 257; n++) {
-                fx_ref_scale(&src, -n, SP_FILTER_BOX, &want);
-                scale_all(&src, -n, SP_FILTER_BOX, &got);
+                fx_ref_scale(&src, -n, SP_REDUCE_BOX, &want);
+                scale_all(&src, -n, SP_REDUCE_BOX, &got);
                 ck_assert_msg(fx_images_equal(&got, &want), "%zux%zu c%u by "
                               "-%d differs", dims[s][0], dims[s][1],
                               channels, n);
@@ -138,8 +138,8 @@ START_TEST(test_box_samples_over_maxval)
         memset(src.pixels, 0xff, src.base_len);
         src.pixels[1] = 0xfe;
         for (int n = 255; n <= 257; n++) {
-            fx_ref_scale(&src, -n, SP_FILTER_BOX, &want);
-            scale_all(&src, -n, SP_FILTER_BOX, &got);
+            fx_ref_scale(&src, -n, SP_REDUCE_BOX, &want);
+            scale_all(&src, -n, SP_REDUCE_BOX, &got);
             ck_assert_msg(fx_images_equal(&got, &want), "%zux%zu by -%d",
                           dims[s][0], dims[s][1], n);
             sp_image_release(&want);
@@ -152,8 +152,8 @@ END_TEST
 
 START_TEST(test_names)
 {
-    ck_assert_str_eq(sp_filter_name(SP_FILTER_SAMPLE), "sample");
-    ck_assert_str_eq(sp_filter_name(SP_FILTER_BOX), "box");
+    ck_assert_str_eq(sp_filters[SP_REDUCE_SAMPLE]->name, "sample");
+    ck_assert_str_eq(sp_filters[SP_REDUCE_BOX]->name, "box");
 }
 END_TEST
 

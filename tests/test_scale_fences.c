@@ -129,7 +129,7 @@ static void source_writable(struct arena *a)
  * exactly their size placed in OUT as P says: with canaries they are
  * intact, and the rows are WANT's. */
 static void fenced_rows(const struct sp_image *src, int factor,
-                        enum sp_filter filter, size_t y0, size_t y1,
+                        enum sp_reduce filter, size_t y0, size_t y1,
                         struct arena *out, enum place p,
                         const struct sp_image *want)
 {
@@ -158,7 +158,7 @@ static void fenced_rows(const struct sp_image *src, int factor,
 START_TEST(test_fenced)
 {
     unsigned channels = _i & 1 ? 3 : 1, bytes = _i & 2 ? 2 : 1;
-    enum sp_filter filter = _i & 4 ? SP_FILTER_BOX : SP_FILTER_SAMPLE;
+    enum sp_reduce filter = _i & 4 ? SP_REDUCE_BOX : SP_REDUCE_SAMPLE;
     unsigned maxval = bytes == 2 ? 65535 : 255;
     struct arena in, out;
 
@@ -179,7 +179,7 @@ START_TEST(test_fenced)
                 fx_ref_scale(&src, factor, filter, &want);
                 oh = want.height;
                 snprintf(where, sizeof where, "%zux%zu c%u b%u by %d %s", w,
-                         h, channels, bytes, factor, sp_filter_name(filter));
+                         h, channels, bytes, factor, sp_filters[filter]->name);
 
                 fenced_source(&in, &src, AGAINST_END, &fenced);
                 fenced_rows(&fenced, factor, filter, 0, oh, &out,

@@ -72,13 +72,13 @@ START_TEST(test_against_reference)
         for (int factor = -8; factor <= 8; factor++) {
             if (factor == 0)
                 continue;
-            for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
-                fx_ref_scale(&src, factor, (enum sp_filter)f, &want);
-                scale_all(&src, factor, (enum sp_filter)f, &got);
+            for (int f = SP_REDUCE_SAMPLE; f <= SP_REDUCE_BOX; f++) {
+                fx_ref_scale(&src, factor, (enum sp_reduce)f, &want);
+                scale_all(&src, factor, (enum sp_reduce)f, &got);
                 ck_assert_msg(fx_images_equal(&got, &want),
                               "%zux%zu c%u b%u factor %d %s differs",
                               sizes[s][0], sizes[s][1], channels, bytes,
-                              factor, sp_filter_name((enum sp_filter)f));
+                              factor, sp_filters[f]->name);
                 sp_image_release(&want);
                 sp_image_release(&got);
             }
@@ -104,7 +104,7 @@ START_TEST(test_box_alpha_by_hand)
     src.alpha = 1;
     for (int r = 0; r < 2; r++) {
         memcpy(src.pixels, px[r], sizeof px[r]);
-        sp_scale_rows(&src, -2, SP_FILTER_BOX, 0, 1, got);
+        sp_scale_rows(&src, -2, SP_REDUCE_BOX, 0, 1, got);
         ck_assert_mem_eq(got, want[r], sizeof got);
     }
     sp_image_release(&src);
@@ -144,18 +144,18 @@ START_TEST(test_bits_against_reference)
             for (size_t x = 0; x < w; x++)
                 fx_set_sample(&gray, x, y, 0, bit_of(&bits, x, y) ? 0 : 255);
         for (int factor = -8; factor <= 8; factor++) {
-            for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
+            for (int f = SP_REDUCE_SAMPLE; f <= SP_REDUCE_BOX; f++) {
                 size_t ow, oh;
 
-                if (factor == 0 || (f == SP_FILTER_BOX && factor > -2))
+                if (factor == 0 || (f == SP_REDUCE_BOX && factor > -2))
                     continue;
-                fx_ref_scale(&gray, factor, (enum sp_filter)f, &want);
+                fx_ref_scale(&gray, factor, (enum sp_reduce)f, &want);
                 ck_assert_int_eq(sp_scale_size(w, h, factor, &ow, &oh), SP_OK);
-                sp_scale_type(&bits, factor, (enum sp_filter)f, &type);
+                sp_scale_type(&bits, factor, (enum sp_reduce)f, &type);
                 ck_assert_int_eq(sp_image_alloc_like(&got, ow, oh, &type),
                                  SP_OK);
                 memset(got.pixels, 0xa5, got.base_len);
-                sp_scale_rows(&bits, factor, (enum sp_filter)f, 0, oh,
+                sp_scale_rows(&bits, factor, (enum sp_reduce)f, 0, oh,
                               got.pixels);
                 for (size_t y = 0; y < oh; y++) {
                     for (size_t x = 0; x < ow; x++) {
@@ -165,7 +165,7 @@ START_TEST(test_bits_against_reference)
                         ck_assert_msg(v == fx_sample(&want, x, y, 0),
                                       "%zux%zu by %d %s: (%zu, %zu) is %u, "
                                       "want %u", w, h, factor,
-                                      sp_filter_name((enum sp_filter)f), x,
+                                      sp_filters[f]->name, x,
                                       y, v, fx_sample(&want, x, y, 0));
                     }
                     /* the last byte's spare bits are 0 */
@@ -192,13 +192,13 @@ START_TEST(test_reference_larger)
 
     fx_make_image(&src, 451, 300, 3, 2, 1000, 11);
     for (size_t i = 0; i < sizeof factors / sizeof factors[0]; i++) {
-        for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
-            if (factors[i] > 0 && f == SP_FILTER_BOX)
+        for (int f = SP_REDUCE_SAMPLE; f <= SP_REDUCE_BOX; f++) {
+            if (factors[i] > 0 && f == SP_REDUCE_BOX)
                 continue;
-            fx_ref_scale(&src, factors[i], (enum sp_filter)f, &want);
-            scale_all(&src, factors[i], (enum sp_filter)f, &got);
+            fx_ref_scale(&src, factors[i], (enum sp_reduce)f, &want);
+            scale_all(&src, factors[i], (enum sp_reduce)f, &got);
             ck_assert_msg(fx_images_equal(&got, &want), "factor %d %s",
-                          factors[i], sp_filter_name((enum sp_filter)f));
+                          factors[i], sp_filters[f]->name);
             sp_image_release(&want);
             sp_image_release(&got);
         }
@@ -220,16 +220,16 @@ START_TEST(test_box_by_hand)
 
     ck_assert_int_eq(sp_image_alloc(&src, 3, 3, 1, 1, 255), SP_OK);
     memcpy(src.pixels, in, sizeof in);
-    scale_all(&src, -2, SP_FILTER_BOX, &dst);
+    scale_all(&src, -2, SP_REDUCE_BOX, &dst);
     ck_assert_uint_eq(dst.width, 2);
     ck_assert_uint_eq(dst.height, 2);
     ck_assert_mem_eq(dst.pixels, box, sizeof box);
     sp_image_release(&dst);
-    scale_all(&src, -2, SP_FILTER_SAMPLE, &dst);
+    scale_all(&src, -2, SP_REDUCE_SAMPLE, &dst);
     ck_assert_mem_eq(dst.pixels, sample, sizeof sample);
     sp_image_release(&dst);
     /* By 3 the one block is the whole image: 451 / 9 = 50.1 -> 50. */
-    scale_all(&src, -3, SP_FILTER_BOX, &dst);
+    scale_all(&src, -3, SP_REDUCE_BOX, &dst);
     ck_assert_uint_eq(dst.width, 1);
     ck_assert_uint_eq(dst.pixels[0], 50);
     sp_image_release(&dst);
@@ -246,7 +246,7 @@ START_TEST(test_box_16bit)
     ck_assert_int_eq(sp_image_alloc(&src, 2, 1, 1, 2, 65535), SP_OK);
     fx_set_sample(&src, 0, 0, 0, 1000);
     fx_set_sample(&src, 1, 0, 0, 1001);
-    scale_all(&src, -2, SP_FILTER_BOX, &dst);
+    scale_all(&src, -2, SP_REDUCE_BOX, &dst);
     ck_assert_uint_eq(dst.pixels[0], 1001 >> 8);
     ck_assert_uint_eq(dst.pixels[1], 1001 & 0xff);
     sp_image_release(&dst);
@@ -255,7 +255,7 @@ START_TEST(test_box_16bit)
     ck_assert_int_eq(sp_image_alloc(&src, 64, 64, 3, 2, 65535), SP_OK);
     memset(src.pixels, 0xff, src.base_len);
     for (int n = 2; n <= 64; n *= 2) {
-        scale_all(&src, -n, SP_FILTER_BOX, &dst);
+        scale_all(&src, -n, SP_REDUCE_BOX, &dst);
         for (size_t i = 0; i < dst.base_len; i++)
             ck_assert_uint_eq(dst.pixels[i], 0xff);
         sp_image_release(&dst);
@@ -274,16 +274,16 @@ START_TEST(test_enlarge_by_hand)
 
     ck_assert_int_eq(sp_image_alloc(&src, 2, 1, 3, 1, 255), SP_OK);
     memcpy(src.pixels, in, sizeof in);
-    scale_all(&src, 2, SP_FILTER_SAMPLE, &dst);
+    scale_all(&src, 2, SP_REDUCE_SAMPLE, &dst);
     ck_assert_uint_eq(dst.width, 4);
     ck_assert_uint_eq(dst.height, 2);
     ck_assert_mem_eq(dst.pixels, want, sizeof want);
     sp_image_release(&dst);
     /* The filter does not matter when enlarging or copying. */
-    scale_all(&src, 2, SP_FILTER_BOX, &dst);
+    scale_all(&src, 2, SP_REDUCE_BOX, &dst);
     ck_assert_mem_eq(dst.pixels, want, sizeof want);
     sp_image_release(&dst);
-    scale_all(&src, -1, SP_FILTER_BOX, &dst);
+    scale_all(&src, -1, SP_REDUCE_BOX, &dst);
     ck_assert_mem_eq(dst.pixels, in, sizeof in);
     sp_image_release(&dst);
     sp_image_release(&src);
@@ -304,8 +304,8 @@ START_TEST(test_bands_any_split)
             continue;
         fx_make_image(&src, 23, 19, channels, bytes, bytes == 2 ? 65535 : 255,
                       (unsigned)(factor + 8));
-        for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
-            scale_all(&src, factor, (enum sp_filter)f, &whole);
+        for (int f = SP_REDUCE_SAMPLE; f <= SP_REDUCE_BOX; f++) {
+            scale_all(&src, factor, (enum sp_reduce)f, &whole);
             for (int trial = 0; trial < 6; trial++) {
                 size_t cuts[16], ncut = 0, y = 0;
 
@@ -325,13 +325,13 @@ START_TEST(test_bands_any_split)
                 cuts[ncut++] = whole.height;
                 /* Last band first, then the rest backwards. */
                 for (size_t k = ncut - 1; k > 0; k--)
-                    sp_scale_rows(&src, factor, (enum sp_filter)f,
+                    sp_scale_rows(&src, factor, (enum sp_reduce)f,
                                   cuts[k - 1], cuts[k],
                                   banded.pixels + cuts[k - 1] * banded.stride);
                 ck_assert_msg(fx_images_equal(&banded, &whole),
                               "c%u b%u factor %d %s trial %d", channels,
                               bytes, factor,
-                              sp_filter_name((enum sp_filter)f), trial);
+                              sp_filters[f]->name, trial);
                 sp_image_release(&banded);
             }
             sp_image_release(&whole);
@@ -349,12 +349,12 @@ START_TEST(test_bands_one_row)
 
     fx_make_image(&src, 13, 11, 3, 1, 255, 1);
     for (size_t i = 0; i < sizeof factors / sizeof factors[0]; i++) {
-        for (int f = SP_FILTER_SAMPLE; f <= SP_FILTER_BOX; f++) {
-            scale_all(&src, factors[i], (enum sp_filter)f, &whole);
+        for (int f = SP_REDUCE_SAMPLE; f <= SP_REDUCE_BOX; f++) {
+            scale_all(&src, factors[i], (enum sp_reduce)f, &whole);
             ck_assert_int_eq(sp_image_alloc(&banded, whole.width,
                                             whole.height, 3, 1, 255), SP_OK);
             for (size_t y = whole.height; y-- > 0;)
-                sp_scale_rows(&src, factors[i], (enum sp_filter)f, y, y + 1,
+                sp_scale_rows(&src, factors[i], (enum sp_reduce)f, y, y + 1,
                               banded.pixels + y * banded.stride);
             ck_assert(fx_images_equal(&banded, &whole));
             sp_image_release(&banded);

@@ -155,7 +155,7 @@ START_TEST(test_box_equal)
     for (int n = 2; n <= 6; n++) {
         if (24 % n || 18 % n)
             continue;
-        scale_all(&src, -n, SP_FILTER_BOX, &box);
+        scale_all(&src, -n, SP_REDUCE_BOX, &box);
         box.alpha = src.alpha;
         resample_all(&src, 24 / (size_t)n, 18 / (size_t)n, &res);
         ck_assert_msg(fx_images_equal(&box, &res), "%u channels by %d",

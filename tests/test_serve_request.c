@@ -43,10 +43,10 @@ START_TEST(test_query)
     const char *io[] = {"s", "2", "io", "pread"};
 
     ck_assert_int_eq(ask(&a, 4, ok, 0), SP_OK);
-    ck_assert_int_eq(a.factor, -3);
-    ck_assert_int_eq(a.filter, SP_FILTER_BOX);
-    ck_assert_str_eq(a.ext, "jpg");
-    ck_assert_int_eq(a.quality, 40);
+    ck_assert_int_eq(a.job.factor, -3);
+    ck_assert_ptr_eq(a.job.filter, &sp_filter_box);
+    ck_assert_str_eq(a.params.format, "jpg");
+    ck_assert_int_eq(a.job.quality, 40);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         const char *kv[] = {"s", "2", bad[i][0], bad[i][1]};
         const char *one[] = {bad[i][0], bad[i][1]};
@@ -60,7 +60,7 @@ START_TEST(test_query)
     ck_assert_int_eq(ask(&a, 2, box_up, 0), EINVAL);
     ck_assert_int_eq(ask(&a, 3, q_png, 0), EINVAL);
     ck_assert_int_eq(ask(&a, 2, io, 1), SP_OK);
-    ck_assert_int_eq(a.io, SP_IO_PREAD);
+    ck_assert_int_eq(a.job.io, SP_IO_PREAD);
 }
 END_TEST
 
@@ -91,17 +91,17 @@ START_TEST(test_query_fit)
                             "420"};
 
     ck_assert_int_eq(ask(&a, 2, fit, 0), SP_OK);
-    ck_assert_uint_eq(a.fit.width, 64);
-    ck_assert_uint_eq(a.fit.height, 48);
-    ck_assert_int_eq(a.fit.enlarge, 1);
+    ck_assert_uint_eq(a.job.fit.width, 64);
+    ck_assert_uint_eq(a.job.fit.height, 48);
+    ck_assert_int_eq(a.job.fit.enlarge, 1);
     ck_assert_int_eq(ask(&a, 2, later, 0), SP_OK);  /* as --fit --width */
-    ck_assert_uint_eq(a.fit.width, 30);
-    ck_assert_uint_eq(a.fit.height, 48);
+    ck_assert_uint_eq(a.job.fit.width, 30);
+    ck_assert_uint_eq(a.job.fit.height, 48);
     ck_assert_int_eq(ask(&a, 3, height, 0), SP_OK);
-    ck_assert_int_eq(a.compression, 0);
+    ck_assert_int_eq(a.job.compression, 0);
     ck_assert_int_eq(ask(&a, 3, jpeg, 0), SP_OK);
-    ck_assert_int_eq(a.subsample, 444);
-    ck_assert_int_eq(a.compression, 6);  /* the default, written out */
+    ck_assert_int_eq(a.job.subsample, 444);
+    ck_assert_int_eq(a.job.compression, 6);  /* the default, written out */
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         const char *kv[] = {"width", "9", bad[i][0], bad[i][1]};
 
@@ -252,9 +252,10 @@ START_TEST(test_etag_every_key)
             b = hi;
             break;
         case SP_PARAM_CHOICE:
+        case SP_PARAM_FILTER:
         case SP_PARAM_NAME:
-            a = r->names[0];
-            b = r->names[r->type == SP_PARAM_NAME ? 5 : 1];
+            a = sp_param_choice(r, 0);
+            b = sp_param_choice(r, r->type == SP_PARAM_NAME ? 5 : 1);
             break;
         case SP_PARAM_SIDE:
             a = "1";

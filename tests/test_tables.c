@@ -15,6 +15,7 @@
 #include "filter.h"
 #include "fixtures.h"
 #include "outfmt.h"
+#include "params.h"
 
 START_TEST(test_codecs_sniff_to_themselves)
 {
@@ -62,6 +63,17 @@ START_TEST(test_codecs_named_when_refused)
 }
 END_TEST
 
+/* job_key: whether NAME is a key of the job's (params.h). */
+static int job_key(const char *name)
+{
+    const struct sp_param *r;
+
+    for (size_t i = 0; (r = sp_params_row(i)) != NULL; i++)
+        if (strcmp(r->name, name) == 0)
+            return 1;
+    return 0;
+}
+
 START_TEST(test_outfmts_extensions_map_back)
 {
     char known[SP_WHY_MAX], path[64], word[16];
@@ -77,6 +89,9 @@ START_TEST(test_outfmts_extensions_map_back)
         ck_assert_ptr_nonnull(row->whole);
         for (size_t j = 0; j < i; j++)
             ck_assert_str_ne(row->name, sp_outfmts[j].name);
+        for (const char *const *k = row->keys; k != NULL && *k != NULL; k++)
+            ck_assert_msg(job_key(*k), "%s: %s is no job key", row->name,
+                          *k);
         for (const struct sp_outext *e = row->exts; e->ext != NULL; e++) {
             enum sp_outfmt fmt = (enum sp_outfmt)99;
             enum sp_want want;
@@ -89,7 +104,7 @@ START_TEST(test_outfmts_extensions_map_back)
             ck_assert_int_eq(sp_outfmt_for(path, &fmt, &want), SP_OK);
             ck_assert_int_eq(fmt, (int)i);
             ck_assert_ptr_eq(sp_outfmt_ext(e->ext, &fmt), e);
-            ck_assert_int_eq(want, fmt == SP_OUT_PNM ? e->want : SP_WANT_KEEP);
+            ck_assert_int_eq(want, row->netpbm ? e->want : SP_WANT_KEEP);
             ck_assert_msg(strncmp(e->media_type, "image/", 6) == 0, "%s",
                           e->ext);
             snprintf(word, sizeof word, " .%s", e->ext);
@@ -238,28 +253,21 @@ static void try_filter(const struct sp_filter_row *f, size_t sh, int kind,
 START_TEST(test_filters_read_only_their_span)
 {
     struct arena band, scratch, out;
-    char names[64];
 
     arena_make(&band);
     arena_make(&scratch);
     arena_make(&out);
     for (size_t i = 0; i < sp_nfilters; i++) {
         const struct sp_filter_row *f = sp_filters[i];
-        enum sp_filter named;
 
-        ck_assert_str_eq(sp_filter_name((enum sp_filter)i), f->name);
+        ck_assert_ptr_eq(sp_filter_of(i == 0 ? NULL : f), f);
         for (size_t j = 0; j < i; j++)
             ck_assert_str_ne(f->name, sp_filters[j]->name);
-        ck_assert_int_eq(sp_filter_named(f->name, &named),
-                         f->by_factor ? 0 : -1);
-        if (f->by_factor)
-            ck_assert_int_eq(named, (int)i);
+        ck_assert_ptr_eq(sp_filter_named(f->name), f->by_factor ? f : NULL);
         for (size_t sh = 0; sh < NSHAPES; sh++)
             for (int kind = 0; kind <= 8; kind++)
                 try_filter(f, sh, kind, &band, &scratch, &out);
     }
-    sp_filter_names(names, sizeof names);
-    ck_assert_str_eq(names, "sample or box");
     munmap(band.map, band.len);
     munmap(scratch.map, scratch.len);
     munmap(out.map, out.len);

@@ -68,7 +68,7 @@ int sp_job_new(sp_job **job)
     if (h == NULL)
         return -ENOMEM;
     h->job.io = SP_IO_AUTO;
-    h->job.filter = SP_FILTER_SAMPLE;
+    h->job.filter = &sp_filter_sample;
     h->job.factor = 1;
     h->job.threads = 1;
     return SP_OK;
@@ -262,15 +262,13 @@ static int choose(const char *name, const char *const *names, int n)
 
 int sp_job_set_filter(sp_job *job, const char *name)
 {
-    static const char *const names[] = {"sample", "box"};
-    static const enum sp_filter filters[] = {SP_FILTER_SAMPLE,
-                                             SP_FILTER_BOX};
-    int i = choose(name, names, 2);
-
-    if (i < 0)
-        return SP_E_USAGE;
-    job->job.filter = filters[i];
-    return SP_OK;
+    for (size_t i = 0; name != NULL && i < sp_nfilters; i++)
+        if (sp_filters[i]->by_factor &&
+            strcasecmp(name, sp_filters[i]->name) == 0) {
+            job->job.filter = sp_filters[i];
+            return SP_OK;
+        }
+    return SP_E_USAGE;
 }
 
 int sp_job_set_io(sp_job *job, const char *name)
@@ -340,9 +338,10 @@ static int exec(sp_job *job, struct sp_job *j)
         snprintf(job->message, sizeof job->message, "scaleppm: no input");
         return SP_E_USAGE;
     }
-    if (j->filter == SP_FILTER_BOX && j->factor > 1 && !j->decode_only) {
-        snprintf(job->message, sizeof job->message, "scaleppm: the box "
-                 "filter is for reduces only");
+    if (!sp_filter_of(j->filter)->enlarges && j->factor > 1 &&
+        !j->decode_only) {
+        snprintf(job->message, sizeof job->message, "scaleppm: the %s "
+                 "filter is for reduces only", sp_filter_of(j->filter)->name);
         return SP_E_USAGE;
     }
     if (j->out.kind == SP_TARGET_IMAGE) {

@@ -237,7 +237,7 @@ static void print_verbose(const struct sp_job *job, const struct sp_report *r)
                  job->fit.width, job->fit.height);
     else
         snprintf(scale, sizeof scale, "scale %d (%s)", job->factor,
-                 sp_filter_name(job->filter));
+                 sp_filter_of(job->filter)->name);
     sp_say("%s: %s%sP%c %zux%zu, %u channel%s, maxval %u, loaded with %s; "
            "%s: %zux%zu, %s, %u thread%s", r->input,
            coded ? li->codec->name : "", coded ? " decoded to " : "",
@@ -312,7 +312,7 @@ static int check_format(struct sp_job *job)
 /* run: the command ARGV asks for, to its exit status. */
 static int run(int argc, char **argv)
 {
-    struct options o = {.job = {.io = SP_IO_AUTO, .filter = SP_FILTER_SAMPLE,
+    struct options o = {.job = {.io = SP_IO_AUTO, .filter = &sp_filter_sample,
                                 .threads = sp_default_threads()}};
     struct sp_report report;
     const char *shown;

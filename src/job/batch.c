@@ -114,7 +114,7 @@ static void skipped(struct run *r, unsigned ticket, size_t i)
     uint64_t now = sp_now_ns() - r->t0;
     struct sp_report rep = {.input = r->b->in[i], .output = r->b->out[i],
                             .skipped = 1, .factor = r->b->job.factor,
-                            .filter = sp_filter_name(r->b->job.filter),
+                            .filter = sp_filter_of(r->b->job.filter)->name,
                             .load.io_used = r->b->job.io, .in_batch = 1,
                             .worker = ticket, .start_ns = now,
                             .end_ns = now};

@@ -9,7 +9,8 @@
  * chunks, of any size), in whole 64-byte lines; none for an enlarge or a
  * copy. */
 static size_t kernel_scratch(const struct sp_source *src,
-                             const struct sp_geom *g, enum sp_filter filter)
+                             const struct sp_geom *g,
+                             const struct sp_filter_row *filter)
 {
     const struct sp_filter_row *f = sp_plan_filter(g, filter);
     struct sp_scaling s;
@@ -28,7 +29,8 @@ static void *kernel_start(const struct sp_item *it)
 }
 
 size_t sp_item_scratch(const struct sp_source *src, const struct sp_geom *g,
-                       enum sp_filter filter, size_t band_rows)
+                       const struct sp_filter_row *filter,
+                       size_t band_rows)
 {
     return kernel_scratch(src, g, filter) +
            sp_source_scratch(src, band_rows);
@@ -58,12 +60,12 @@ static sp_status enlarge_rows(const struct sp_item *it)
     if (st != SP_OK)
         return st;
     if (it->times == 1)
-        sp_scale_rows(&band, factor, it->filter, it->y0 - first,
+        sp_scale_rows(&band, factor, SP_REDUCE_SAMPLE, it->y0 - first,
                       it->y1 - first, d);
     else
         for (size_t y = it->y0 - first; y < it->y1 - first;
              y += it->times, d += it->orow)
-            sp_scale_rows(&band, factor, it->filter, y, y + 1, d);
+            sp_scale_rows(&band, factor, SP_REDUCE_SAMPLE, y, y + 1, d);
     return SP_OK;
 }
 

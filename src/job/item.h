@@ -14,7 +14,7 @@
 struct sp_item {
     struct sp_source *src;
     const struct sp_geom *geom;  /* the image's (job_types.h) */
-    enum sp_filter filter;
+    const struct sp_filter_row *filter;  /* the job's (filter.h) */
     size_t y0, y1;         /* the output rows */
     unsigned times;        /* make one row of each TIMES (plan.h) */
     size_t orow;           /* bytes of an output row */
@@ -28,7 +28,8 @@ struct sp_item {
  * (filter.h: the resample's sums), then what the source copies rows into
  * (source.h). */
 size_t sp_item_scratch(const struct sp_source *src, const struct sp_geom *g,
-                       enum sp_filter filter, size_t band_rows);
+                       const struct sp_filter_row *filter,
+                       size_t band_rows);
 
 /* sp_item_scale: IT's rows into IT->dest, read under the source's guard
  * (sp_source_guard).  An enlarge or a copy asks for the band of source

@@ -156,11 +156,10 @@ sp_status sp_job_exec(const struct sp_job *job, struct sp_report *r)
     /* A fit is an area average, whatever --filter says, and has no
      * factor (0). */
     r->filter = job->fit.width != 0 || job->fit.height != 0
-                    ? sp_filter_name(SP_FILTER_AREA)
-                    : sp_filter_name(job->filter);
+                    ? sp_filter_area.name
+                    : sp_filter_of(job->filter)->name;
     if (job->threads < 1 || job->threads > SP_THREADS_MAX ||
-        (size_t)job->filter >= sp_nfilters ||
-        !sp_filters[job->filter]->by_factor)
+        !sp_filter_of(job->filter)->by_factor)
         return fail(r, r->input, SP_E_USAGE);
 
     /* One descriptor for every image of the input, as pamscale reads them,

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cancel.h"
+#include "filter.h"
 #include "input.h"
 #include "scale.h"
 #include "write.h"
@@ -55,7 +56,8 @@ struct sp_job {
                               PPM, as a name's .pam ... ask */
     enum sp_io io;
     int factor;            /* see scale.h */
-    enum sp_filter filter;
+    const struct sp_filter_row *filter;  /* its row (filter.h); NULL: the
+                              table's first, sample (sp_filter_of) */
     struct sp_fit fit;     /* a thumbnail's box; 0 x 0: FACTOR scales */
     int no_shrink;         /* never decode a JPEG shrunk (header.h's
                               shrink-on-load): every pixel decoded */

@@ -12,11 +12,8 @@
 #include "resample.h"
 
 /* CHOICE rows read and write their field as an int. */
-_Static_assert(sizeof(enum sp_filter) == sizeof(int), "enum sp_filter");
 _Static_assert(sizeof(enum sp_io) == sizeof(int), "enum sp_io");
 
-static const char *const filters[] = {"sample", "box", NULL};
-static const int filter_values[] = {SP_FILTER_SAMPLE, SP_FILTER_BOX};
 static const char *const ios[] = {"auto", "read", "mmap", "pread", NULL};
 static const int io_values[] = {SP_IO_AUTO, SP_IO_READ, SP_IO_MMAP,
                                 SP_IO_PREAD};
@@ -24,14 +21,6 @@ static const char *const orients[] = {"auto", "none", NULL};
 static const int orient_values[] = {0, 1};
 static const char *const subsamples[] = {"444", "422", "420", NULL};
 static const int subsample_values[] = {444, 422, 420};
-/* The outputs' extensions, as an output's name spells them (write.c). */
-static const char *const formats[] = {"pnm", "ppm", "pgm", "pbm", "pam",
-                                      "png", "jpg", "jpeg", "bmp", "tga",
-                                      NULL};
-static const int format_values[] = {SP_OUT_PNM, SP_OUT_PNM, SP_OUT_PNM,
-                                    SP_OUT_PNM, SP_OUT_PNM, SP_OUT_PNG,
-                                    SP_OUT_JPEG, SP_OUT_JPEG, SP_OUT_BMP,
-                                    SP_OUT_TGA};
 
 #define FIELD(f) offsetof(struct sp_job, f)
 
@@ -49,8 +38,8 @@ static const struct sp_param table[] = {
      .help = "a fit N high, the width from the aspect"},
     {.name = "enlarge", .type = SP_PARAM_FLAG, .field = FIELD(fit.enlarge),
      .help = "fit: enlarge an image smaller than the box"},
-    {.name = "filter", .type = SP_PARAM_CHOICE, .names = filters,
-     .values = filter_values, .field = FIELD(filter), .def = "sample",
+    {.name = "filter", .type = SP_PARAM_FILTER, .field = FIELD(filter),
+     .def = "sample",
      .help = "a reduce samples a pixel a block, or its mean"},
     {.name = "no-shrink-on-load", .type = SP_PARAM_FLAG,
      .field = FIELD(no_shrink), .needs = SP_PARAMS_DECODE,
@@ -59,8 +48,8 @@ static const struct sp_param table[] = {
      .values = orient_values, .field = FIELD(no_orient), .def = "auto",
      .help = "turn a photo upright by its EXIF orientation, or keep it "
              "as stored (none)"},
-    {.name = "format", .type = SP_PARAM_NAME, .names = formats,
-     .values = format_values, .field = SP_PARAM_FORMAT, .def = "pnm",
+    {.name = "format", .type = SP_PARAM_NAME, .field = SP_PARAM_FORMAT,
+     .def = "pnm",
      .help = "the output's format, as an extension"},
     {.name = "quality", .type = SP_PARAM_INT, .lo = 1, .hi = 100,
      .field = FIELD(quality), .def = "90", .help = "JPEG quality"},
@@ -144,14 +133,41 @@ static int parse_side(const char *s, size_t len, size_t *out)
     return 0;
 }
 
-/* find: the index of VALUE in the row R's names (case-blind for a NAME),
- * or -1. */
+const char *sp_param_choice(const struct sp_param *r, size_t i)
+{
+    switch (r->type) {
+    case SP_PARAM_CHOICE:
+        for (size_t k = 0; r->names[k] != NULL; k++)
+            if (k == i)
+                return r->names[k];
+        return NULL;
+    case SP_PARAM_FILTER:
+        for (size_t k = 0; k < sp_nfilters; k++)
+            if (sp_filters[k]->by_factor && i-- == 0)
+                return sp_filters[k]->name;
+        return NULL;
+    case SP_PARAM_NAME:
+        for (size_t k = 0; k < sp_noutfmts; k++)
+            for (const struct sp_outext *e = sp_outfmts[k].exts;
+                 e->ext != NULL; e++)
+                if (i-- == 0)
+                    return e->ext;
+        return NULL;
+    default:
+        return NULL;
+    }
+}
+
+/* find: the index of VALUE among the row R's names (sp_param_choice;
+ * case-blind for a NAME), or -1. */
 static int find(const struct sp_param *r, const char *value)
 {
-    for (int i = 0; r->names[i] != NULL; i++)
-        if ((r->type == SP_PARAM_NAME ? strcasecmp : strcmp)(
-                value, r->names[i]) == 0)
-            return i;
+    const char *name;
+
+    for (size_t i = 0; (name = sp_param_choice(r, i)) != NULL; i++)
+        if ((r->type == SP_PARAM_NAME ? strcasecmp : strcmp)(value,
+                                                             name) == 0)
+            return (int)i;
     return -1;
 }
 
@@ -160,6 +176,7 @@ static int parse(const struct sp_param *r, struct sp_params *p,
                  struct sp_job *job, const char *value)
 {
     char *field = (char *)job + (r->field == SP_PARAM_FORMAT ? 0 : r->field);
+    const struct sp_filter_row *f;
     struct sp_fit box;
     const char *x;
     int v, i;
@@ -177,10 +194,15 @@ static int parse(const struct sp_param *r, struct sp_params *p,
             return -1;
         memcpy(field, &r->values[i], sizeof(int));
         return 0;
+    case SP_PARAM_FILTER:
+        if ((f = sp_filter_named(value)) == NULL)
+            return -1;
+        memcpy(field, &f, sizeof f);
+        return 0;
     case SP_PARAM_NAME:
         if ((i = find(r, value)) < 0)
             return -1;
-        p->format = r->names[i];
+        p->format = sp_param_choice(r, (size_t)i);
         return 0;
     case SP_PARAM_SIDE:
         return parse_side(value, strlen(value), (size_t *)(void *)field);
@@ -219,14 +241,16 @@ static sp_status expected(const struct sp_param *r, char *why)
                    SP_RESAMPLE_MAX);
     case SP_PARAM_FLAG:
         return say(why, "takes no value");
-    default:  /* CHOICE, NAME: "expected a, b or c" */
+    default:  /* CHOICE, FILTER, NAME: "expected a, b or c" */
         n = (size_t)snprintf(why, SP_PARAMS_WHY_MAX, "expected");
-        for (int i = 0; r->names[i] != NULL && n < SP_PARAMS_WHY_MAX; i++)
+        for (size_t i = 0;
+             sp_param_choice(r, i) != NULL && n < SP_PARAMS_WHY_MAX; i++)
             n += (size_t)snprintf(why + n, SP_PARAMS_WHY_MAX - n, "%s%s",
                                   i == 0 ? " "
-                                  : r->names[i + 1] == NULL ? " or "
-                                                            : ", ",
-                                  r->names[i]);
+                                  : sp_param_choice(r, i + 1) == NULL
+                                      ? " or "
+                                      : ", ",
+                                  sp_param_choice(r, i));
         return EINVAL;
     }
 }
@@ -276,6 +300,8 @@ void sp_params_init(struct sp_params *p, struct sp_job *job, unsigned allow)
             memset(field, 0, sizeof(size_t));
         else if (r->type == SP_PARAM_BOX)
             memset(field, 0, 2 * sizeof(size_t));
+        else if (r->type == SP_PARAM_FILTER)
+            memset(field, 0, sizeof(const struct sp_filter_row *));
         else if (r->type != SP_PARAM_NAME)
             memset(field, 0, sizeof(int));
         if (r->def != NULL && parse(r, p, job, r->def) != 0)
@@ -344,40 +370,58 @@ sp_status sp_params_check(const struct sp_params *p,
         return say(why, "%s: for %s, %s or %s", spell(p, "enlarge", NULL, a),
                    spell(p, "fit", NULL, b), spell(p, "width", NULL, c),
                    spell(p, "height", NULL, d));
-    if (!sp_filters[job->filter]->enlarges && job->factor > 1)
+    if (!sp_filter_of(job->filter)->enlarges && job->factor > 1)
         return say(why, "%s: for reduces only (%s with N <= -2); an "
-                   "enlarge copies each pixel", spell(p, "filter", "box", a),
+                   "enlarge copies each pixel",
+                   spell(p, "filter", sp_filter_of(job->filter)->name, a),
                    spell(p, "scale", "N", b));
     return SP_OK;
 }
 
 enum sp_outfmt sp_params_format(const struct sp_params *p)
 {
-    for (size_t i = 0; i < NROWS; i++)
-        if (table[i].field == SP_PARAM_FORMAT)
-            return (enum sp_outfmt)table[i].values[find(&table[i],
-                                                        p->format)];
-    return SP_OUT_PNM;
+    enum sp_outfmt fmt;
+
+    return sp_outfmt_ext(p->format, &fmt) != NULL ? fmt : SP_OUT_PNM;
+}
+
+/* lists: whether the format row F's encoder reads the key KEY. */
+static int lists(const struct sp_outfmt_row *f, const char *key)
+{
+    for (const char *const *k = f->keys; k != NULL && *k != NULL; k++)
+        if (strcmp(*k, key) == 0)
+            return 1;
+    return 0;
 }
 
 sp_status sp_params_suit(const struct sp_params *p, enum sp_outfmt fmt,
                          const char *out, char *why)
 {
-    static const struct {
-        const char *key, *kind;
-        enum sp_outfmt fmt;
-    } encoders[] = {{"quality", "a JPEG output (.jpg, .jpeg)", SP_OUT_JPEG},
-                    {"subsample", "a JPEG output (.jpg, .jpeg)", SP_OUT_JPEG},
-                    {"compression", "a PNG output (.png)", SP_OUT_PNG}};
-    char a[40], b[48];
+    char a[40], b[48], kind[64];
 
     if (out == NULL)
         out = spell(p, "format", p->format, b);
-    for (size_t i = 0; i < sizeof encoders / sizeof *encoders; i++)
-        if (sp_params_given(p, encoders[i].key) && fmt != encoders[i].fmt)
-            return say(why, "%s: for %s, and %s is not one",
-                       spell(p, encoders[i].key, NULL, a), encoders[i].kind,
-                       out);
+    for (size_t i = 0; i < NROWS; i++) {
+        const struct sp_outfmt_row *f = NULL;
+        size_t n;
+
+        if (!(p->given & 1u << i) || lists(&sp_outfmts[fmt], table[i].name))
+            continue;
+        for (size_t k = 0; k < sp_noutfmts && f == NULL; k++)
+            if (lists(&sp_outfmts[k], table[i].name))
+                f = &sp_outfmts[k];
+        if (f == NULL)
+            continue;  /* not an encoder's key */
+        /* "a JPEG output (.jpg, .jpeg)": the format that reads it */
+        n = (size_t)snprintf(kind, sizeof kind, "a %s output (", f->name);
+        for (const struct sp_outext *e = f->exts;
+             e->ext != NULL && n < sizeof kind; e++)
+            n += (size_t)snprintf(kind + n, sizeof kind - n, "%s.%s%s",
+                                  e == f->exts ? "" : ", ", e->ext,
+                                  e[1].ext != NULL ? "" : ")");
+        return say(why, "%s: for %s, and %s is not one",
+                   spell(p, table[i].name, NULL, a), kind, out);
+    }
     return SP_OK;
 }
 
@@ -394,6 +438,9 @@ static const char *value(const struct sp_param *r, const struct sp_params *p,
     switch (r->type) {
     case SP_PARAM_NAME:
         return p->format;
+    case SP_PARAM_FILTER:
+        return sp_filter_of(*(const struct sp_filter_row *const *)(
+                                const void *)field)->name;
     case SP_PARAM_SIDE:
         memcpy(&side, field, sizeof side);
         snprintf(buf, 48, "%zu", side);

@@ -21,8 +21,12 @@
 enum sp_param_type {
     SP_PARAM_INT,     /* a decimal int in [LO, HI] ('-' or a digit first) */
     SP_PARAM_CHOICE,  /* one of NAMES (exact), VALUES' int at its index */
-    SP_PARAM_NAME,    /* one of NAMES, case-blind, the table's spelling
-                         kept: the format's (struct sp_params' FORMAT) */
+    SP_PARAM_FILTER,  /* a filter's name (exact), of a row of filter.h's
+                         table that reduces by a factor: the field its
+                         row */
+    SP_PARAM_NAME,    /* an extension of a row of outfmt.h's table,
+                         case-blind, the table's spelling kept: the
+                         format's (struct sp_params' FORMAT) */
     SP_PARAM_SIDE,    /* a side, 1 to SP_RESAMPLE_MAX pixels (a size_t) */
     SP_PARAM_BOX,     /* WxH, two sides (a struct sp_fit's width and
                          height) */
@@ -54,7 +58,9 @@ struct sp_param {
     enum sp_param_type type;
     long lo, hi;            /* INT: the range */
     int nonzero;            /* INT: 0 refused */
-    const char *const *names;  /* CHOICE, NAME: NULL-terminated */
+    const char *const *names;  /* CHOICE: NULL-terminated (a FILTER's
+                                  and a NAME's are their tables':
+                                  sp_param_choice) */
     const int *values;      /* CHOICE: the int each name sets */
     size_t field;           /* offsetof(struct sp_job, ...), or
                                SP_PARAM_FORMAT */
@@ -86,6 +92,11 @@ struct sp_params {
 /* sp_params_row: the table's row I (0, 1, ... in the canonical form's
  * order), NULL past the last. */
 const struct sp_param *sp_params_row(size_t i);
+
+/* sp_param_choice: the Ith value the row R takes by name (a CHOICE's
+ * NAMES, a FILTER's filters, a NAME's extensions, each in its table's
+ * order), NULL past the last and for a row that takes no name. */
+const char *sp_param_choice(const struct sp_param *r, size_t i);
 
 /* sp_params_init: P for a front that takes ALLOW (SP_PARAMS_*), no key
  * given, and every key's field of JOB at its default (its other fields
@@ -123,7 +134,9 @@ sp_status sp_params_check(const struct sp_params *p,
                           const struct sp_job *job, char *why);
 
 /* sp_params_suit: whether the encoder's keys given apply to an output of
- * format FMT: quality and subsample to JPEG, compression to PNG.  OUT
+ * format FMT: each key a format's row lists (outfmt.h's KEYS: quality and
+ * subsample JPEG's, compression PNG's) given only for a format that
+ * lists it.  OUT
  * names the output in the message (the command line's file, "standard
  * output"); NULL: the format key names it (a query).  Returns 0, or
  * EINVAL with WHY (SP_PARAMS_WHY_MAX) saying which. */

@@ -29,12 +29,12 @@ static size_t item_rows(size_t budget, size_t orow, size_t oh,
     return rows < share ? rows : share;
 }
 
-const struct sp_filter_row *sp_plan_filter(const struct sp_geom *g,
-                                           enum sp_filter filter)
+const struct sp_filter_row *sp_plan_filter(
+    const struct sp_geom *g, const struct sp_filter_row *filter)
 {
     if (g->resample)
-        return sp_filters[SP_FILTER_AREA];
-    return g->factor < -1 ? sp_filters[filter] : NULL;
+        return &sp_filter_area;
+    return g->factor < -1 ? sp_filter_of(filter) : NULL;
 }
 
 void sp_plan_scaling(const struct sp_geom *g, struct sp_scaling *s)
@@ -115,7 +115,7 @@ size_t sp_plan_first_row(const struct sp_plan *p, size_t y)
     return g->factor > 1 ? y / (size_t)g->factor : y;
 }
 
-void sp_plan_type(const struct sp_geom *g, enum sp_filter filter,
+void sp_plan_type(const struct sp_geom *g, const struct sp_filter_row *filter,
                   const struct sp_image *src, struct sp_image *out)
 {
     const struct sp_filter_row *f = sp_plan_filter(g, filter);
@@ -125,7 +125,7 @@ void sp_plan_type(const struct sp_geom *g, enum sp_filter filter,
     if (f != NULL)
         f->type(src, &s, out);
     else
-        sp_scale_type(src, g->factor, filter, out);
+        sp_scale_type(src, g->factor, SP_REDUCE_SAMPLE, out);
 }
 
 /* HUGE_PAGE: the size of a transparent huge page on x86-64 and arm64

@@ -27,7 +27,7 @@
 
 struct sp_plan {
     struct sp_geom geom; /* the image's (job_types.h) */
-    enum sp_filter filter;  /* the job's (filter.h) */
+    const struct sp_filter_row *filter;  /* the job's (filter.h) */
     size_t out_height;
     size_t rows;         /* output rows an item (the last may have fewer) */
     unsigned times;      /* each chunk row is written TIMES times: an
@@ -64,18 +64,19 @@ void sp_plan_item(const struct sp_plan *p, size_t item, size_t *y0,
 size_t sp_plan_first_row(const struct sp_plan *p, size_t y);
 
 /* sp_plan_filter: the filter G's rows are made by (filter.h): the area
- * average of a resample, FILTER's row for a reduce; NULL for an enlarge
- * or a copy, which no filter makes (scale.h). */
-const struct sp_filter_row *sp_plan_filter(const struct sp_geom *g,
-                                           enum sp_filter filter);
+ * average of a resample, FILTER's row (sp_filter_of) for a reduce; NULL
+ * for an enlarge or a copy, which no filter makes (scale.h). */
+const struct sp_filter_row *sp_plan_filter(
+    const struct sp_geom *g, const struct sp_filter_row *filter);
 
 /* sp_plan_scaling: G's sizes and factor as a filter takes them. */
 void sp_plan_scaling(const struct sp_geom *g, struct sp_scaling *s);
 
 /* sp_plan_type: the type of the rows G makes from a source of SRC's type
  * with FILTER, into OUT (its width and height are the caller's): the
- * filter's (sp_plan_filter), or sp_scale_type()'s. */
-void sp_plan_type(const struct sp_geom *g, enum sp_filter filter,
+ * filter's (sp_plan_filter), or an enlarge's or a copy's (sp_scale_type:
+ * the source's). */
+void sp_plan_type(const struct sp_geom *g, const struct sp_filter_row *filter,
                   const struct sp_image *src, struct sp_image *out);
 
 /* The work's memory: SLOTS chunks of CHUNK bytes, then THREADS scratch

@@ -126,7 +126,7 @@ static sp_status factor(const struct sp_policy *p, struct sp_header *hdr,
     sp_status st;
 
     if (n < -1 && n >= -SP_SCALE_MAX &&
-        sp_filters[p->job->filter]->shrinks && !p->job->no_shrink &&
+        sp_filter_of(p->job->filter)->shrinks && !p->job->no_shrink &&
         hdr->shrink_max > 1)
         hdr->shrink = shrink_for(hdr->shrink_max, 1, 1, 1, 1,
                                  (size_t)-(long long)n);

@@ -41,7 +41,7 @@ struct sp_report {
                                     "callback"; output NULL: none,
                                     --no-output) */
     int factor;
-    const char *filter;          /* sp_filter_name()'s */
+    const char *filter;          /* its filter row's name (filter.h) */
     int skipped;               /* --skip-existing: the output was there,
                                   whole, and nothing ran */
     int in_batch;              /* a file of a batch (batch.h): the three

@@ -13,11 +13,6 @@
 
 #include "image.h"
 
-/* The filters, each the index of its row.  SAMPLE and BOX reduce by a
- * whole factor (-s N, N <= -2); AREA, the area average of resample.h,
- * scales any size to any size (--fit). */
-enum sp_filter { SP_FILTER_SAMPLE, SP_FILTER_BOX, SP_FILTER_AREA };
-
 /* What a filter's rows are made for: IN_WIDTH x IN_HEIGHT source pixels
  * to OUT_WIDTH x OUT_HEIGHT, by FACTOR (scale.h's, N <= -2 for a reduce
  * by N; 1 for a scale to any size). */
@@ -63,23 +58,29 @@ struct sp_filter_row {
                  void *scratch, unsigned char *out);
 };
 
-/* The rows, by enum sp_filter, and how many. */
+/* The rows, and how many: a job names its filter by its row (a
+ * pointer), never by an index or a constant of its own, so a row is all
+ * a filter adds.  The first is a job's default (sample). */
 extern const struct sp_filter_row *const sp_filters[];
 extern const size_t sp_nfilters;
 
-/* The rows themselves, each in its kernel's file: scale.c, resample.c. */
+/* The rows themselves, each in its kernel's file: scale.c's sample and
+ * box reduce by a whole factor (-s N, N <= -2); resample.c's area, the
+ * area average, scales any size to any size (--fit). */
 extern const struct sp_filter_row sp_filter_sample, sp_filter_box,
     sp_filter_area;
 
-/* sp_filter_name: FILTER's row's name ("sample", "box", "area"). */
-const char *sp_filter_name(enum sp_filter filter);
+/* sp_filter_of: the filter a job whose field holds F scales by: F, or
+ * for NULL (a job's zero) the table's first row, sample.  Inline: the
+ * items ask it row by row, as cheaply as the index they read before. */
+static inline const struct sp_filter_row *
+sp_filter_of(const struct sp_filter_row *f)
+{
+    return f != NULL ? f : sp_filters[0];
+}
 
-/* sp_filter_named: the filter --filter NAME asks for (a row by_factor)
- * into *FILTER: 0, or -1 when none is. */
-int sp_filter_named(const char *name, enum sp_filter *filter);
-
-/* sp_filter_names: into BUF (LEN bytes) the names --filter takes, as
- * "sample or box", for a usage message. */
-void sp_filter_names(char *buf, size_t len);
+/* sp_filter_named: the row --filter NAME asks for (one by_factor), or
+ * NULL when none is. */
+const struct sp_filter_row *sp_filter_named(const char *name);
 
 #endif

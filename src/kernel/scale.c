@@ -1,4 +1,5 @@
 #include "scale.h"
+#include "filter.h"
 #include "scale_bits.h"
 
 #include <stdint.h>
@@ -8,10 +9,10 @@
 #include "sample.h"
 
 void sp_scale_type(const struct sp_image *src, int factor,
-                   enum sp_filter filter, struct sp_image *out)
+                   enum sp_reduce reduce, struct sp_image *out)
 {
     *out = *src;
-    if (src->packed && factor < -1 && filter == SP_FILTER_BOX) {
+    if (src->packed && factor < -1 && reduce == SP_REDUCE_BOX) {
         out->packed = 0;
         out->maxval = 255;
         out->magic = '5';
@@ -313,7 +314,7 @@ static void box_rows(const struct sp_image *src, size_t n, size_t ow,
 }
 
 void sp_scale_rows(const struct sp_image *src, int factor,
-                   enum sp_filter filter, size_t y0, size_t y1,
+                   enum sp_reduce reduce, size_t y0, size_t y1,
                    unsigned char *out)
 {
     const size_t n = magnitude(factor);
@@ -323,10 +324,10 @@ void sp_scale_rows(const struct sp_image *src, int factor,
     const size_t orow = ow * p;
 
     if (src->packed) {
-        sp_scale_bits(src, factor, filter == SP_FILTER_BOX, y0, y1, out);
+        sp_scale_bits(src, factor, reduce == SP_REDUCE_BOX, y0, y1, out);
         return;
     }
-    if (factor < -1 && filter == SP_FILTER_BOX) {
+    if (factor < -1 && reduce == SP_REDUCE_BOX) {
         box_rows(src, n, ow, y0, y1, out);
         return;
     }
@@ -391,20 +392,20 @@ static size_t no_scratch(const struct sp_image *src,
 static void sample_type(const struct sp_image *src,
                         const struct sp_scaling *s, struct sp_image *out)
 {
-    sp_scale_type(src, s->factor, SP_FILTER_SAMPLE, out);
+    sp_scale_type(src, s->factor, SP_REDUCE_SAMPLE, out);
 }
 
 static void box_type(const struct sp_image *src, const struct sp_scaling *s,
                      struct sp_image *out)
 {
-    sp_scale_type(src, s->factor, SP_FILTER_BOX, out);
+    sp_scale_type(src, s->factor, SP_REDUCE_BOX, out);
 }
 
-/* reduce_rows: rows [Y0, Y1) of a reduce with FILTER, whose spans SPAN
+/* reduce_rows: rows [Y0, Y1) of a reduce with REDUCE, whose spans SPAN
  * gives, each from a view of BAND holding its span alone. */
 static void reduce_rows(const struct sp_image *band, size_t band_y0,
                         const struct sp_scaling *s, size_t y0, size_t y1,
-                        enum sp_filter filter,
+                        enum sp_reduce reduce,
                         void (*span)(const struct sp_scaling *, size_t,
                                      size_t *, size_t *),
                         unsigned char *out)
@@ -412,7 +413,7 @@ static void reduce_rows(const struct sp_image *band, size_t band_y0,
     struct sp_image type;
     size_t orow;
 
-    sp_scale_type(band, s->factor, filter, &type);
+    sp_scale_type(band, s->factor, reduce, &type);
     orow = sp_image_row_bytes(&type, s->out_width);
     for (size_t y = y0; y < y1; y++, out += orow) {
         struct sp_image view = *band;
@@ -421,7 +422,7 @@ static void reduce_rows(const struct sp_image *band, size_t band_y0,
         span(s, y, &r0, &r1);
         view.pixels = band->pixels + (r0 - band_y0) * band->stride;
         view.height = r1 - r0;
-        sp_scale_rows(&view, s->factor, filter, 0, 1, out);
+        sp_scale_rows(&view, s->factor, reduce, 0, 1, out);
     }
 }
 
@@ -430,7 +431,7 @@ static void sample_rows(const struct sp_image *band, size_t band_y0,
                         void *scratch, unsigned char *out)
 {
     (void)scratch;
-    reduce_rows(band, band_y0, s, y0, y1, SP_FILTER_SAMPLE, sample_span,
+    reduce_rows(band, band_y0, s, y0, y1, SP_REDUCE_SAMPLE, sample_span,
                 out);
 }
 
@@ -439,7 +440,7 @@ static void box_filter_rows(const struct sp_image *band, size_t band_y0,
                             size_t y1, void *scratch, unsigned char *out)
 {
     (void)scratch;
-    reduce_rows(band, band_y0, s, y0, y1, SP_FILTER_BOX, box_span, out);
+    reduce_rows(band, band_y0, s, y0, y1, SP_REDUCE_BOX, box_span, out);
 }
 
 const struct sp_filter_row sp_filter_sample = {

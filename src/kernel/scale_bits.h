@@ -11,7 +11,7 @@
 #include "image.h"
 
 /* sp_scale_bits: sp_scale_rows() (scale.h) for a packed SRC, BOX nonzero
- * for SP_FILTER_BOX.  Takes the filter as a flag, not scale.h's enum, so
+ * for SP_REDUCE_BOX.  Takes the reduce as a flag, not scale.h's enum, so
  * that scale_bits depends on image.h only and scale.c alone on it: no
  * include cycle between the two. */
 void sp_scale_bits(const struct sp_image *src, int factor, int box,

@@ -14,7 +14,10 @@
 #include "image.h"
 #include "status.h"
 
-/* The formats: each the index of its row. */
+/* The formats: each the index of its row.  The first, PNM, is the zero a
+ * job defaults to; the others are named only by their own encoders'
+ * files (write_png_seg.c, write_stb.c) and by tests: what a format is
+ * and does, the rest of the code asks its row. */
 enum sp_outfmt { SP_OUT_PNM, SP_OUT_PNG, SP_OUT_JPEG, SP_OUT_BMP, SP_OUT_TGA };
 
 /* An extension an output's name may end in (lower case), the type of
@@ -47,6 +50,16 @@ struct sp_outfmt_row {
     /* whole: whether F, SIZE bytes that start with HEAD (6 bytes), is a
      * whole file of it, as scaleppm writes them (sp_output_whole). */
     int (*whole)(FILE *f, off_t size, const unsigned char *head);
+    /* keys: the job's keys (params.h) its encoder reads, NULL-ended
+     * (JPEG's quality and subsample, PNG's compression): given for a
+     * format that lists none of them, refused; NULL: none. */
+    const char *const *keys;
+    /* netpbm: the netpbm family (PNM): the output writes each image's
+     * header itself (sp_header_write), so that a file holds several
+     * images and its rows go to a pipe as they are (splice), in the type
+     * the job asks for (an extension's WANT: .pgm, .pam ...); 0: one
+     * image, which its encoder takes in a type of its own (SP_WANT_STB). */
+    int netpbm;
 };
 
 /* The rows, by enum sp_outfmt. */

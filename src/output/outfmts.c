@@ -255,12 +255,16 @@ static const struct sp_outext bmp_exts[] = {
 static const struct sp_outext tga_exts[] = {
     {"tga", SP_WANT_STB, "image/x-tga"}, {NULL, SP_WANT_KEEP, NULL}};
 
+static const char *const png_keys[] = {"compression", NULL};
+static const char *const jpeg_keys[] = {"quality", "subsample", NULL};
+
 const struct sp_outfmt_row sp_outfmts[] = {
-    [SP_OUT_PNM] = {"PNM", pnm_exts, 1, NULL, pnm_put, NULL, pnm_whole},
+    [SP_OUT_PNM] = {"PNM", pnm_exts, 1, NULL, pnm_put, NULL, pnm_whole,
+                    .netpbm = 1},
     [SP_OUT_PNG] = {"PNG", png_exts, 1, &sp_stream_png, NULL, png_fits,
-                    png_whole},
+                    png_whole, png_keys},
     [SP_OUT_JPEG] = {"JPEG", jpeg_exts, 1, &sp_stream_jpeg, NULL, jpeg_fits,
-                     jpeg_whole},
+                     jpeg_whole, jpeg_keys},
     [SP_OUT_BMP] = {"BMP", bmp_exts, 0, NULL, sp_stb_put, bmp_fits,
                     bmp_whole},
     [SP_OUT_TGA] = {"TGA", tga_exts, 0, NULL, sp_stb_put, tga_fits,
@@ -305,7 +309,7 @@ sp_status sp_outfmt_for(const char *path, enum sp_outfmt *fmt,
         return SP_OK;
     if ((e = sp_outfmt_ext(ext, fmt)) == NULL)
         return SP_E_OUTFORMAT;
-    if (want != NULL && *fmt == SP_OUT_PNM)
+    if (want != NULL && sp_outfmts[*fmt].netpbm)
         *want = e->want;
     return SP_OK;
 }

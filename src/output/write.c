@@ -31,7 +31,7 @@ sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
         return SP_E_OUTFORMAT;
     }
     o->fmt = fmt;
-    o->want = fmt == SP_OUT_PNM ? want : SP_WANT_STB;
+    o->want = sp_outfmts[fmt].netpbm ? want : SP_WANT_STB;
     o->compression = -1;
     o->stream = sp_outfmts[o->fmt].stream;
     /* Refused before the file exists, and before anything is scaled. */
@@ -42,8 +42,8 @@ sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
     if (st != SP_OK)
         return st;
     st = sp_target_open(&o->to, t, nowait, why);
-    o->splice = o->fmt == SP_OUT_PNM && o->to.pipe;
-    if (st == SP_OK && o->fmt == SP_OUT_PNM) {
+    o->splice = sp_outfmts[o->fmt].netpbm && o->to.pipe;
+    if (st == SP_OK && sp_outfmts[o->fmt].netpbm) {
         errno = 0;
         st = sp_header_write(o->to.f, &o->type, why);
     }
@@ -58,7 +58,7 @@ sp_status sp_output_next(struct sp_output *o, const struct sp_image *layout,
     sp_status st;
 
     why[0] = '\0';
-    if (o->fmt != SP_OUT_PNM) {
+    if (!sp_outfmts[o->fmt].netpbm) {
         snprintf(why, SP_WHY_MAX, "the input holds more than one image and "
                  "this format holds one (write PNM, or split the input with "
                  "pamsplit)");

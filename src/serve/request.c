@@ -37,30 +37,21 @@ sp_status sp_serve_ask_set(struct sp_serve_ask *ask, const char *key,
 
 sp_status sp_serve_ask_check(struct sp_serve_ask *ask, const char **why)
 {
-    const struct sp_job *job = &ask->job;
+    struct sp_job *job = &ask->job;
+    const struct sp_outext *e;
 
     *why = ask->why;
     if (sp_params_check(&ask->params, job, ask->why) != SP_OK ||
         sp_params_suit(&ask->params, sp_params_format(&ask->params), NULL,
                        ask->why) != SP_OK)
         return EINVAL;
-    ask->factor = job->factor;
-    ask->filter = job->filter;
-    ask->ext = ask->params.format;
-    ask->fit = job->fit;
-    ask->quality = job->quality;
-    ask->compression = job->compression;
-    ask->subsample = job->subsample;
-    ask->io = job->io;
-    {
-        const struct sp_outext *e = sp_outfmt_ext(ask->ext, &ask->fmt);
-
-        if (e == NULL)
-            ask->fmt = SP_OUT_PNM;
-        /* a PNM's type as its extension names it; the others' none */
-        ask->pnm_type = e != NULL && ask->fmt == SP_OUT_PNM ? e->want
-                                                            : SP_WANT_KEEP;
-    }
+    e = sp_outfmt_ext(ask->params.format, &job->fmt);
+    if (e == NULL)
+        job->fmt = SP_OUT_PNM;
+    /* a PNM's type as its extension names it; the others' none */
+    job->pnm_type = e != NULL && sp_outfmts[job->fmt].netpbm
+                        ? e->want
+                        : SP_WANT_KEEP;
     return SP_OK;
 }
 

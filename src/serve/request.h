@@ -12,28 +12,20 @@
 #include "input_types.h"
 #include "job_types.h"
 #include "params.h"
-#include "scale.h"
 #include "status.h"
 
 /* What the query asks for: a job's keys (params.h), the command line's
  * long options by the same names, and the load path (io=) where the
- * server allows one. */
+ * server allows one.  The server's job is JOB, its input, output and
+ * limits added (server.c). */
 struct sp_serve_ask {
-    struct sp_job job;        /* the keys' fields, as params.h sets them */
-    struct sp_params params;  /* the keys given, and the format */
+    struct sp_job job;        /* the keys' fields, as params.h sets them;
+                                 FMT and PNM_TYPE as format= names them
+                                 (sp_serve_ask_check) */
+    struct sp_params params;  /* the keys given, and format='s extension
+                                 (FORMAT: static, lower case; "pnm", the
+                                 input's own type, by default) */
     char why[SP_PARAMS_WHY_MAX];  /* the last refusal's phrase */
-    /* What the server's job is made of (server.c), copied from JOB and
-     * PARAMS by sp_serve_ask_check, each key's effective value: */
-    int factor;            /* scale=N (s=N) */
-    enum sp_filter filter;
-    const char *ext;       /* format=EXT, static, lower case; "pnm" (the
-                              input's own type) by default */
-    struct sp_fit fit;     /* fit=, width=, height=, enlarge; 0 x 0: no
-                              fit */
-    int quality, compression, subsample;
-    enum sp_io io;
-    enum sp_outfmt fmt;    /* the format EXT names, and a PNM's type */
-    enum sp_want pnm_type;
 };
 
 /* SP_SERVE_PAIRS_MAX: the pairs a query may hold (past it, 431): more
@@ -61,12 +53,12 @@ sp_status sp_serve_ask_set(struct sp_serve_ask *ask, const char *key,
 
 /* sp_serve_ask_check: what the keys ask together, as the command line
  * checks them (sp_params_check, and sp_params_suit against format=),
- * then ASK's copies of the job's fields made.  Returns 0, or EINVAL with
- * *WHY (ASK's). */
+ * then the job's format and PNM type set from format=.  Returns 0, or
+ * EINVAL with *WHY (ASK's). */
 sp_status sp_serve_ask_check(struct sp_serve_ask *ask, const char **why);
 
 /* sp_serve_media_type: the Content-Type of an output with extension EXT
- * (as ASK's). */
+ * (as ASK's format=). */
 const char *sp_serve_media_type(const char *ext);
 
 /* SP_ETAG_MAX: room for an ETag, its quotes and NUL. */

@@ -36,9 +36,10 @@ static const char *key_value(const struct sp_param *r, char *buf)
         snprintf(buf, 64, "=%ld..%ld", r->lo, r->hi);
         return buf;
     case SP_PARAM_CHOICE:
-        for (int i = 0; r->names[i] != NULL && n < 64; i++)
+    case SP_PARAM_FILTER:
+        for (size_t i = 0; sp_param_choice(r, i) != NULL && n < 64; i++)
             n += (size_t)snprintf(buf + n, 64 - n, "%c%s", i ? '|' : '=',
-                                  r->names[i]);
+                                  sp_param_choice(r, i));
         return buf;
     case SP_PARAM_NAME:
         return "=EXT";

@@ -294,7 +294,7 @@ static enum MHD_Result answer_job(struct req *r)
         return MHD_NO;
     r->out = NULL;  /* the response's now */
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                            sp_serve_media_type(r->ask.ext));
+                            sp_serve_media_type(r->ask.params.format));
     if (r->timing[0] != '\0')
         MHD_add_response_header(resp, "Server-Timing", r->timing);
     add_validators(r, resp);
@@ -356,7 +356,6 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
     struct sp_header hdr;
     struct sp_load_info info;
     struct sp_src in = sp_src_fd(r->in_fd);
-    enum sp_outfmt fmt;
     int held, stb;
     sp_status st;
 
@@ -364,7 +363,7 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
         return st;
     memset(&hdr, 0, sizeof hdr);
     memset(&info, 0, sizeof info);
-    st = sp_input_next(&input, r->ask.io, peek_accept, &hdr, &info);
+    st = sp_input_next(&input, r->ask.job.io, peek_accept, &hdr, &info);
     sp_input_close(&input);
     if (st != ECANCELED) {
         snprintf(r->why, sizeof r->why, "%s", info.why);
@@ -372,15 +371,14 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
     }
     /* a codec that holds its raster whole (JPEG, PNG) decodes it into
      * memory, as the read path and a plain PNM do */
-    held = r->ask.io == SP_IO_READ || hdr.plain || info.codec == NULL ||
+    held = r->ask.job.io == SP_IO_READ || hdr.plain || info.codec == NULL ||
            info.codec->whole;
     /* a format that takes the whole image (BMP, TGA) has it built whole
      * in memory */
-    stb = sp_outfmt_ext(r->ask.ext, &fmt) != NULL &&
-          !sp_output_is_streamed(fmt);
-    *cost = sp_serve_cost(&hdr, r->ask.factor, &r->ask.fit, held, stb,
-                          r->srv->cfg.threads);
-    r->body = sp_serve_body(&hdr, r->ask.factor, &r->ask.fit);
+    stb = !sp_output_is_streamed(r->ask.job.fmt);
+    *cost = sp_serve_cost(&hdr, r->ask.job.factor, &r->ask.job.fit, held,
+                          stb, r->srv->cfg.threads);
+    r->body = sp_serve_body(&hdr, r->ask.job.factor, &r->ask.job.fit);
     return SP_OK;
 }
 
@@ -460,18 +458,14 @@ static void run_job(struct req *r)
     struct sp_server *srv = r->srv;
     struct sp_report report;
     struct stat after;
-    struct sp_job job = {
-        .in = sp_src_fd(r->in_fd), .out = sp_target_memory(&r->out, &r->out_len),
-        .fmt = r->ask.fmt, .pnm_type = r->ask.pnm_type,
-        .io = r->ask.io, .factor = r->ask.factor,
-        .filter = r->ask.filter, .fit = r->ask.fit,
-        .no_orient = r->ask.job.no_orient,
-        .threads = srv->cfg.threads, .max_pixels = srv->cfg.max_pixels,
-        .quality = r->ask.quality, .subsample = r->ask.subsample,
-        .compression_set = r->ask.compression >= 0,
-        .compression = r->ask.compression, .open_nowait = 1};
-
+    struct sp_job job = r->ask.job;
     int slot = -1;
+
+    job.in = sp_src_fd(r->in_fd);
+    job.out = sp_target_memory(&r->out, &r->out_len);
+    job.threads = srv->cfg.threads;
+    job.max_pixels = srv->cfg.max_pixels;
+    job.open_nowait = 1;
 
     if ((r->st = may_begin(r)) != SP_OK) {
         close(r->in_fd);

@@ -254,7 +254,7 @@ static sp_status run_job(const char *in, const char *out, enum sp_io io,
         .out = sp_target_path(out),
         .io = io,
         .factor = plan.factor,
-        .filter = SP_FILTER_BOX,
+        .filter = &sp_filter_box,
         .threads = plan.threads,
         .max_pixels = (uint64_t)1 << 20,
         .chunk_bytes = 4096,  /* several items, so writev runs mid-scale */

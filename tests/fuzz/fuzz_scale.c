@@ -47,7 +47,7 @@
 /* The job an input asks for. */
 struct params {
     int factor;
-    enum sp_filter filter;
+    const struct sp_filter_row *filter;
     unsigned threads[2];  /* of the jobs by fx_io[0], [2], ... and by
                              fx_io[1], [3], ... */
     const char *ext;      /* output format, by extension */
@@ -77,7 +77,7 @@ static struct params pick(const uint8_t *data, size_t size)
     int f = (int)(h % 16);  /* 0..15 -> -8..-1, 1..8 */
 
     p.factor = f < 8 ? f - 8 : f - 7;
-    p.filter = (h >> 4) & 1 ? SP_FILTER_BOX : SP_FILTER_SAMPLE;
+    p.filter = (h >> 4) & 1 ? &sp_filter_box : &sp_filter_sample;
     p.threads[0] = 1 + (unsigned)((h >> 5) & 3);
     p.threads[1] = 1 + (unsigned)((h >> 7) & 3);
     p.ext = exts[(h >> 9) & 7];
@@ -137,8 +137,8 @@ static unsigned get(const struct sp_image *img, size_t x, size_t y,
 /* ref_sample: sample C of output pixel (X, Y) as scale.h defines it,
  * one sample at a time and independent of src/scale.c. */
 static unsigned ref_sample(const struct sp_image *src, int factor,
-                           enum sp_filter filter, size_t x, size_t y,
-                           unsigned c)
+                           const struct sp_filter_row *filter, size_t x,
+                           size_t y, unsigned c)
 {
     size_t n = (size_t)(factor < 0 ? -factor : factor);
     size_t x1, y1;
@@ -148,7 +148,7 @@ static unsigned ref_sample(const struct sp_image *src, int factor,
         return get(src, x, y, c);
     if (factor > 0)
         return get(src, x / n, y / n, c);
-    if (filter == SP_FILTER_SAMPLE)
+    if (filter == &sp_filter_sample)
         return get(src, x * n, y * n, c);
     x1 = x * n + n < src->width ? x * n + n : src->width;
     y1 = y * n + n < src->height ? y * n + n : src->height;
@@ -192,7 +192,10 @@ static void check_pnm(const char *in_path, const struct params *p,
     SP_FUZZ_CHECK(sp_load(in_path, SP_IO_READ, &src, &info) == SP_OK);
     SP_FUZZ_CHECK(sp_scale_size(src.width, src.height, p->factor, &ow,
                                 &oh) == SP_OK);
-    sp_scale_type(&src, p->factor, p->filter, &type);
+    sp_scale_type(&src, p->factor,
+                  p->filter == &sp_filter_box ? SP_REDUCE_BOX
+                                              : SP_REDUCE_SAMPLE,
+                  &type);
     SP_FUZZ_CHECK(!hdr.plain && hdr.channels == type.channels);
     SP_FUZZ_CHECK(hdr.packed == type.packed);
     SP_FUZZ_CHECK(hdr.width == ow && hdr.height == oh);
@@ -209,7 +212,7 @@ static void check_pnm(const char *in_path, const struct params *p,
      * of the reduce), not from the full decode: fit_test.sh bounds that
      * difference; here its size and type are checked, its pixels not. */
     shrunk = info.codec == sp_decode_named("jpeg") &&
-             p->filter == SP_FILTER_BOX && p->factor < 0 &&
+             p->filter == &sp_filter_box && p->factor < 0 &&
              -p->factor % 2 == 0;
     for (size_t y = 0; !shrunk && y < oh; y++)
         for (size_t x = 0; x < ow; x++)
@@ -432,7 +435,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (getenv("SP_FUZZ_VERBOSE") != NULL)
         fprintf(stderr, "scaleppm --io pread|read|mmap --factor %d "
                 "--filter %s --threads %u|%u (out .%s; /dev/null by %s)\n",
-                p.factor, sp_filter_name(p.filter), p.threads[0],
+                p.factor, sp_filter_of(p.filter)->name, p.threads[0],
                 p.threads[1], p.ext, sp_io_name(p.null_io));
     fds = count_entries("/proc/self/fd");
     fd = memfd_create("sp_fuzz_in", MFD_CLOEXEC);

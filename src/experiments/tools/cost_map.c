@@ -302,7 +302,7 @@ sp_status sp_cost_reduce(const struct sp_cost_env *env, double *out)
         for (size_t y = 0; y < rows; y++) {
             struct sp_image band = row_view(env->buf + y * n * ROW_PX * 3);
 
-            sp_scale_rows(&band, -by[k], SP_FILTER_SAMPLE, 0, 1,
+            sp_scale_rows(&band, -by[k], SP_REDUCE_SAMPLE, 0, 1,
                           env->buf2 + y * px * 3);
         }
         out[k] = (double)(sp_now_ns() - t0) / (double)(rows * px);
@@ -329,7 +329,7 @@ sp_status sp_cost_enlarge(const struct sp_cost_env *env, double *out)
         for (size_t y = 0; y < h; y++) {
             struct sp_image band = row_view(env->buf + y * ROW_PX * 3);
 
-            sp_scale_rows(&band, by[k], SP_FILTER_SAMPLE, 0, 1,
+            sp_scale_rows(&band, by[k], SP_REDUCE_SAMPLE, 0, 1,
                           env->buf2 + y % per * orow);
         }
         out[k] = (double)(sp_now_ns() - t0) / (double)(h * orow);

@@ -64,13 +64,13 @@ static void work(struct share *s)
     for (size_t y = s->from; s->what == W_REDUCE && y < s->to; y++) {
         struct sp_image band = row_view(s->in + y * by * ROW_PX * 3);
 
-        sp_scale_rows(&band, -s->by, SP_FILTER_SAMPLE, 0, 1,
+        sp_scale_rows(&band, -s->by, SP_REDUCE_SAMPLE, 0, 1,
                       s->out + y * px * 3);
     }
     for (size_t y = s->from; s->what == W_ENLARGE && y < s->to; y++) {
         struct sp_image band = row_view(s->in + y * ROW_PX * 3);
 
-        sp_scale_rows(&band, s->by, SP_FILTER_SAMPLE, 0, 1,
+        sp_scale_rows(&band, s->by, SP_REDUCE_SAMPLE, 0, 1,
                       s->out + y % (CHUNK / orow) * orow);
     }
     for (size_t at = s->from; s->what == W_TOUCH && at < s->to;
