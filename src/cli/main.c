@@ -163,29 +163,41 @@ NO_ASAN static void on_fatal_signal(int sig)
  * on_fatal_signal, but those ignored on entry (nohup, a background job's
  * SIGINT) stay ignored; SIGPIPE and SIGXFSZ are ignored, so that a
  * closed pipe and the file size limit are errors (EPIPE, EFBIG) that
- * leave no output, not deaths.  Returns 0 or an errno value. */
+ * leave no output, not deaths.  One sigaction() a signal, which installs
+ * the handler and reads the one before: a second puts back one that
+ * stays.  All signals are blocked meanwhile, so that none reaches the
+ * handler in between; one ignored that came is discarded when SIG_IGN is
+ * put back.  Returns 0 or an errno value. */
 static sp_status catch_signals(void)
 {
     struct sigaction sa = {0}, was;
+    sigset_t all, mask;
+    sp_status st = SP_OK;
     int sig, sync;
 
     sa.sa_handler = on_fatal_signal;
     sa.sa_flags = SA_ONSTACK;
     sigfillset(&sa.sa_mask);  /* one handler at a time */
-    for (size_t i = 0; (sig = all_signal(i, &sync)) != 0; i++) {
-        if (sigaction(sig, NULL, &was) != 0)
-            return errno;
-        /* A fault that already has a handler (a sanitizer's, which
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &mask);
+    for (size_t i = 0; st == SP_OK && (sig = all_signal(i, &sync)) != 0;
+         i++) {
+        if (sigaction(sig, &sa, &was) != 0) {
+            st = errno;
+            break;
+        }
+        /* A fault that already had a handler (a sanitizer's, which
          * reports where it happened) keeps it. */
-        if (sync && was.sa_handler != SIG_DFL)
-            continue;
-        if (was.sa_handler != SIG_IGN && sigaction(sig, &sa, NULL) != 0)
-            return errno;
+        if ((was.sa_handler == SIG_IGN ||
+             (sync && was.sa_handler != SIG_DFL)) &&
+            sigaction(sig, &was, NULL) != 0)
+            st = errno;
     }
-    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
-        signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
-        return errno;
-    return SP_OK;
+    if (st == SP_OK && (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
+                        signal(SIGXFSZ, SIG_IGN) == SIG_ERR))
+        st = errno;
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    return st;
 }
 
 /* quiet_tally: -q: a batch stopped by a signal prints no tally. */
