@@ -159,15 +159,26 @@ NO_ASAN static void on_fatal_signal(int sig)
     die_by(sig);
 }
 
+/* kept: whether a signal whose action on entry was WAS keeps it: one
+ * ignored (nohup, a background job's SIGINT), and a fault (SYNC) that
+ * already has a handler (a sanitizer's, which reports where it
+ * happened). */
+static int kept(const struct sigaction *was, int sync)
+{
+    return was->sa_handler == SIG_IGN ||
+           (sync && was->sa_handler != SIG_DFL);
+}
+
 /* catch_signals: the process's signal policy.  Every signal above runs
- * on_fatal_signal, but those ignored on entry (nohup, a background job's
- * SIGINT) stay ignored; SIGPIPE and SIGXFSZ are ignored, so that a
- * closed pipe and the file size limit are errors (EPIPE, EFBIG) that
- * leave no output, not deaths.  One sigaction() a signal, which installs
- * the handler and reads the one before: a second puts back one that
- * stays.  All signals are blocked meanwhile, so that none reaches the
- * handler in between; one ignored that came is discarded when SIG_IGN is
- * put back.  Returns 0 or an errno value. */
+ * on_fatal_signal, but those kept() keep their action; SIGPIPE and
+ * SIGXFSZ are ignored, so that a closed pipe and the file size limit are
+ * errors (EPIPE, EFBIG) that leave no output, not deaths.  One
+ * sigaction() a signal installs the handler and reads the action before,
+ * a second puts back one kept; all signals are blocked meanwhile, so
+ * that none reaches the handler in between (one ignored that came is
+ * discarded when SIG_IGN is back).  One that cannot be caught is left
+ * as it is where kept (valgrind's SIGRTMAX reads as ignored).  Returns 0
+ * or an errno value. */
 static sp_status catch_signals(void)
 {
     struct sigaction sa = {0}, was;
@@ -184,14 +195,11 @@ static sp_status catch_signals(void)
          i++) {
         if (sigaction(sig, &sa, &was) != 0) {
             st = errno;
-            break;
-        }
-        /* A fault that already had a handler (a sanitizer's, which
-         * reports where it happened) keeps it. */
-        if ((was.sa_handler == SIG_IGN ||
-             (sync && was.sa_handler != SIG_DFL)) &&
-            sigaction(sig, &was, NULL) != 0)
+            if (sigaction(sig, NULL, &was) == 0 && kept(&was, sync))
+                st = SP_OK;
+        } else if (kept(&was, sync) && sigaction(sig, &was, NULL) != 0) {
             st = errno;
+        }
     }
     if (st == SP_OK && (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
                         signal(SIGXFSZ, SIG_IGN) == SIG_ERR))
