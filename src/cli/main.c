@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -432,11 +433,25 @@ static void *command(void *arg)
     return NULL;
 }
 
-/* main: guarded() on a thread of MAIN_STACK, or on this one when no thread
- * can be started.  This thread keeps every signal blocked while it waits,
- * so that a handler never runs on its stack, and the command's thread
- * takes them as the main thread would: a handler never runs while an
- * output is being named (outfile.c holds them there). */
+/* main_stack_fits: whether the main thread's stack can take MAIN_STACK:
+ * RLIMIT_STACK at least four times it, of which the arguments and the
+ * environment take a quarter at most (execve(2)). */
+static int main_stack_fits(void)
+{
+    struct rlimit rl;
+
+    return getrlimit(RLIMIT_STACK, &rl) == 0 &&
+           (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 4 * MAIN_STACK);
+}
+
+/* main: guarded() on this thread where its stack fits MAIN_STACK (the
+ * default 8 MiB does: a thread to start, its stack and its malloc arena
+ * are a few page faults and a dozen system calls of a small job's
+ * start), else on a thread of MAIN_STACK, or on this one when no thread
+ * can be started.  While such a thread runs, this one keeps every signal
+ * blocked, so that a handler never runs on its stack, and the command's
+ * thread takes them as the main thread would: a handler never runs while
+ * an output is being named (outfile.c holds them there). */
 int main(int argc, char **argv)
 {
     struct command c = {.argc = argc, .argv = argv};
@@ -451,6 +466,8 @@ int main(int argc, char **argv)
      * the process's state in that moment sees it dead. */
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return sp_cli_serve(argv + 1);
+    if (main_stack_fits())
+        return guarded(argc, argv);
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &c.mask);
     if (pthread_attr_init(&attr) == 0) {
