@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -159,33 +160,53 @@ NO_ASAN static void on_fatal_signal(int sig)
     die_by(sig);
 }
 
+/* kept: whether a signal whose action on entry was WAS keeps it: one
+ * ignored (nohup, a background job's SIGINT), and a fault (SYNC) that
+ * already has a handler (a sanitizer's, which reports where it
+ * happened). */
+static int kept(const struct sigaction *was, int sync)
+{
+    return was->sa_handler == SIG_IGN ||
+           (sync && was->sa_handler != SIG_DFL);
+}
+
 /* catch_signals: the process's signal policy.  Every signal above runs
- * on_fatal_signal, but those ignored on entry (nohup, a background job's
- * SIGINT) stay ignored; SIGPIPE and SIGXFSZ are ignored, so that a
- * closed pipe and the file size limit are errors (EPIPE, EFBIG) that
- * leave no output, not deaths.  Returns 0 or an errno value. */
+ * on_fatal_signal, but those kept() keep their action; SIGPIPE and
+ * SIGXFSZ are ignored, so that a closed pipe and the file size limit are
+ * errors (EPIPE, EFBIG) that leave no output, not deaths.  One
+ * sigaction() a signal installs the handler and reads the action before,
+ * a second puts back one kept; all signals are blocked meanwhile, so
+ * that none reaches the handler in between (one ignored that came is
+ * discarded when SIG_IGN is back).  One that cannot be caught is left
+ * as it is where kept (valgrind's SIGRTMAX reads as ignored).  Returns 0
+ * or an errno value. */
 static sp_status catch_signals(void)
 {
     struct sigaction sa = {0}, was;
+    sigset_t all, mask;
+    sp_status st = SP_OK;
     int sig, sync;
 
     sa.sa_handler = on_fatal_signal;
     sa.sa_flags = SA_ONSTACK;
     sigfillset(&sa.sa_mask);  /* one handler at a time */
-    for (size_t i = 0; (sig = all_signal(i, &sync)) != 0; i++) {
-        if (sigaction(sig, NULL, &was) != 0)
-            return errno;
-        /* A fault that already has a handler (a sanitizer's, which
-         * reports where it happened) keeps it. */
-        if (sync && was.sa_handler != SIG_DFL)
-            continue;
-        if (was.sa_handler != SIG_IGN && sigaction(sig, &sa, NULL) != 0)
-            return errno;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &mask);
+    for (size_t i = 0; st == SP_OK && (sig = all_signal(i, &sync)) != 0;
+         i++) {
+        if (sigaction(sig, &sa, &was) != 0) {
+            st = errno;
+            if (sigaction(sig, NULL, &was) == 0 && kept(&was, sync))
+                st = SP_OK;
+        } else if (kept(&was, sync) && sigaction(sig, &was, NULL) != 0) {
+            st = errno;
+        }
     }
-    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
-        signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
-        return errno;
-    return SP_OK;
+    if (st == SP_OK && (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
+                        signal(SIGXFSZ, SIG_IGN) == SIG_ERR))
+        st = errno;
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    return st;
 }
 
 /* quiet_tally: -q: a batch stopped by a signal prints no tally. */
@@ -412,11 +433,25 @@ static void *command(void *arg)
     return NULL;
 }
 
-/* main: guarded() on a thread of MAIN_STACK, or on this one when no thread
- * can be started.  This thread keeps every signal blocked while it waits,
- * so that a handler never runs on its stack, and the command's thread
- * takes them as the main thread would: a handler never runs while an
- * output is being named (outfile.c holds them there). */
+/* main_stack_fits: whether the main thread's stack can take MAIN_STACK:
+ * RLIMIT_STACK at least four times it, of which the arguments and the
+ * environment take a quarter at most (execve(2)). */
+static int main_stack_fits(void)
+{
+    struct rlimit rl;
+
+    return getrlimit(RLIMIT_STACK, &rl) == 0 &&
+           (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 4 * MAIN_STACK);
+}
+
+/* main: guarded() on this thread where its stack fits MAIN_STACK (the
+ * default 8 MiB does: a thread to start, its stack and its malloc arena
+ * are a few page faults and a dozen system calls of a small job's
+ * start), else on a thread of MAIN_STACK, or on this one when no thread
+ * can be started.  While such a thread runs, this one keeps every signal
+ * blocked, so that a handler never runs on its stack, and the command's
+ * thread takes them as the main thread would: a handler never runs while
+ * an output is being named (outfile.c holds them there). */
 int main(int argc, char **argv)
 {
     struct command c = {.argc = argc, .argv = argv};
@@ -431,6 +466,8 @@ int main(int argc, char **argv)
      * the process's state in that moment sees it dead. */
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return sp_cli_serve(argv + 1);
+    if (main_stack_fits())
+        return guarded(argc, argv);
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &c.mask);
     if (pthread_attr_init(&attr) == 0) {
