@@ -163,7 +163,8 @@ static unsigned char *map_block(struct sp_buffers *l, size_t total)
 
 /* A block under a huge page comes from the heap: a mapping of its own
  * cost the server a fault a page on every request (the Sun study's image
- * reduced by 4 on the mmap path: FAULTS_NOTE). */
+ * reduced by 4: about 60 of the 172 faults of an mmap request, 0.15 ms of
+ * its 0.52 ms of CPU, with the heap's own below). */
 sp_status sp_buffers_map(struct sp_buffers *l, const struct sp_plan *p,
                          size_t chunk, size_t scratch, int pages)
 {
