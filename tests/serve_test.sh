@@ -5,7 +5,7 @@
 # 503 with Retry-After from a full queue, past a deadline (queued, and
 # a running job cancelled) and past --max-memory, /metrics, a slow
 # client, descriptors steady, a file cut while served, read's heap
-# steady, a Unix socket, and a SIGTERM that lets the requests in flight
+# steady, pread's pages reused, a Unix socket, and a SIGTERM that lets the requests in flight
 # finish.  Each server listens on a free loopback port (one on a
 # Unix socket) and is stopped at the end; nothing is written under its
 # $TMPDIR ($WORK/tmp, checked empty): answers are made in memory.
@@ -512,6 +512,26 @@ else
     (((anon - anon0) * 1024 <= 3 * raster)) ||
         why="grew $(((anon - anon0) / 1024)) MiB, a raster $((raster >> 10)) KiB"
     result 'read: the heap holds the rasters in flight, not one a worker' "$why"
+    # A request writes into pages the one before it faulted in: 8 pread
+    # jobs after 8 others fault fewer pages than one answer holds (a
+    # fresh mapping for each job's work buffers faulted every page of its
+    # chunk on every request).
+    pread_faults() {
+        curl -s "$URL/metrics" |
+            sed -n 's/^scaleppm_minor_faults_total{io="pread"} //p'
+    }
+    for ((i = 0; i < 8; i++)); do
+        status '/big.ppm?s=-3&io=pread' >/dev/null
+    done
+    faults0=$(pread_faults)
+    for ((i = 0; i < 8; i++)); do
+        status '/big.ppm?s=-3&io=pread' >/dev/null
+    done
+    faults=$(($(pread_faults) - faults0)) answer=$(wc -c <body)
+    why=
+    (($(getconf PAGESIZE) * faults < answer)) ||
+        why="$faults faults over 8 jobs, an answer of $answer bytes"
+    result 'pread: a request reuses the pages of the last' "$why"
     stop_server
 fi
 

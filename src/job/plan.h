@@ -80,29 +80,36 @@ void sp_plan_type(const struct sp_geom *g, const struct sp_filter_row *filter,
                   const struct sp_image *src, struct sp_image *out);
 
 /* The work's memory: SLOTS chunks of CHUNK bytes, then THREADS scratch
- * buffers of SCRATCH bytes, in one anonymous mapping. */
+ * buffers of SCRATCH bytes, in one block: from the heap, or a mapping of
+ * its own (sp_buffers_map says which). */
 struct sp_buffers {
-    unsigned char *base;  /* as mapped: what sp_buffers_unmap gives back */
+    unsigned char *base;  /* as allocated: what sp_buffers_unmap frees */
     size_t len;
+    int mapped;           /* BASE is a mapping (munmap), else malloc's */
     unsigned char *chunks;
     unsigned char *scratch;
     size_t chunk, scratch_len;
 };
 
-/* sp_buffers_map: map P's memory: a chunk of CHUNK bytes a slot and a
+/* sp_buffers_map: P's memory: a chunk of CHUNK bytes a slot and a
  * scratch of SCRATCH bytes a thread (its slots share it: a thread scales
- * one item at a time); a mapping of a huge page or more is laid on huge
- * pages where the kernel allows them.  L is empty when both are 0.
- * Returns 0, SP_E_TOOBIG or ENOMEM. */
+ * one item at a time).  A block of a huge page or more is a mapping of
+ * its own, laid on huge pages where the kernel allows them; so is one
+ * whose chunks' pages a pipe takes (PAGES: write_pnm.c's vmsplice gives
+ * them away and maps new ones in their place).  A smaller one comes from
+ * the heap, where a process that runs job after job (the server's
+ * workers, a batch) finds the pages the last job faulted in.  The bytes
+ * are not zeroed.  L is empty when CHUNK and SCRATCH are 0.  Returns 0,
+ * SP_E_TOOBIG or ENOMEM. */
 sp_status sp_buffers_map(struct sp_buffers *l, const struct sp_plan *p,
-                       size_t chunk, size_t scratch);
+                         size_t chunk, size_t scratch, int pages);
 
 /* sp_buffers_chunk / sp_buffers_scratch: SLOT's chunk, and its thread's
  * scratch. */
 unsigned char *sp_buffers_chunk(const struct sp_buffers *l, unsigned slot);
 unsigned char *sp_buffers_scratch(const struct sp_buffers *l, unsigned slot);
 
-/* sp_buffers_unmap: give L's mapping back; safe on an empty L. */
+/* sp_buffers_unmap: give L's memory back; safe on an empty L. */
 void sp_buffers_unmap(struct sp_buffers *l);
 
 #endif

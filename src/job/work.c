@@ -181,7 +181,8 @@ static sp_status prepare(struct work *w, int chunked)
     if (st == SP_OK)
         st = sp_buffers_map(&w->mem, p, chunk,
                           sp_item_scratch(w->src, &w->job->geom,
-                                          w->job->filter, p->band_rows));
+                                          w->job->filter, p->band_rows),
+                          w->gift != 0);
     for (unsigned i = 0; st == SP_OK && chunked && i < p->slots; i++) {
         struct sp_image *c = &w->slot[i].chunk;
 

@@ -439,13 +439,18 @@ void sp_outfile_close(struct sp_outfile *o)
 {
     sigset_t old;
 
-    hold_signals(&old);
-    if (o->tmp != NULL) {
-        sp_pending_unname(o->slot);
-        (void)unlinkat(o->dir, o->tmp, 0);
+    /* Signals held only while there is a name or a slot to undo: not for
+     * an output written in place, nor a target that is no path (two
+     * system calls a request of the server). */
+    if (o->tmp != NULL || o->slot != 0) {
+        hold_signals(&old);
+        if (o->tmp != NULL) {
+            sp_pending_unname(o->slot);
+            (void)unlinkat(o->dir, o->tmp, 0);
+        }
+        o->slot = sp_pending_free(o->slot);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
-    o->slot = sp_pending_free(o->slot);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     free(o->tmp);
     free(o->name);
     if (o->dir >= 0)

@@ -129,11 +129,12 @@ sp_status sp_serve_path_decode(const char *raw, char *out, size_t outlen,
 #define OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
 /* finish: FD, just opened, kept if it is a regular file (its O_NONBLOCK
- * cleared, *SB filled), else closed.  Returns as sp_serve_open(). */
+ * cleared, *SB filled), else closed.  Returns as sp_serve_open().  Of
+ * OPEN_FLAGS, O_NONBLOCK is the one F_SETFL changes: 0 clears it, with no
+ * F_GETFL first. */
 static sp_status finish(int fd, int *out, struct stat *sb)
 {
     sp_status st = SP_OK;
-    int flags;
 
     if (fstat(fd, sb) != 0)
         st = errno;
@@ -141,8 +142,7 @@ static sp_status finish(int fd, int *out, struct stat *sb)
         st = EISDIR;
     else if (!S_ISREG(sb->st_mode))
         st = EINVAL;
-    else if ((flags = fcntl(fd, F_GETFL)) < 0 ||
-             fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    else if (fcntl(fd, F_SETFL, 0) != 0)
         st = errno;
     if (st != SP_OK) {
         close(fd);

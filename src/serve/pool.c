@@ -25,7 +25,6 @@ static void *worker(void *arg)
         p->run(task);
         pthread_mutex_lock(&p->mu);
         p->busy--;
-        pthread_cond_broadcast(&p->idle);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -44,7 +43,6 @@ static void join_all(struct sp_pool *p, unsigned n)
 
 static void free_pool(struct sp_pool *p)
 {
-    pthread_cond_destroy(&p->idle);
     pthread_cond_destroy(&p->ready);
     pthread_mutex_destroy(&p->mu);
     free(p->threads);
@@ -71,7 +69,6 @@ sp_status sp_pool_start(struct sp_pool *pool, unsigned workers, size_t queue,
     }
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->ready, NULL);
-    pthread_cond_init(&p->idle, NULL);
     if ((st = pthread_attr_init(&attr)) != 0) {
         free_pool(p);
         return st;
@@ -112,9 +109,12 @@ sp_status sp_pool_submit(struct sp_pool *p, void *task)
     else {
         p->ring[(p->head + p->count) % p->cap] = task;
         p->count++;
-        pthread_cond_signal(&p->ready);
     }
     pthread_mutex_unlock(&p->mu);
+    /* Signalled after the unlock: a worker woken under the lock would
+     * find it held and sleep again (a context switch a request). */
+    if (st == SP_OK)
+        pthread_cond_signal(&p->ready);
     return st;
 }
 

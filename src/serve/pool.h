@@ -14,7 +14,6 @@
 struct sp_pool {
     pthread_mutex_t mu;
     pthread_cond_t ready;   /* a task queued, or stopping */
-    pthread_cond_t idle;    /* a task finished */
     void **ring;            /* the queue: CAP tasks, COUNT from HEAD */
     size_t cap, head, count;
     unsigned busy;          /* tasks running */

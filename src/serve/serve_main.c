@@ -458,8 +458,15 @@ int main(int argc, char **argv)
      * heap holds at most the rasters that were in flight at once (what
      * --max-memory admits).  With glibc's arena a thread, each worker's
      * arena kept the last raster it freed: 32 workers on 2 CPUs held
-     * 16 rasters with one request in flight (docs/serve.md). */
+     * 16 rasters with one request in flight (docs/serve.md).  Its
+     * thresholds fixed where glibc's own rules leave them once a block
+     * of 32 MiB was freed: a block under 32 MiB from the heap, and the
+     * heap's top given back past 64 MiB free.  Left to move, they stayed
+     * under what 8 requests at once free, so the heap was given back and
+     * faulted in again: 132 faults a request on read, 60 on pread. */
     (void)mallopt(M_ARENA_MAX, 1);
+    (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    (void)mallopt(M_TRIM_THRESHOLD, 64 << 20);
     st = sp_accesslog_open(&log,
                            log_path != NULL && strcmp(log_path, "-") != 0
                                ? log_path
