@@ -2,6 +2,7 @@
 #include "pool.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -43,6 +44,8 @@ static void join_all(struct sp_pool *p, unsigned n)
 
 static void free_pool(struct sp_pool *p)
 {
+    while (atomic_load(&p->signalling) > 0)  /* a submit's last step */
+        sched_yield();
     pthread_cond_destroy(&p->ready);
     pthread_mutex_destroy(&p->mu);
     free(p->threads);
@@ -109,12 +112,16 @@ sp_status sp_pool_submit(struct sp_pool *p, void *task)
     else {
         p->ring[(p->head + p->count) % p->cap] = task;
         p->count++;
+        atomic_fetch_add(&p->signalling, 1);
     }
     pthread_mutex_unlock(&p->mu);
     /* Signalled after the unlock: a worker woken under the lock would
-     * find it held and sleep again (a context switch a request). */
-    if (st == SP_OK)
+     * find it held and sleep again (a context switch a request).  A stop
+     * meanwhile waits for the signal before it destroys READY. */
+    if (st == SP_OK) {
         pthread_cond_signal(&p->ready);
+        atomic_fetch_sub(&p->signalling, 1);
+    }
     return st;
 }
 

@@ -7,6 +7,7 @@
 #define SP_SERVE_POOL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "status.h"
@@ -18,6 +19,8 @@ struct sp_pool {
     size_t cap, head, count;
     unsigned busy;          /* tasks running */
     int stopping;
+    atomic_uint signalling;  /* submitters past the unlock, not yet past
+                                their signal: the stop waits for them */
     void (*run)(void *task);
     pthread_t *threads;
     unsigned nthreads;
