@@ -69,10 +69,16 @@ static sp_status parse_file(struct sp_input *in, const struct sp_accept *acc,
                             struct sp_header *hdr, off_t *end,
                             const struct sp_codec **codec, char *why)
 {
-    struct sp_reader rd = {.fd = in->fd, .file = 1, .mem = in->mem,
-                           .pos = in->pos, .end = in->stamp.size};
+    struct sp_reader rd;
     sp_status st;
     FILE *f;
+
+    sp_reader_init(&rd);
+    rd.fd = in->fd;
+    rd.file = 1;
+    rd.mem = in->mem;
+    rd.pos = in->pos;
+    rd.end = in->stamp.size;
 
     f = sp_reader_open(&rd);
     if (f == NULL)

@@ -74,6 +74,8 @@ static sp_status enlarge_rows(const struct sp_item *it)
 static sp_status filtered_rows(const struct sp_item *it,
                                const struct sp_filter_row *f)
 {
+    unsigned char *scratch = source_scratch(it);
+    void *kernel = kernel_start(it);
     struct sp_scaling s;
     struct sp_image band;
     sp_status st;
@@ -83,10 +85,10 @@ static sp_status filtered_rows(const struct sp_item *it,
         size_t s0, s1;
 
         f->span(&s, y, &s0, &s1);
-        st = sp_source_rows(it->src, s0, s1, source_scratch(it), &band);
+        st = sp_source_rows(it->src, s0, s1, scratch, &band);
         if (st != SP_OK)
             return st;
-        f->rows(&band, s0, &s, y, y + 1, kernel_start(it),
+        f->rows(&band, s0, &s, y, y + 1, kernel,
                 it->dest + (y - it->y0) * it->orow);
     }
     return SP_OK;

@@ -411,15 +411,24 @@ static void reduce_rows(const struct sp_image *band, size_t band_y0,
                         unsigned char *out)
 {
     struct sp_image type;
-    size_t orow;
+    size_t orow = 0;
 
-    sp_scale_type(band, s->factor, reduce, &type);
-    orow = sp_image_row_bytes(&type, s->out_width);
+    /* A row at a time is the common call (item.c asks so): its band is
+     * its span, scaled as it is, and no row follows to find. */
+    if (y1 - y0 > 1) {
+        sp_scale_type(band, s->factor, reduce, &type);
+        orow = sp_image_row_bytes(&type, s->out_width);
+    }
     for (size_t y = y0; y < y1; y++, out += orow) {
-        struct sp_image view = *band;
+        struct sp_image view;
         size_t r0, r1;
 
         span(s, y, &r0, &r1);
+        if (r0 == band_y0 && r1 - r0 == band->height) {
+            sp_scale_rows(band, s->factor, reduce, 0, 1, out);
+            continue;
+        }
+        view = *band;
         view.pixels = band->pixels + (r0 - band_y0) * band->stride;
         view.height = r1 - r0;
         sp_scale_rows(&view, s->factor, reduce, 0, 1, out);
