@@ -11,6 +11,7 @@
 #                            the size (oracle_test.sh says why only those);
 #   ppmtopgm, pgmtoppm, pamtopam, pamtopnm
 #                            .pgm, .ppm and .pam outputs, byte for byte;
+#   convert -flatten         an alpha flattened onto --background;
 #   ref.py (below)           box reduces: PBM to PGM (the share of white),
 #                            alpha-weighted colour; every size and N.
 # Every job on --io read, mmap and pread, 1 and 3 threads: the same bytes.
@@ -236,8 +237,48 @@ to_type g8.pgm o.ppm 'gray to .ppm: pgmtoppm'"'"'s bytes' pgmtoppm white
 to_type g16.pgm o.ppm 'gray to .ppm (16 bits): pgmtoppm'"'"'s bytes' pgmtoppm white
 to_type c8.ppm o.pam 'PPM to .pam: pamtopam'"'"'s bytes' pamtopam
 to_type bw.pbm o.pam 'PBM to .pam: pamtopam'"'"'s bytes' pamtopam
-to_type rgba.pam o.ppm 'RGB_ALPHA to .ppm: pamtopnm'"'"'s bytes' pamtopnm
-to_type ga.pam o.pgm 'GRAYSCALE_ALPHA to .pgm: pamtopnm'"'"'s bytes' pamtopnm
+# An alpha flattened onto the background (white by default), as
+# ImageMagick flattens (pamtopnm drops it: the covered colour would show).
+if have convert; then
+    for bg in white black '#3080c0'; do
+        hex=${bg#\#}
+        [[ $bg == white ]] && hex=ffffff
+        [[ $bg == black ]] && hex=000000
+        why=
+        run_all o.ppm -s 1 --background "$hex" rgba.pam 2>e ||
+            why=$(head -n 1 e)
+        if [[ -z $why ]]; then
+            convert - -background "$bg" -flatten ppm:- <rgba.pam >o.ref
+            cmp -s o.ref o.ppm || why="differs from ImageMagick's"
+        fi
+        result "RGB_ALPHA to .ppm on $bg: ImageMagick's -flatten, byte for byte" \
+            "$why"
+    done
+    to_type ga.pam o.pgm 'GRAYSCALE_ALPHA to .pgm on white: ImageMagick'"'"'s -flatten' \
+        convert - -background white -flatten pgm:-
+else
+    skip 'an alpha flattened' 'ImageMagick not installed'
+fi
+# A JPEG has no alpha: a PNG half transparent gives the background there,
+# within JPEG's error.
+if have pnmtopng && have djpeg; then
+    why=
+    pgmmake 0 16 16 >clear.pgm
+    pgmmake 1 16 16 >solid.pgm
+    pamcat -lr clear.pgm solid.pgm >halfa.pgm 2>/dev/null ||
+        pnmcat -lr clear.pgm solid.pgm >halfa.pgm
+    noise 32 16 255 21 3 >halfc.ppm
+    pnmtopng -alpha=halfa.pgm halfc.ppm >half.png 2>/dev/null
+    for bg in ffffff 3080c0; do
+        "$SP" -s 1 --quality 95 --background "$bg" half.png half.jpg
+        djpeg -pnm half.jpg | pamcut -left 0 -width 12 >left.ppm
+        ppmmake "rgb:${bg:0:2}/${bg:2:2}/${bg:4:2}" 12 16 >want.ppm
+        # the largest difference from the background, any sample
+        d=$(pamarith -difference left.ppm want.ppm | pamsumm -max -brief)
+        ((d <= 8)) || why="background $bg: the clear half differs by up to $d"
+    done
+    result "a half-transparent PNG to JPEG: the clear half is the background" "$why"
+fi
 to_type bwpam.pam o.pbm 'BLACKANDWHITE PAM to .pbm: pamtopnm'"'"'s bytes' pamtopnm
 to_type bw.pbm o.pnm 'PBM to .pnm: kept' cat
 to_type rgba.pam o.pnm 'PAM to .pnm: kept' cat

@@ -42,6 +42,10 @@ static void values(const struct sp_param *r, const char **a, const char **b)
         *a = NULL;
         *b = "";
         return;
+    case SP_PARAM_COLOR:
+        *a = "black";
+        *b = "#12aBcd";
+        return;
     }
     ck_abort_msg("%s: a type this test does not know", r->name);
 }
@@ -185,7 +189,7 @@ START_TEST(test_fronts)
     ck_assert_int_eq(sp_params_set(&p, &job, "io", "mmap", why), EINVAL);
     ck_assert_str_eq(why, "an unknown key (scale, fit, width, height, "
                           "enlarge, filter, orient, format, quality, subsample, "
-                          "compression)");
+                          "background, compression)");
     ck_assert_int_eq(sp_params_set(&p, &job, "no-shrink-on-load", NULL,
                                    why),
                      EINVAL);
@@ -325,8 +329,9 @@ START_TEST(test_canonical)
 
     canon(3, one, 0, a);
     ck_assert_str_eq(a, "scale=-2&fit=0x0&width=0&height=0&enlarge=0&"
-                        "filter=sample&no-shrink-on-load=0&orient=auto&format=png&"
-                        "quality=90&subsample=420&compression=3&io=auto");
+                        "filter=sample&no-shrink-on-load=0&orient=auto&"
+                        "format=png&quality=90&subsample=420&"
+                        "background=ffffff&compression=3&io=auto");
     canon(3, two, SP_PARAMS_ANY, b);
     ck_assert_str_eq(a, b);
     canon(5, dflt, SP_PARAMS_IO, a);

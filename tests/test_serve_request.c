@@ -265,6 +265,10 @@ START_TEST(test_etag_every_key)
             a = "1x2";
             b = "2x1";
             break;
+        case SP_PARAM_COLOR:
+            a = "black";
+            b = "fafafa";
+            break;
         default:  /* SP_PARAM_FLAG: absent, then given */
             a = NULL;
             b = "";

@@ -250,7 +250,7 @@ static sp_status encode_into(const struct sp_stream_ops *ops,
                              const struct sp_image *img, size_t left)
 {
     cookie_io_functions_t io = {.write = full_after};
-    struct sp_encode_opts opts = {0, -1, 0, NULL};
+    struct sp_encode_opts opts = {0, -1, 0, NULL, SP_BACKGROUND};
     struct sp_image band = *img;
     char why[SP_WHY_MAX];
     void *enc = NULL;

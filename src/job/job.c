@@ -41,6 +41,9 @@ static sp_status begin_output(const struct sp_job *job,
         out->quality = job->quality;
         out->compression = job->compression_set ? job->compression : -1;
         out->subsample = job->subsample;
+        out->background = job->background_set
+                              ? (unsigned long)job->background
+                              : SP_BACKGROUND;
         if (st == SP_OK)
             st = sp_meta_copy(&out->meta, meta);
     } else {

@@ -89,6 +89,11 @@ struct sp_job {
     int compression;
     int subsample;         /* JPEG chroma subsampling: 444, 422 or 420; 0:
                               SP_JPEG_SUBSAMPLE, 420 */
+    int background_set;    /* BACKGROUND (0xRRGGBB) is the colour an alpha
+                              is flattened onto where the output holds
+                              none (convert.h); else SP_BACKGROUND,
+                              white */
+    int background;
     int open_nowait;       /* open the input without waiting for a FIFO's
                               writer (sp_input_open's NOWAIT), and the
                               output too (sp_output_open's): a batch sets

@@ -56,6 +56,11 @@ static const struct sp_param table[] = {
     {.name = "subsample", .type = SP_PARAM_CHOICE, .names = subsamples,
      .values = subsample_values, .field = FIELD(subsample), .def = "420",
      .help = "JPEG chroma subsampling"},
+    {.name = "background", .type = SP_PARAM_COLOR,
+     .field = FIELD(background), .mark = FIELD(background_set),
+     .def = "ffffff",
+     .help = "the colour under transparent pixels where the output has "
+             "no alpha (JPEG, PGM, PPM): RRGGBB, white or black"},
     {.name = "compression", .type = SP_PARAM_INT, .lo = 0, .hi = 9,
      .field = FIELD(compression), .mark = FIELD(compression_set),
      .def = "6", .help = "PNG zlib level"},
@@ -130,6 +135,33 @@ static int parse_side(const char *s, size_t len, size_t *out)
     if (v < 1 || v > SP_RESAMPLE_MAX)
         return -1;
     *out = v;
+    return 0;
+}
+
+/* parse_color: S as a colour, 0xRRGGBB: six hex digits, '#' before them
+ * or not, or white or black: 0 or -1. */
+static int parse_color(const char *s, int *out)
+{
+    unsigned v = 0;
+
+    if (strcmp(s, "white") == 0 || strcmp(s, "black") == 0) {
+        *out = s[0] == 'w' ? 0xffffff : 0;
+        return 0;
+    }
+    s += s[0] == '#';
+    if (strlen(s) != 6)
+        return -1;
+    for (int i = 0; i < 6; i++) {
+        int d = s[i] >= '0' && s[i] <= '9'   ? s[i] - '0'
+                : s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10
+                : s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 10
+                                             : -1;
+
+        if (d < 0)
+            return -1;
+        v = v << 4 | (unsigned)d;
+    }
+    *out = (int)v;
     return 0;
 }
 
@@ -214,6 +246,12 @@ static int parse(const struct sp_param *r, struct sp_params *p,
         ((struct sp_fit *)(void *)field)->width = box.width;
         ((struct sp_fit *)(void *)field)->height = box.height;
         return 0;
+    case SP_PARAM_COLOR:
+        if (parse_color(value, &v) != 0)
+            return -1;
+        memcpy(field, &v, sizeof v);
+        memcpy((char *)job + r->mark, &(int){1}, sizeof(int));
+        return 0;
     default:  /* SP_PARAM_FLAG */
         if (value[0] != '\0')
             return -1;
@@ -241,6 +279,8 @@ static sp_status expected(const struct sp_param *r, char *why)
                    SP_RESAMPLE_MAX);
     case SP_PARAM_FLAG:
         return say(why, "takes no value");
+    case SP_PARAM_COLOR:
+        return say(why, "expected a colour: RRGGBB in hex, white or black");
     default:  /* CHOICE, FILTER, NAME: "expected a, b or c" */
         n = (size_t)snprintf(why, SP_PARAMS_WHY_MAX, "expected");
         for (size_t i = 0;
@@ -447,6 +487,13 @@ static const char *value(const struct sp_param *r, const struct sp_params *p,
         return buf;
     case SP_PARAM_BOX:
         snprintf(buf, 48, "%zux%zu", box->width, box->height);
+        return buf;
+    case SP_PARAM_COLOR:  /* the default unless given */
+        memcpy(&v, (const char *)job + r->mark, sizeof v);
+        if (!v)
+            return r->def;
+        memcpy(&v, field, sizeof v);
+        snprintf(buf, 48, "%06x", (unsigned)v);
         return buf;
     default:  /* an int: INT, CHOICE, FLAG */
         memcpy(&v, field, sizeof v);

@@ -30,7 +30,9 @@ enum sp_param_type {
     SP_PARAM_SIDE,    /* a side, 1 to SP_RESAMPLE_MAX pixels (a size_t) */
     SP_PARAM_BOX,     /* WxH, two sides (a struct sp_fit's width and
                          height) */
-    SP_PARAM_FLAG     /* no value: the int set to 1 */
+    SP_PARAM_FLAG,    /* no value: the int set to 1 */
+    SP_PARAM_COLOR    /* RRGGBB in hex ('#' before it or not), white or
+                         black: the int 0xRRGGBB, MARK set */
 };
 
 /* Keys only some fronts take (a row's NEEDS, an sp_params' ALLOW). */

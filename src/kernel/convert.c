@@ -1,5 +1,6 @@
 #include "convert.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,11 +128,39 @@ static void pack_row(size_t width, const unsigned char *s, unsigned char *d)
             sp_bit_set(d, x);
 }
 
+unsigned sp_over(unsigned v, unsigned a, unsigned bg, unsigned maxval)
+{
+    const uint64_t m = maxval, under = ((uint64_t)bg * m + 127) / 255;
+
+    return (unsigned)(((uint64_t)v * a + under * (m - a) + m / 2) / m);
+}
+
+/* picture: FROM's channel CH (of its picture's: gray reads channel 0) of
+ * the pixel at S, flattened onto the background's 8-bit part BG where
+ * FROM has an alpha (its last channel). */
+static unsigned picture(const struct sp_image *from, unsigned c,
+                        const unsigned char *s, unsigned ch, unsigned bg)
+{
+    const unsigned b = from->sample_size;
+    unsigned v = sp_sample_get(s + (c == 1 ? 0 : ch * b), b);
+
+    if (!from->alpha)
+        return v;
+    return sp_over(v, sp_sample_get(s + (size_t)c * b, b), bg,
+                   from->maxval);
+}
+
 void sp_convert_row(const struct sp_image *from, const struct sp_image *to,
-                    size_t width, const unsigned char *s, unsigned char *d)
+                    size_t width, const unsigned char *s, unsigned char *d,
+                    unsigned long background)
 {
     const unsigned b = from->sample_size, c = picture_channels(from);
     const size_t px = (size_t)from->channels * b;
+    const unsigned bg[3] = {(unsigned)(background >> 16) & 255,
+                            (unsigned)(background >> 8) & 255,
+                            (unsigned)background & 255};
+    /* a gray picture's background: the colour's gray, as ppmtopgm */
+    const unsigned bg_gray = luma(bg[0], bg[1], bg[2], 255);
 
     if (!sp_convert_needed(from, to)) {
         memcpy(d, s, sp_image_row_bytes(to, width));
@@ -141,15 +170,14 @@ void sp_convert_row(const struct sp_image *from, const struct sp_image *to,
         pack_row(width, s, d);
     } else if (to->channels == 1) {  /* gray: from colour, or alpha off */
         for (size_t x = 0; x < width; x++, s += px, d += b)
-            sp_sample_put(d, c == 1 ? sp_sample_get(s, b)
-                                    : luma(sp_sample_get(s, b),
-                                           sp_sample_get(s + b, b),
-                                           sp_sample_get(s + 2 * b, b),
+            sp_sample_put(d, c == 1 ? picture(from, c, s, 0, bg_gray)
+                                    : luma(picture(from, c, s, 0, bg[0]),
+                                           picture(from, c, s, 1, bg[1]),
+                                           picture(from, c, s, 2, bg[2]),
                                            from->maxval), b);
     } else {  /* colour: from gray, or alpha off */
         for (size_t x = 0; x < width; x++, s += px)
             for (unsigned ch = 0; ch < 3; ch++, d += b)
-                sp_sample_put(d, sp_sample_get(s + (c == 1 ? 0 : ch * b), b),
-                              b);
+                sp_sample_put(d, picture(from, c, s, ch, bg[ch]), b);
     }
 }

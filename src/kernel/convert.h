@@ -1,7 +1,7 @@
 /* convert.h: the type an output's name asks for, and rows converted to
  * it, as netpbm's one-step converters do: colour to gray as ppmtopgm
- * (byte for byte), gray to colour as pgmtoppm, an alpha channel dropped
- * as pamtopnm, a PBM's bits to samples (black 0, white the maxval), and
+ * (byte for byte), gray to colour as pgmtoppm, an alpha channel flattened
+ * onto a background as pamcomp composites, a PBM's bits to samples (black 0, white the maxval), and
  * anything to PAM.  What netpbm has no one-step converter for is
  * refused, with the tool to use named. */
 #ifndef SP_CONVERT_H
@@ -28,9 +28,21 @@ sp_status sp_convert_type(const struct sp_image *from, enum sp_want want,
  * of type TO (their bytes differ). */
 int sp_convert_needed(const struct sp_image *from, const struct sp_image *to);
 
+/* The colour under a transparent pixel where an alpha is left out: 8-bit
+ * 0xRRGGBB.  White by default, as ImageMagick and GraphicsMagick flatten. */
+#define SP_BACKGROUND 0xffffffUL
+
 /* sp_convert_row: WIDTH pixels of type FROM at S as type TO at D (TO from
- * sp_convert_type(FROM)). */
+ * sp_convert_type(FROM)).  An alpha FROM has and TO has not is flattened
+ * onto BACKGROUND (0xRRGGBB, each 8-bit part scaled to FROM's maxval):
+ * each sample composited over it by its pixel's opacity, as pamcomp
+ * composites, rounded; an opaque pixel keeps its samples. */
 void sp_convert_row(const struct sp_image *from, const struct sp_image *to,
-                    size_t width, const unsigned char *s, unsigned char *d);
+                    size_t width, const unsigned char *s, unsigned char *d,
+                    unsigned long background);
+
+/* sp_over: sample V of opacity A (both 0..MAXVAL) over the background
+ * sample BG (0..255, scaled to MAXVAL), rounded. */
+unsigned sp_over(unsigned v, unsigned a, unsigned bg, unsigned maxval);
 
 #endif

@@ -36,6 +36,8 @@ struct sp_encode_opts {
                          SP_JPEG_SUBSAMPLE */
     const struct sp_meta *meta;  /* what the file carries (write.h's
                                     sp_output.meta); NULL: nothing */
+    unsigned long background;    /* 0xRRGGBB an alpha the format has not
+                                    is flattened onto (JPEG) */
 };
 
 #define SP_JPEG_QUALITY 90
@@ -82,11 +84,13 @@ void sp_png_filter(unsigned char *out, const unsigned char *row,
 
 /* sp_samples_rescale: N pixels of SRC, of IN_CH channels of samples of
  * SIZE bytes up to MAXVAL, into DST as the first OUT_CH channels of each
- * pixel (the rest, an alpha, dropped) in samples of OUT_BYTES bytes, 1
- * (0..255) or 2 (0..65535, big-endian), rescaled and rounded. */
+ * pixel (an alpha after them flattened onto BACKGROUND, 0xRRGGBB, by
+ * convert.h's sp_over) in samples of OUT_BYTES bytes, 1 (0..255) or 2
+ * (0..65535, big-endian), rescaled and rounded. */
 void sp_samples_rescale(unsigned char *dst, const unsigned char *src,
                         size_t n, unsigned in_ch, unsigned out_ch,
-                        unsigned size, unsigned maxval, unsigned out_bytes);
+                        unsigned size, unsigned maxval, unsigned out_bytes,
+                        unsigned long background);
 
 /* sp_stb_put: IMG whole, as FMT (BMP or TGA), to F: checked against
  * sp_outfmt_fits() first, samples rescaled to 8 bits where they are not,

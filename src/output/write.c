@@ -33,6 +33,7 @@ sp_status sp_output_open(struct sp_output *o, const struct sp_target *t,
     o->fmt = fmt;
     o->want = sp_outfmts[fmt].netpbm ? want : SP_WANT_STB;
     o->compression = -1;
+    o->background = SP_BACKGROUND;
     o->stream = sp_outfmts[o->fmt].stream;
     /* Refused before the file exists, and before anything is scaled. */
     st = sp_convert_type(layout, o->want, &o->type, why);
@@ -95,7 +96,8 @@ static sp_status converted(struct sp_output *o, const struct sp_image *img,
     }
     for (size_t y = 0; y < img->height; y++)
         sp_convert_row(img, &o->type, img->width,
-                       img->pixels + y * img->stride, o->conv + y * row);
+                       img->pixels + y * img->stride, o->conv + y * row,
+                       o->background);
     *view = o->type;
     view->backing = SP_BACKING_NONE;
     view->pixels = o->conv;
@@ -112,7 +114,7 @@ static sp_status stream_rows(struct sp_output *o, const struct sp_image *view,
                              unsigned times, char *why)
 {
     struct sp_encode_opts opts = {o->quality, o->compression, o->subsample,
-                                  &o->meta};
+                                  &o->meta, o->background};
     size_t n;
     sp_status st = SP_OK;
 

@@ -36,6 +36,10 @@ struct sp_output {
                                 (6) */
     int subsample;           /* JPEG's chroma subsampling, 444, 422 or
                                 420; 0: SP_JPEG_SUBSAMPLE (420) */
+    unsigned long background;  /* 0xRRGGBB under a transparent pixel
+                                  where the output holds no alpha (JPEG,
+                                  PGM, PPM): convert.h; SP_BACKGROUND
+                                  (white) unless set after the open */
     const struct sp_stream_ops *stream;  /* PNG, JPEG: the encoder the
                                             rows go to; else NULL */
     void *enc;               /* its state, from the first rows on */

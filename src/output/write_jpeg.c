@@ -1,6 +1,7 @@
 /* The streamed JPEG encoder: libjpeg-turbo's compressor, a row at a time.
  * Gray (and gray with alpha) gives a grayscale JPEG, colour a YCbCr one;
- * an alpha is left out (JPEG has none), and samples are rescaled to 8
+ * an alpha is flattened onto the background (JPEG has none: convert.h's
+ * sp_over), and samples are rescaled to 8
  * bits.  The quality is the caller's, the chroma subsampling too, fixed
  * whatever the quality (SP_JPEG_SUBSAMPLE by default, cjpeg's 4:2:0);
  * everything else is libjpeg's default (jpeg_set_defaults: baseline,
@@ -35,8 +36,9 @@ struct jenc {
     int created;            /* C is made: jpeg_destroy_compress it */
     FILE *f;
     sp_status write_err;    /* the errno of a failed write, or 0 */
-    int rescale;            /* rows go through ROW: rescaled, or alpha
-                               left out */
+    int rescale;            /* rows go through ROW: rescaled, or an
+                               alpha flattened onto BACKGROUND */
+    unsigned long background;
     unsigned char *row;
     unsigned char *exif;    /* the APP1 marker's EXIF (sp_meta_exif_block) */
     char msg[JMSG_LENGTH_MAX];
@@ -168,6 +170,7 @@ static sp_status begin(FILE *f, const struct sp_image *layout,
     if (e == NULL)
         return ENOMEM;
     e->f = f;
+    e->background = opts->background;
     e->rescale = layout->maxval != 255 || layout->sample_size != 1 ||
                  layout->channels % 2 == 0;
     if (e->rescale && (e->row = malloc(layout->width * 3)) == NULL)
@@ -194,7 +197,8 @@ static sp_status rows(void *state, const struct sp_image *img,
 
         if (e->rescale) {
             sp_samples_rescale(e->row, row, img->width, img->channels,
-                               out_ch, img->sample_size, img->maxval, 1);
+                               out_ch, img->sample_size, img->maxval, 1,
+                               e->background);
             row = e->row;
         }
         for (unsigned t = 0; t < times; t++)

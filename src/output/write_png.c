@@ -374,7 +374,7 @@ static sp_status rows(void *state, const struct sp_image *img,
         if (e->rescale) {
             sp_samples_rescale(e->row, row, img->width, img->channels,
                                img->channels, img->sample_size, img->maxval,
-                               e->bytes);
+                               e->bytes, SP_BACKGROUND);  /* alpha kept */
             row = e->row;
         }
         put_row(e, row, times);

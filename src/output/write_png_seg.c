@@ -139,13 +139,14 @@ static const unsigned char *png_row(const struct sp_output *o,
     int rescale = t.maxval != (bytes == 2 ? 65535u : 255u);
 
     if (sp_convert_needed(img, &t)) {
-        sp_convert_row(img, &t, img->width, row, rescale ? s->conv : buf);
+        sp_convert_row(img, &t, img->width, row, rescale ? s->conv : buf,
+                       o->background);
         row = rescale ? s->conv : buf;
     }
     if (!rescale)
         return row;
     sp_samples_rescale(buf, row, img->width, t.channels, t.channels,
-                       t.sample_size, t.maxval, bytes);
+                       t.sample_size, t.maxval, bytes, o->background);
     return buf;
 }
 

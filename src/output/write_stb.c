@@ -183,7 +183,8 @@ static unsigned char *to_8bit(const struct sp_image *img)
     for (size_t y = 0; y < img->height; y++)
         sp_samples_rescale(out + y * row, img->pixels + y * img->stride,
                            img->width, img->channels, img->channels,
-                           img->sample_size, img->maxval, 1);
+                           img->sample_size, img->maxval, 1,
+                           SP_BACKGROUND);  /* alpha kept */
     return out;
 }
 

@@ -47,6 +47,8 @@ static const char *key_value(const struct sp_param *r, char *buf)
         return "=N";
     case SP_PARAM_BOX:
         return "=WxH";
+    case SP_PARAM_COLOR:
+        return "=RRGGBB";
     default:  /* SP_PARAM_FLAG */
         return "";
     }
