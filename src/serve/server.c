@@ -356,7 +356,7 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
     struct sp_header hdr;
     struct sp_load_info info;
     struct sp_src in = sp_src_fd(r->in_fd);
-    int held, stb;
+    int held, stb, turn;
     sp_status st;
 
     if ((st = sp_input_open(&input, &in, 1, NULL)) != SP_OK)
@@ -376,8 +376,21 @@ static sp_status job_cost(struct req *r, uint64_t *cost)
     /* a format that takes the whole image (BMP, TGA) has it built whole
      * in memory */
     stb = !sp_output_is_streamed(r->ask.job.fmt);
+    /* A picture turned upright (header.h's orient) is scaled with its
+     * sides as a viewer shows them, and is held twice while it turns:
+     * the raster decoded and the raster upright. */
+    turn = !r->ask.job.no_orient && hdr.orientation > 1 &&
+           hdr.orientation <= 8;
+    if (turn && hdr.orientation >= 5) {
+        size_t w = hdr.width;
+
+        hdr.width = hdr.height;
+        hdr.height = w;
+    }
     *cost = sp_serve_cost(&hdr, r->ask.job.factor, &r->ask.job.fit, held,
                           stb, r->srv->cfg.threads);
+    if (turn && *cost <= UINT64_MAX - hdr.raster_bytes)
+        *cost += hdr.raster_bytes;
     r->body = sp_serve_body(&hdr, r->ask.job.factor, &r->ask.job.fit);
     return SP_OK;
 }
