@@ -464,6 +464,53 @@ START_TEST(test_decode_hint)
 }
 END_TEST
 
+/* Every key by name, as the command line and the server take it: the
+ * same bytes as the setters; a refusal says why and changes nothing. */
+START_TEST(test_options)
+{
+    sp_job *a, *b;
+    size_t alen, blen;
+    unsigned char *x, *y;
+
+    make_input();
+    ck_assert_int_eq(sp_job_new(&a), 0);
+    ck_assert_int_eq(sp_job_new(&b), 0);
+    ck_assert_int_eq(sp_job_set_input_memory(a, in_bytes, in_len), 0);
+    ck_assert_int_eq(sp_job_set_input_memory(b, in_bytes, in_len), 0);
+    ck_assert_int_eq(sp_job_set_size(a, 20, 20, 0), 0);
+    ck_assert_int_eq(sp_job_set_quality(a, 70), 0);
+    x = run_into(a, "jpeg", &alen);
+    ck_assert_int_eq(sp_job_set_option(b, "scale", "-2"), 0);
+    ck_assert_int_eq(sp_job_set_option(b, "fit", "20x20"), 0);  /* last */
+    ck_assert_int_eq(sp_job_set_option(b, "quality", "70"), 0);
+    ck_assert_int_eq(sp_job_set_option(b, "format", "jpg"), 0);
+    ck_assert_int_eq(sp_job_set_output_memory(b), 0);
+    run_ok(b);
+    y = bytes_of(b, &blen);
+    same(x, alen, y, blen, "set_option against the setters");
+
+    ck_assert_int_eq(sp_job_set_option(b, "quality", "101"), SP_E_USAGE);
+    ck_assert_msg(strstr(sp_job_message(b), "expected 1 to 100") != NULL,
+                  "%s", sp_job_message(b));
+    ck_assert_int_eq(sp_job_set_option(b, "nonesuch", "1"), SP_E_USAGE);
+    ck_assert_msg(strstr(sp_job_message(b), "unknown key") != NULL, "%s",
+                  sp_job_message(b));
+    ck_assert_int_eq(sp_job_set_option(b, NULL, "1"), SP_E_USAGE);
+    ck_assert_int_eq(sp_job_set_option(b, "enlarge", NULL), 0);
+    ck_assert_int_eq(sp_job_set_option(b, "background", "ff0000"), 0);
+    ck_assert_int_eq(sp_job_set_option(b, "orient", "none"), 0);
+    /* the refusals changed nothing: still the same bytes */
+    ck_assert_int_eq(sp_job_set_option(b, "enlarge", "x"), SP_E_USAGE);
+    run_ok(b);
+    y = bytes_of(b, &blen);
+    x = run_into(a, "jpeg", &alen);
+    same(x, alen, y, blen, "after refusals");
+    sp_job_free(a);
+    sp_job_free(b);
+    free(in_bytes);
+}
+END_TEST
+
 START_TEST(test_version_and_init)
 {
     char want[32];
@@ -489,6 +536,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_dash_is_a_file);
     tcase_add_test(tc, test_one_decode_several_sizes);
     tcase_add_test(tc, test_decode_hint);
+    tcase_add_test(tc, test_options);
     tcase_add_test(tc, test_version_and_init);
     suite_add_tcase(s, tc);
     return s;

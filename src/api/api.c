@@ -17,6 +17,7 @@
 #include "meta.h"
 #include "msg.h"
 #include "outfmt.h"
+#include "params.h"
 #include "parallel.h"
 
 /* The longest failure's line before its escapes: a name, a status and a
@@ -222,7 +223,9 @@ int sp_job_output(const sp_job *job, const void **data, size_t *size)
     return SP_OK;
 }
 
-int sp_job_set_format(sp_job *job, const char *name)
+/* format_named: J's format (and a PNM's type) that NAME, an extension,
+ * names.  Returns 0 or SP_E_OUTFORMAT. */
+static sp_status format_named(struct sp_job *j, const char *name)
 {
     char file[16];
 
@@ -230,7 +233,12 @@ int sp_job_set_format(sp_job *job, const char *name)
     if (name == NULL || name[0] == '\0' || strpbrk(name, "./") != NULL ||
         (size_t)snprintf(file, sizeof file, "out.%s", name) >= sizeof file)
         return SP_E_OUTFORMAT;
-    return sp_outfmt_for(file, &job->job.fmt, &job->job.pnm_type);
+    return sp_outfmt_for(file, &j->fmt, &j->pnm_type);
+}
+
+int sp_job_set_format(sp_job *job, const char *name)
+{
+    return format_named(&job->job, name);
 }
 
 int sp_job_set_factor(sp_job *job, int factor)
@@ -269,6 +277,35 @@ int sp_job_set_filter(sp_job *job, const char *name)
             return SP_OK;
         }
     return SP_E_USAGE;
+}
+
+int sp_job_set_option(sp_job *job, const char *key, const char *value)
+{
+    struct sp_job j = job->job;
+    struct sp_params p;
+    char why[SP_PARAMS_WHY_MAX], spelled[64];
+    sp_status st;
+
+    job->message[0] = '\0';
+    /* the command line's spelling of a key, each given anew */
+    sp_params_init(&p, &j, SP_PARAMS_ANY);
+    j = job->job;  /* the defaults the init wrote are not this job's */
+    snprintf(spelled, sizeof spelled, "--%s", key != NULL ? key : "");
+    st = key == NULL ? EINVAL : sp_params_set(&p, &j, key, value, why);
+    if (st == SP_OK && sp_params_given(&p, "format"))
+        st = format_named(&j, p.format);
+    if (st != SP_OK) {
+        sp_params_message(&p, spelled, value, key != NULL ? why : "no key",
+                          job->message, sizeof job->message);
+        return SP_E_USAGE;
+    }
+    if (sp_params_given(&p, "scale"))
+        j.fit = (struct sp_fit){0};
+    if (sp_params_given(&p, "fit") || sp_params_given(&p, "width") ||
+        sp_params_given(&p, "height"))
+        j.factor = 1;
+    job->job = j;
+    return SP_OK;
 }
 
 int sp_job_set_io(sp_job *job, const char *name)

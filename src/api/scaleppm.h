@@ -204,6 +204,19 @@ SP_API int sp_job_set_quality(sp_job *job, int quality);
  * Returns 0. */
 SP_API int sp_job_set_max_pixels(sp_job *job, unsigned long long max);
 
+/* sp_job_set_option: the key KEY set to VALUE, as scaleppm(1)'s long
+ * option --KEY VALUE and the server's query key KEY=VALUE set it: one
+ * table holds the keys of all three ("scale", "fit", "width", "height",
+ * "enlarge", "filter", "orient", "no-shrink-on-load", "format",
+ * "quality", "subsample", "background", "compression", "io"); VALUE NULL
+ * (or "") for a key that takes none ("enlarge").  Like the setters above
+ * it replaces what was set before: "scale" undoes a size, "fit",
+ * "width" and "height" undo a factor.  Returns 0, or SP_E_USAGE with
+ * sp_job_message() saying why ("--quality '101': expected 1 to 100"),
+ * JOB then unchanged. */
+SP_API int sp_job_set_option(sp_job *job, const char *key,
+                             const char *value);
+
 /* sp_job_run: read the input, scale it and write the output as JOB says;
  * every image of a PNM stream in turn.  A job runs on one thread at a
  * time (its own threads aside).  Returns 0, SP_E_USAGE (no input set), or
