@@ -18,6 +18,8 @@
 #   --no-shrink-on-load    a JPEG box reduce or fit shrunk on load against
 #                          the full decode: PSNR >= SHRINK_FLOOR (measured
 #                          56.0 to 61.1 dB by -2 to -16, 48.9 dB a fit).
+# --crop centre: the fit to the size that covers the box, then its middle
+# (pamcut), byte for byte; vipsthumbnail --smartcrop centre's size.
 # Every --io path, a pipe and several thread counts give the same bytes.
 #
 # usage: bash tests/fit_test.sh PATH/TO/scaleppm [PATH/TO/genimage]
@@ -33,7 +35,7 @@ PAMSCALE_FLOOR=80
 VIPS_FLOOR=40
 SHRINK_FLOOR=45
 
-for tool in vipsthumbnail vips cjpeg pnmtopng pngtopnm pamscale pnmpsnr; do
+for tool in vipsthumbnail vips cjpeg djpeg pnmtopng pngtopnm pamscale pnmpsnr; do
     if ! have "$tool"; then
         skip 'fit' "$tool not installed"
         finish
@@ -69,10 +71,13 @@ sys.stdout.buffer.write(b"P6\n%d %d\n255\n" % (w, h) + img.tobytes())
 PY
 }
 
-# size_of F: "W H" of the image F (a PNG's, too).
+# size_of F: "W H" of the image F (a PNG's or a JPEG's, too).
 size_of() {
     if [[ $1 == *.png ]]; then
         pngtopnm "$1" >size_of.pnm
+        set -- size_of.pnm
+    elif [[ $1 == *.jpg ]]; then
+        djpeg -pnm "$1" >size_of.pnm
         set -- size_of.pnm
     fi
     pamfile -size "$1"
@@ -227,7 +232,7 @@ result 'shrink-on-load: none for a factor that 2 does not divide' \
 why=
 for bad in "--fit 0x10" "--fit 10x" "--fit abc" "--fit 99999999999x5" \
     "--fit 10x10x" "--width 0" "--height -5" "--fit 10x10 -s -2" \
-    "--enlarge -s -2"; do
+    "--enlarge -s -2" "--width 10 --crop centre" "--fit 9x9 --crop left"; do
     rc=0
     # shellcheck disable=SC2086  # the words of BAD are the options
     "$SP" $bad q.ppm bad.ppm 2>err || rc=$?
@@ -236,5 +241,54 @@ for bad in "--fit 0x10" "--fit 10x" "--fit abc" "--fit 99999999999x5" \
     [[ ! -e bad.ppm ]] || why+="$bad: an output; "
 done
 result 'fit: a bad value is one line and exit 2' "$why"
+
+# ---- --crop centre: the box filled, the excess cut ----
+# cover W H BW BH: the size a W x H image takes to cover a BW x BH box,
+# its short side rounded as a fit rounds it.
+cover() {
+    awk -v w="$1" -v h="$2" -v bw="$3" -v bh="$4" 'function side(a, b, o,
+        v) { v = int((2 * b * o + a) / (2 * a)); return v < 1 ? 1 : v }
+        BEGIN { if (w * bh >= h * bw) print side(h, w, bh), bh
+                else print bw, side(w, h, bw) }'
+}
+# The crop is the fit to the cover, then its middle (pamcut): byte for
+# byte, from a PNG and a JPEG (shrunk on load alike), every path, a pipe
+# and three threads; vipsthumbnail --smartcrop centre gives the same size.
+why=
+for in in q.png p.jpg; do
+    read -r w h < <(size_of "$in")
+    for box in 100x100 64x200 300x40 999x666; do
+        bw=${box%x*} bh=${box#*x}
+        read -r cw ch < <(cover "$w" "$h" "$bw" "$bh")
+        "$SP" --width "$cw" "$in" cov.ppm
+        pamcut -left $(((cw - bw) / 2)) -top $(((ch - bh) / 2)) \
+            -width "$bw" -height "$bh" cov.ppm >want.ppm
+        for io in "${IO_PATHS[@]}" pipe; do
+            for t in 1 3; do
+                if [[ $io == pipe ]]; then
+                    "$SP" -t "$t" --fit "$box" --crop centre - got.ppm <"$in"
+                else
+                    "$SP" --io "$io" -t "$t" --fit "$box" --crop centre \
+                        "$in" got.ppm
+                fi
+                cmp -s got.ppm want.ppm ||
+                    why+="$in $box ($io, -t $t): not the cover's middle; "
+            done
+        done
+        vipsthumbnail -s "$box" --smartcrop centre -o vt.png "$in" 2>/dev/null &&
+            [[ $(size_of vt.png) == "$bw $bh" ]] ||
+            why+="$in $box: vipsthumbnail's size is $(size_of vt.png); "
+    done
+done
+result '--crop centre: the fit to the cover, its middle; every path' "$why"
+
+# Inside the box: kept whole without --enlarge (no larger than the box),
+# covered with it.
+why=
+"$SP" --fit 2000x500 --crop centre q.png small.ppm
+[[ $(size_of small.ppm) == "1000 500" ]] || why="$(size_of small.ppm), not 1000 500; "
+"$SP" --fit 2000x500 --crop centre --enlarge q.png big.ppm
+[[ $(size_of big.ppm) == "2000 500" ]] || why+="--enlarge: $(size_of big.ppm)"
+result '--crop centre: an image under the box is not enlarged unless asked' "$why"
 
 finish

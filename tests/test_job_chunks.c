@@ -212,7 +212,8 @@ START_TEST(test_chunks_fit)
     fx_make_image(&src, 67, 101, 3, 1, 255, 8);
     fx_write_image(in, &src);
     for (size_t b = 0; b < sizeof boxes / sizeof boxes[0]; b++) {
-        struct sp_fit fit = {boxes[b][0], boxes[b][1], 1};
+        struct sp_fit fit = {.width = boxes[b][0], .height = boxes[b][1],
+                              .enlarge = 1};
         size_t ow, oh, len;
         unsigned char *want;
 

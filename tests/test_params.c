@@ -188,7 +188,7 @@ START_TEST(test_fronts)
     ck_assert_str_eq(why, "given twice");
     ck_assert_int_eq(sp_params_set(&p, &job, "io", "mmap", why), EINVAL);
     ck_assert_str_eq(why, "an unknown key (scale, fit, width, height, "
-                          "enlarge, filter, orient, format, quality, subsample, "
+                          "crop, enlarge, filter, orient, format, quality, subsample, "
                           "background, compression)");
     ck_assert_int_eq(sp_params_set(&p, &job, "no-shrink-on-load", NULL,
                                    why),
@@ -328,7 +328,7 @@ START_TEST(test_canonical)
     char a[SP_PARAMS_CANON_MAX], b[SP_PARAMS_CANON_MAX];
 
     canon(3, one, 0, a);
-    ck_assert_str_eq(a, "scale=-2&fit=0x0&width=0&height=0&enlarge=0&"
+    ck_assert_str_eq(a, "scale=-2&fit=0x0&width=0&height=0&crop=none&enlarge=0&"
                         "filter=sample&no-shrink-on-load=0&orient=auto&"
                         "format=png&quality=90&subsample=420&"
                         "background=ffffff&compression=3&io=auto");

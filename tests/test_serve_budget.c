@@ -40,10 +40,10 @@ START_TEST(test_cost)
                       100 * 50 * 3 * 2 + 400 * 200 * 3 * 2);
     /* a fit's output is its box's size: 100x50 into 40x40 is 40x20; an
      * image inside the box is copied, unless it enlarges */
-    struct sp_fit fit = {40, 40, 0};
+    struct sp_fit fit = {.width = 40, .height = 40};
     ck_assert_uint_eq(sp_serve_cost(&hdr, 0, &fit, 0, 1, 1),
                       chunks + 40 * 20 * 3 * 2);
-    fit = (struct sp_fit){400, 0, 0};
+    fit = (struct sp_fit){.width = 400};
     ck_assert_uint_eq(sp_serve_cost(&hdr, 0, &fit, 0, 1, 1),
                       chunks + 100 * 50 * 3 * 2);
     fit.enlarge = 1;
@@ -60,7 +60,7 @@ END_TEST
 START_TEST(test_body)
 {
     struct sp_header hdr = header(100, 50, 3, 2);
-    struct sp_fit fit = {40, 40, 0};
+    struct sp_fit fit = {.width = 40, .height = 40};
 
     ck_assert_uint_eq(sp_serve_body(&hdr, -3, NULL), 34 * 17 * 3 * 2);
     ck_assert_uint_eq(sp_serve_body(&hdr, 4, NULL), 400 * 200 * 3 * 2);

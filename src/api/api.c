@@ -254,7 +254,8 @@ int sp_job_set_size(sp_job *job, size_t width, size_t height, int enlarge)
 {
     if (width == 0 && height == 0)
         return SP_E_USAGE;
-    job->job.fit = (struct sp_fit){width, height, enlarge != 0};
+    job->job.fit = (struct sp_fit){.width = width, .height = height,
+                                   .enlarge = enlarge != 0};
     job->job.factor = 1;
     return SP_OK;
 }

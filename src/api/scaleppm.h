@@ -207,7 +207,7 @@ SP_API int sp_job_set_max_pixels(sp_job *job, unsigned long long max);
 /* sp_job_set_option: the key KEY set to VALUE, as scaleppm(1)'s long
  * option --KEY VALUE and the server's query key KEY=VALUE set it: one
  * table holds the keys of all three ("scale", "fit", "width", "height",
- * "enlarge", "filter", "orient", "no-shrink-on-load", "format",
+ * "crop", "enlarge", "filter", "orient", "no-shrink-on-load", "format",
  * "quality", "subsample", "background", "compression", "io"); VALUE NULL
  * (or "") for a key that takes none ("enlarge").  Like the setters above
  * it replaces what was set before: "scale" undoes a size, "fit",

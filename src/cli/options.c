@@ -56,6 +56,8 @@ static void usage(FILE *f)
 "                      --fit with one side: the other from the ratio\n"
 "      --enlarge       --fit: enlarge an image smaller than the box (else\n"
 "                      it is copied)\n"
+"      --crop centre   --fit WxH: fill the box, the aspect kept, and cut\n"
+"                      what is over from both ends (square tiles)\n"
 "      --no-shrink-on-load\n"
 "                      decode every pixel of a JPEG (else a box reduce\n"
 "                      or a fit decodes it at 1/2, 1/4 or 1/8 first)\n"

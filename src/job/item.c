@@ -1,6 +1,7 @@
 #include "item.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "plan.h"
 
@@ -18,6 +19,13 @@ static size_t kernel_scratch(const struct sp_source *src,
 
     sp_plan_scaling(g, &s);
     n = f != NULL ? f->scratch(&src->img, &s) : 0;
+    /* a crop's row of the cover, whose middle the output takes */
+    if (f != NULL && g->cover_width != 0) {
+        struct sp_image type;
+
+        f->type(&src->img, &s, &type);
+        n += sp_image_row_bytes(&type, g->cover_width);
+    }
     n = n > 0 ? n + 16 : 0;
     return (n + 63) / 64 * 64;
 }
@@ -70,26 +78,38 @@ static sp_status enlarge_rows(const struct sp_item *it)
 }
 
 /* filtered_rows: IT's rows of a reduce or a resample by filter F, one at
- * a time, each from only the source rows its span names. */
+ * a time, each from only the source rows its span names; a crop's each
+ * made as the cover's row (geom's CROP_Y lower) in the scratch after the
+ * kernel's, the output taking its middle (from CROP_X). */
 static sp_status filtered_rows(const struct sp_item *it,
                                const struct sp_filter_row *f)
 {
+    const struct sp_geom *g = it->geom;
     unsigned char *scratch = source_scratch(it);
     void *kernel = kernel_start(it);
+    unsigned char *cover = NULL;
+    size_t px = 0;
     struct sp_scaling s;
     struct sp_image band;
     sp_status st;
 
-    sp_plan_scaling(it->geom, &s);
+    sp_plan_scaling(g, &s);
+    if (g->cover_width != 0) {
+        cover = (unsigned char *)kernel + f->scratch(&it->src->img, &s);
+        px = it->orow / g->out_width;
+    }
     for (size_t y = it->y0; y < it->y1; y++) {
+        unsigned char *d = it->dest + (y - it->y0) * it->orow;
         size_t s0, s1;
 
-        f->span(&s, y, &s0, &s1);
+        f->span(&s, y + g->crop_y, &s0, &s1);
         st = sp_source_rows(it->src, s0, s1, scratch, &band);
         if (st != SP_OK)
             return st;
-        f->rows(&band, s0, &s, y, y + 1, kernel,
-                it->dest + (y - it->y0) * it->orow);
+        f->rows(&band, s0, &s, y + g->crop_y, y + g->crop_y + 1, kernel,
+                cover != NULL ? cover : d);
+        if (cover != NULL)
+            memcpy(d, cover + g->crop_x * px, it->orow);
     }
     return SP_OK;
 }

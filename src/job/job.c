@@ -88,6 +88,8 @@ static sp_status run_image(const struct sp_job *job, struct sp_input *input,
     if (job->decode_only) {  /* the shrink-on-load alone */
         image.geom.factor = 1;
         image.geom.resample = 0;
+        image.geom.cover_width = image.geom.cover_height = 0;
+        image.geom.crop_x = image.geom.crop_y = 0;
         image.geom.out_width = image.geom.in_width;
         image.geom.out_height = image.geom.in_height;
     }

@@ -21,6 +21,8 @@
 struct sp_fit {
     size_t width, height;
     int enlarge;
+    int crop;  /* fill the W x H box and cut the excess, centred
+                  (--crop centre): W and H both given */
 };
 
 /* How one image is scaled, decided from its header by the policy
@@ -36,6 +38,11 @@ struct sp_geom {
     int resample;            /* an area average from IN to OUT */
     size_t in_width, in_height;    /* the image as decoded */
     size_t out_width, out_height;
+    /* A crop's (struct sp_fit's CROP): the resample makes the COVER
+     * size, of which the output is the OUT size from (CROP_X, CROP_Y);
+     * 0 x 0: no crop, the resample makes OUT itself. */
+    size_t cover_width, cover_height;
+    size_t crop_x, crop_y;
 };
 
 struct sp_job {

@@ -18,6 +18,8 @@ static const char *const ios[] = {"auto", "read", "mmap", "pread", NULL};
 static const int io_values[] = {SP_IO_AUTO, SP_IO_READ, SP_IO_MMAP,
                                 SP_IO_PREAD};
 static const char *const orients[] = {"auto", "none", NULL};
+static const char *const crops[] = {"none", "centre", "center", NULL};
+static const int crop_values[] = {0, 1, 1};
 static const int orient_values[] = {0, 1};
 static const char *const subsamples[] = {"444", "422", "420", NULL};
 static const int subsample_values[] = {444, 422, 420};
@@ -36,6 +38,9 @@ static const struct sp_param table[] = {
      .help = "a fit N wide, the height from the aspect"},
     {.name = "height", .type = SP_PARAM_SIDE, .field = FIELD(fit.height),
      .help = "a fit N high, the width from the aspect"},
+    {.name = "crop", .type = SP_PARAM_CHOICE, .names = crops,
+     .values = crop_values, .field = FIELD(fit.crop), .def = "none",
+     .help = "fit: fill the box and cut the excess, centred"},
     {.name = "enlarge", .type = SP_PARAM_FLAG, .field = FIELD(fit.enlarge),
      .help = "fit: enlarge an image smaller than the box"},
     {.name = "filter", .type = SP_PARAM_FILTER, .field = FIELD(filter),
@@ -406,6 +411,9 @@ sp_status sp_params_check(const struct sp_params *p,
         return say(why, "%s and %s (%s, %s): one or the other",
                    spell(p, "scale", NULL, a), spell(p, "fit", NULL, b),
                    spell(p, "width", NULL, c), spell(p, "height", NULL, d));
+    if (job->fit.crop && (job->fit.width == 0 || job->fit.height == 0))
+        return say(why, "%s: for %s with both sides",
+                   spell(p, "crop", "centre", a), spell(p, "fit", "WxH", b));
     if (job->fit.enlarge && !fit)
         return say(why, "%s: for %s, %s or %s", spell(p, "enlarge", NULL, a),
                    spell(p, "fit", NULL, b), spell(p, "width", NULL, c),

@@ -40,8 +40,12 @@ const struct sp_filter_row *sp_plan_filter(
 
 void sp_plan_scaling(const struct sp_geom *g, struct sp_scaling *s)
 {
-    *s = (struct sp_scaling){g->in_width, g->in_height, g->out_width,
-                             g->out_height, g->factor};
+    const int crop = g->cover_width != 0;
+
+    *s = (struct sp_scaling){g->in_width, g->in_height,
+                             crop ? g->cover_width : g->out_width,
+                             crop ? g->cover_height : g->out_height,
+                             g->factor};
 }
 
 /* band_rows: the most source rows one request reads: the most an output
@@ -110,7 +114,7 @@ size_t sp_plan_first_row(const struct sp_plan *p, size_t y)
 
     if (f != NULL) {
         sp_plan_scaling(g, &s);
-        f->span(&s, y, &first, &end);
+        f->span(&s, y + g->crop_y, &first, &end);
         return first;
     }
     return g->factor > 1 ? y / (size_t)g->factor : y;

@@ -75,6 +75,74 @@ static void upright_size(const struct sp_header *hdr, size_t *w, size_t *h)
     *h = swap ? hdr->width : hdr->height;
 }
 
+/* too_large: a resample to W x H is past what the kernel sums (WHY says
+ * so, WHAT the size's name). */
+static int too_large(char *why, const char *what, size_t w, size_t h)
+{
+    if (w <= SP_RESAMPLE_MAX && h <= SP_RESAMPLE_MAX)
+        return 0;
+    snprintf(why, SP_WHY_MAX, "%s it would be %zux%zu, too large to "
+             "resample", what, w, h);
+    return 1;
+}
+
+/* decode_for: HDR's shrink-on-load (a JPEG's) and G's decoded size, for
+ * a resample of the W x H image to TW x TH: decoded at no less than twice
+ * that, as vipsthumbnail decodes: a DCT scale leaves aliasing that only
+ * an average over two or more pixels a side smooths (on real
+ * photographs, 10 dB of PSNR against a fit from the full decode, at
+ * worst, for a decode one step smaller). */
+static void decode_for(const struct sp_policy *p, struct sp_header *hdr,
+                       struct sp_geom *g, size_t w, size_t h, size_t tw,
+                       size_t th)
+{
+    if (!p->job->no_shrink && hdr->shrink_max > 1)
+        hdr->shrink = shrink_for(hdr->shrink_max, w, h, 2 * tw, 2 * th, 0);
+    g->shrink = hdr->shrink > 1 ? hdr->shrink : 1;
+    g->in_width = decoded(w, g->shrink);
+    g->in_height = decoded(h, g->shrink);
+}
+
+/* crop: G for a crop of P's job (struct sp_fit's CROP) of an image W x H
+ * upright: the box W' x H' filled, the image resampled to cover it (the
+ * side that is short of the box's ratio rounded as sp_fit_size rounds
+ * it), and the middle of the cover kept, what is over cut equally from
+ * both ends (a pixel more from the right or bottom).  Without ENLARGE an
+ * image that covering would enlarge is not resampled: the middle of it
+ * is kept, no larger than the box. */
+static sp_status crop(const struct sp_policy *p, struct sp_header *hdr,
+                      struct sp_geom *g, size_t w, size_t h, char *why)
+{
+    const struct sp_fit *f = &p->job->fit;
+    size_t cw, ch, ow = f->width, oh = f->height;
+
+    if ((unsigned __int128)w * f->height >= (unsigned __int128)h * f->width) {
+        ch = f->height;  /* wider than the box: the height fills it */
+        cw = side(h, w, f->height);
+    } else {
+        cw = f->width;
+        ch = side(w, h, f->width);
+    }
+    if (!f->enlarge && (cw > w || ch > h)) {
+        cw = w;
+        ch = h;
+        ow = ow < w ? ow : w;
+        oh = oh < h ? oh : h;
+    }
+    if (too_large(why, "covering the box", cw, ch))
+        return SP_E_TOOBIG;
+    decode_for(p, hdr, g, w, h, cw, ch);
+    g->cover_width = cw;
+    g->cover_height = ch;
+    g->crop_x = (cw - ow) / 2;
+    g->crop_y = (ch - oh) / 2;
+    g->out_width = ow;
+    g->out_height = oh;
+    g->factor = 1;
+    g->resample = 1;  /* the area filter's rows, which the crop cuts */
+    return SP_OK;
+}
+
 /* fit: G for a fit of P's job: the box's size, or the image's own when
  * it lies inside the box and is not to be enlarged. */
 static sp_status fit(const struct sp_policy *p, struct sp_header *hdr,
@@ -88,26 +156,16 @@ static sp_status fit(const struct sp_policy *p, struct sp_header *hdr,
         snprintf(why, SP_WHY_MAX, "%zux%zu is too large to resample", w, h);
         return SP_E_TOOBIG;
     }
+    if (f->crop)
+        return crop(p, hdr, g, w, h, why);
     sp_fit_size(f, w, h, &ow, &oh);
     if (!f->enlarge && ow >= w && oh >= h) {
         ow = w;
         oh = h;
     }
-    if (ow > SP_RESAMPLE_MAX || oh > SP_RESAMPLE_MAX) {
-        snprintf(why, SP_WHY_MAX, "fitted it would be %zux%zu, too large "
-                 "to resample", ow, oh);
+    if (too_large(why, "fitted", ow, oh))
         return SP_E_TOOBIG;
-    }
-    /* Decoded at no less than twice the box, as vipsthumbnail decodes: a
-     * DCT scale leaves aliasing that only an average over two or more
-     * pixels a side smooths (on real photographs, 10 dB of PSNR against
-     * a fit from the full decode, at worst, for a decode one step
-     * smaller). */
-    if (!p->job->no_shrink && hdr->shrink_max > 1)
-        hdr->shrink = shrink_for(hdr->shrink_max, w, h, 2 * ow, 2 * oh, 0);
-    g->shrink = hdr->shrink > 1 ? hdr->shrink : 1;
-    g->in_width = decoded(w, g->shrink);
-    g->in_height = decoded(h, g->shrink);
+    decode_for(p, hdr, g, w, h, ow, oh);
     g->out_width = ow;
     g->out_height = oh;
     g->factor = 1;
@@ -151,6 +209,8 @@ sp_status sp_policy_accept(struct sp_header *hdr, void *arg, char *why)
     sp_status st;
 
     hdr->shrink = 1;
+    p->geom->cover_width = p->geom->cover_height = 0;
+    p->geom->crop_x = p->geom->crop_y = 0;
     /* Upright, as a viewer shows it, unless the job keeps the stored
      * order (meta.h then carries the tag into the output). */
     hdr->orient = !p->job->no_orient && hdr->orientation >= 1 &&

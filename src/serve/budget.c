@@ -29,7 +29,9 @@ static uint64_t side(uint64_t n, int factor)
 
 /* out_pixels: the pixels of HDR's output, scaled by FACTOR or fitted to
  * FIT as sp_policy_accept sizes it: a fit keeps an image already inside
- * its box unless it enlarges. */
+ * its box unless it enlarges; a crop's is the box, at most (a crop of an
+ * image that covering would enlarge, without ENLARGE, is of no more than
+ * the image's sides; else the whole box). */
 static uint64_t out_pixels(const struct sp_header *hdr, int factor,
                            const struct sp_fit *fit)
 {
@@ -37,6 +39,12 @@ static uint64_t out_pixels(const struct sp_header *hdr, int factor,
 
     if (fit == NULL || (fit->width == 0 && fit->height == 0))
         return mul(side(hdr->width, factor), side(hdr->height, factor));
+    if (fit->crop)  /* the box, or no more of the image unless enlarged */
+        return fit->enlarge
+                   ? mul(fit->width, fit->height)
+                   : mul(fit->width < hdr->width ? fit->width : hdr->width,
+                         fit->height < hdr->height ? fit->height
+                                                   : hdr->height);
     sp_fit_size(fit, hdr->width, hdr->height, &ow, &oh);
     if (!fit->enlarge && ow >= hdr->width && oh >= hdr->height)
         return mul(hdr->width, hdr->height);
