@@ -150,8 +150,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "scale_memory: %s: %s\n", argv[1], strerror(errno));
         return 1;
     }
-    if (decode(in, in_len, atoi(argv[2]), &image) != 0)
+    if (decode(in, in_len, atoi(argv[2]), &image) != 0) {
+        free(in);
         return 1;
+    }
     tasks = calloc((size_t)jobs, sizeof *tasks);
     threads = calloc((size_t)jobs, sizeof *threads);
     if (tasks == NULL || threads == NULL) {
