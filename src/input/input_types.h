@@ -54,8 +54,9 @@ struct sp_load_info {
  * before any raster byte is buffered, allocated, mapped or read: 0 to go
  * on, or a status for the load to return, with a detail in WHY
  * (SP_WHY_MAX bytes) if it likes.  It may set hdr->shrink, up to
- * hdr->shrink_max (header.h: shrink-on-load); nothing else.  ARG is the
- * caller's. */
+ * hdr->shrink_max (header.h: shrink-on-load), and hdr->orient to
+ * hdr->orientation (the picture turned upright); nothing else.  ARG is
+ * the caller's. */
 typedef sp_status sp_accept_fn(struct sp_header *hdr, void *arg,
                                char *why);
 

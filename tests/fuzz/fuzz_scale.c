@@ -172,6 +172,50 @@ static unsigned ref_sample(const struct sp_image *src, int factor,
     return (unsigned)((sum + count / 2) / count);
 }
 
+/* orientation_of: an accept that keeps the header's EXIF orientation
+ * (ARG: an unsigned) and leaves the raster as stored. */
+static sp_status orientation_of(struct sp_header *hdr, void *arg, char *why)
+{
+    (void)why;
+    *(unsigned *)arg = hdr->orientation;
+    return SP_OK;
+}
+
+/* upright: IMG (a decoded image: never a PBM's bits) replaced by the
+ * picture a viewer shows for EXIF orientation O, each pixel fetched from
+ * where O stores it (here, not by sp_image_orient); 0 and 1 leave it. */
+static void upright(struct sp_image *img, unsigned o)
+{
+    const size_t w = img->width, h = img->height;
+    const size_t px = sp_image_pixel_size(img);
+    const int swap = o >= 5;
+    struct sp_image up;
+
+    if (o < 2 || o > 8)
+        return;
+    SP_FUZZ_CHECK(!img->packed);
+    SP_FUZZ_CHECK(sp_image_alloc_like(&up, swap ? h : w, swap ? w : h,
+                                      img) == SP_OK);
+    for (size_t y = 0; y < up.height; y++) {
+        for (size_t x = 0; x < up.width; x++) {
+            size_t sx = w - 1 - y, sy = x;  /* 8: turned counter-clockwise */
+
+            switch (o) {
+            case 2: sx = w - 1 - x, sy = y; break;
+            case 3: sx = w - 1 - x, sy = h - 1 - y; break;
+            case 4: sx = x, sy = h - 1 - y; break;
+            case 5: sx = y, sy = x; break;
+            case 6: sx = y, sy = h - 1 - x; break;
+            case 7: sx = w - 1 - y, sy = h - 1 - x; break;
+            }
+            memcpy(up.pixels + y * up.stride + x * px,
+                   img->pixels + sy * img->stride + sx * px, px);
+        }
+    }
+    SP_FUZZ_CHECK(sp_image_release(img) == SP_OK);
+    *img = up;
+}
+
 /* check_pnm: OUT (LEN bytes) is the PNM file of IN_PATH's first image
  * scaled as P says, in the type scaling makes of it (sp_scale_type), and
  * with IMAGES > 1, the other images' files after it. */
@@ -183,13 +227,17 @@ static void check_pnm(const char *in_path, const struct params *p,
     struct sp_header hdr;
     char why[SP_WHY_MAX];
     size_t ow, oh;
+    unsigned orientation = 0;
     int shrunk;
     FILE *f = fmemopen((void *)out, len, "r");
 
     SP_FUZZ_CHECK(f != NULL);
     SP_FUZZ_CHECK(sp_header_parse(f, &hdr, why) == SP_OK);
     fclose(f);
-    SP_FUZZ_CHECK(sp_load(in_path, SP_IO_READ, &src, &info) == SP_OK);
+    /* the picture upright, as the job turns it by default */
+    SP_FUZZ_CHECK(sp_load_checked(in_path, SP_IO_READ, orientation_of,
+                                  &orientation, &src, &info) == SP_OK);
+    upright(&src, orientation);
     SP_FUZZ_CHECK(sp_scale_size(src.width, src.height, p->factor, &ow,
                                 &oh) == SP_OK);
     sp_scale_type(&src, p->factor,
