@@ -184,7 +184,11 @@ if ! have strace || ! strace -f -o /dev/null true 2>/dev/null; then
     exit
 fi
 mkdir -p tmp
-rm -f server.log trace
+rm -f trace
+# the log made before the server starts, so that the loop below never
+# reads a file not yet there (under load the background redirect can
+# come after the first read: sed failed, and set -e ended the script)
+: >server.log
 TMPDIR=$WORK/tmp strace -f -qq -o trace \
     -e trace=open,openat,openat2,creat,link,linkat,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,memfd_create \
     "$SP" serve --root root --listen 127.0.0.1:0 --allow-io -q 2>server.log &
@@ -192,6 +196,7 @@ tracer=$!
 URL=
 while alive "$tracer" && [[ -z $URL ]]; do
     URL=$(sed -n 's|.*listening on \(http://.*:[0-9]*\)/$|\1|p' server.log)
+    [[ -n $URL ]] || sleep 0.05
 done
 # one request first: what a process opens once, when first asked
 # (/etc/localtime for the first date), is not a request's
